@@ -1,0 +1,55 @@
+# mecha_layer(NAME DEPS ... [TEST_DEPS ...])
+#
+# src/NAME/*.cc (but *_test.cc) becomes the static library mecha_NAME;
+# src/NAME/testing/*.cc becomes mecha_NAME_testing (helpers for tests only);
+# src/NAME/*_test.cc becomes the test executable NAME_tests, registered with CTest.
+function(mecha_layer name)
+  cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
+  set(dir ${PROJECT_SOURCE_DIR}/src/${name})
+  file(GLOB all_sources CONFIGURE_DEPENDS ${dir}/*.cc)
+  file(GLOB test_sources CONFIGURE_DEPENDS ${dir}/*_test.cc)
+  file(GLOB testing_sources CONFIGURE_DEPENDS ${dir}/testing/*.cc)
+  set(lib_sources ${all_sources})
+  if(test_sources)
+    list(REMOVE_ITEM lib_sources ${test_sources})
+  endif()
+  if(name STREQUAL "cli")
+    list(REMOVE_ITEM lib_sources ${dir}/main.cc)
+  endif()
+
+  if(lib_sources)
+    add_library(mecha_${name} STATIC ${lib_sources})
+    set(scope PUBLIC)
+  else()
+    add_library(mecha_${name} INTERFACE)
+    set(scope INTERFACE)
+  endif()
+  target_include_directories(mecha_${name} ${scope} ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(mecha_${name} ${scope} ${ARG_DEPS})
+  if(lib_sources)
+    target_compile_options(mecha_${name} PRIVATE -Wall -Wextra -Werror)
+  endif()
+
+  set(test_support "")
+  if(testing_sources)
+    add_library(mecha_${name}_testing STATIC ${testing_sources})
+    target_link_libraries(mecha_${name}_testing PUBLIC mecha_${name} GTest::gtest ${ARG_TEST_DEPS})
+    target_compile_options(mecha_${name}_testing PRIVATE -Wall -Wextra -Werror)
+    set(test_support mecha_${name}_testing)
+  endif()
+
+  if(test_sources AND BUILD_TESTING)
+    add_executable(${name}_tests ${test_sources})
+    target_link_libraries(${name}_tests PRIVATE mecha_${name} ${test_support} ${ARG_TEST_DEPS}
+                          ${MECHA_TEST_SUPPORT} GTest::gtest GTest::gmock GTest::gtest_main)
+    target_compile_options(${name}_tests PRIVATE -Wall -Wextra -Werror)
+    target_compile_definitions(${name}_tests PRIVATE
+      MECHA_SOURCE_DIR="${PROJECT_SOURCE_DIR}" MECHA_BINARY_DIR="${CMAKE_BINARY_DIR}")
+    gtest_discover_tests(${name}_tests DISCOVERY_MODE PRE_TEST
+                         WORKING_DIRECTORY ${CMAKE_BINARY_DIR} PROPERTIES TIMEOUT 300)
+  endif()
+  # Layers above may use the test helpers of layers below.
+  if(testing_sources)
+    set(MECHA_TEST_SUPPORT ${MECHA_TEST_SUPPORT} mecha_${name}_testing PARENT_SCOPE)
+  endif()
+endfunction()

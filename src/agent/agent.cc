@@ -1,0 +1,238 @@
+#include "agent/agent.h"
+
+#include <fmt/format.h>
+
+#include "tools/schema.h"
+
+namespace mecha::agent {
+namespace {
+
+// The model sees its own malformed arguments back, trimmed, so it can correct them.
+std::string shorten(std::string_view s, size_t limit) {
+  if (s.size() <= limit) return std::string(s);
+  return fmt::format("{}... ({} more bytes)", s.substr(0, limit), s.size() - limit);
+}
+
+// Forwards streamed text to the run's event sink.
+class DeltaForwarder final : public providers::StreamSink {
+ public:
+  explicit DeltaForwarder(EventSink* sink) : sink_(sink) {}
+  void on_text_delta(std::string_view agent, std::string_view delta) override {
+    sink_->on_text_delta(agent, delta);
+  }
+
+ private:
+  EventSink* sink_;
+};
+
+bool over_deadline(const RunContext& ctx) {
+  return ctx.deadline && ctx.clock->now() >= *ctx.deadline;
+}
+
+}  // namespace
+
+Json done_event(const Outcome& o) {
+  Json j{{"type", "done"},
+         {"status", o.status},
+         {"text", o.text},
+         {"turns", o.turns},
+         {"usage", usage_to_json(o.usage)},
+         {"cost_usd", o.cost_usd ? Json(*o.cost_usd) : Json(nullptr)},
+         {"unpriced_calls", o.unpriced_calls},
+         {"untrusted", o.untrusted},
+         {"blocked_tools", o.blocked_tools},
+         {"blocked_sends", o.blocked_sends},
+         {"malformed_tool_args", o.malformed_tool_args}};
+  if (!o.error.empty()) j["error"] = o.error;
+  if (!o.limit.empty()) j["limit"] = o.limit;
+  return j;
+}
+
+Agent::Agent(AgentSpec spec, std::shared_ptr<providers::Provider> provider,
+             tools::ToolRegistry tools)
+    : spec_(std::move(spec)), provider_(std::move(provider)), tools_(std::move(tools)) {}
+
+std::vector<providers::ToolSpec> Agent::offered_tools(const RunContext& ctx) const {
+  std::vector<providers::ToolSpec> out;
+  for (const auto& t : tools_.all()) {
+    if (ctx.withheld_tools.count(t->name())) continue;
+    out.push_back({t->name(), t->description(), t->input_schema()});
+  }
+  return out;
+}
+
+ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventSink* sink,
+                                Outcome& outcome, bool* untrusted_result) const {
+  *untrusted_result = false;
+  ToolResultBlock result{use.id, "", true};
+  auto refuse = [&](const std::string& rule, std::string message) {
+    if (sink) sink->on_event(refusal_event(spec_.name, use.id, rule, message));
+    result.content = std::move(message);
+    return result;
+  };
+
+  if (!use.input_error.empty()) {
+    result.content = fmt::format(
+        "The arguments for tool '{}' are not valid JSON ({}). Arguments received: {}. Call the "
+        "tool again with a JSON object that matches its schema.",
+        use.name, use.input_error, shorten(use.raw_input, 2000));
+    return result;
+  }
+  std::shared_ptr<tools::Tool> tool = tools_.find(use.name);
+  if (tool && ctx.withheld_tools.count(use.name)) tool = nullptr;
+  if (!tool) {
+    if (spec_.allowlisted) {
+      outcome.blocked_tools.push_back(use.name);
+      return refuse("allowlist", fmt::format("tool '{}' is not permitted for agent '{}'", use.name,
+                                             spec_.name));
+    }
+    std::vector<std::string> names;
+    for (const auto& t : tools_.all()) {
+      if (!ctx.withheld_tools.count(t->name())) names.push_back(t->name());
+    }
+    result.content = fmt::format("unknown tool '{}'; the tools that exist are: {}", use.name,
+                                 names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", ")));
+    return result;
+  }
+  if (std::string err = tools::validate_input(use.input, tool->input_schema()); !err.empty()) {
+    result.content = fmt::format("invalid input for tool '{}': {}", use.name, err);
+    return result;
+  }
+  if (ctx.phase == tools::Phase::kPlan && !tool->read_only()) {
+    outcome.blocked_tools.push_back(use.name);
+    return refuse("plan_phase",
+                  fmt::format("tool '{}' changes state, and this run is in plan phase: only "
+                              "read-only tools may run until the plan is approved",
+                              use.name));
+  }
+  const tools::Capabilities caps = tool->capabilities();
+  if (caps.external_send && ctx.taint.both()) {
+    bool approved = false;
+    if (ctx.approver) {
+      approved = ctx.approver->approve(Json{{"kind", "send"},
+                                            {"agent", spec_.name},
+                                            {"tool", use.name},
+                                            {"input", use.input},
+                                            {"reason", "the run has read both untrusted and "
+                                                       "private content"}});
+    }
+    if (!approved) {
+      ++outcome.blocked_sends;
+      return refuse(
+          "trifecta",
+          fmt::format("send blocked: tool '{}' was not run because this run has read both "
+                      "untrusted content and private data, and a send now could leak the private "
+                      "data to whoever wrote the untrusted content.{} Nothing was sent; do not "
+                      "retry the send in this run.",
+                      use.name, ctx.approver ? " The person asked declined it." : ""));
+    }
+  }
+
+  tools::ToolOutput out = tool->call(use.input, ctx);
+  const bool untrusted = caps.untrusted_input && out.external;
+  *untrusted_result = untrusted;
+  ctx.taint.untrusted = ctx.taint.untrusted || untrusted;
+  ctx.taint.private_data = ctx.taint.private_data || caps.private_data;
+  if (out.refusal_rule && sink) {
+    sink->on_event(refusal_event(spec_.name, use.id, *out.refusal_rule, out.content));
+  }
+  result.content = std::move(out.content);
+  result.is_error = out.is_error;
+  return result;
+}
+
+Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
+  Outcome outcome;
+  SpendMeter meter(ctx.parent_meter);
+  SpendMeter* const outer_meter = ctx.meter;
+  ctx.meter = &meter;
+  const CancelToken never;
+  if (ctx.cancel == nullptr) ctx.cancel = &never;
+
+  auto finish = [&](std::string status) {
+    outcome.status = std::move(status);
+    outcome.usage = meter.usage();
+    outcome.unpriced_calls = meter.unpriced_calls();
+    if (meter.priced_calls() > 0) outcome.cost_usd = meter.cost();
+    outcome.untrusted = ctx.taint.untrusted;
+    ctx.meter = outer_meter;
+    if (ctx.cancel == &never) ctx.cancel = nullptr;
+    return outcome;
+  };
+  auto limit_reached = [&](std::string limit) {
+    outcome.limit = std::move(limit);
+    return finish("limits_exceeded");
+  };
+
+  while (true) {
+    if (ctx.cancel->cancelled()) return finish("cancelled");
+    if (outcome.turns >= spec_.max_turns) {
+      outcome.exhausted = true;
+      return limit_reached(fmt::format("max_turns ({})", spec_.max_turns));
+    }
+    if (over_deadline(ctx)) {
+      return limit_reached(fmt::format("max_time ({}s)", ctx.max_time_s.value_or(0)));
+    }
+    // A ceiling with unpriced calls is a lower bound: it fires only on what was priced.
+    if (ctx.max_cost_usd && meter.cost() >= *ctx.max_cost_usd) {
+      return limit_reached(fmt::format("max_cost (${:.4f})", *ctx.max_cost_usd));
+    }
+
+    providers::CompletionRequest req;
+    req.agent = spec_.name;
+    req.system = spec_.system_prompt;
+    req.messages = conv.messages();
+    req.tools = offered_tools(ctx);
+    req.cancel = ctx.cancel;
+    DeltaForwarder deltas(sink);
+    auto resp = provider_->complete(req, sink ? &deltas : nullptr);
+    if (!resp) {
+      if (ctx.cancel->cancelled() || resp.status().kind() == ErrorKind::kCancelled) {
+        return finish("cancelled");
+      }
+      outcome.error = resp.message();
+      return finish("error");
+    }
+    ++outcome.turns;
+    const std::string model = resp->model.empty() ? provider_->model() : resp->model;
+    std::optional<double> cost;
+    if (ctx.pricing) cost = ctx.pricing->cost(model, resp->usage);
+    meter.add(resp->usage, cost);
+    outcome.malformed_tool_args += resp->malformed_tool_args;
+
+    Message assistant = std::move(resp->message);
+    assistant.role = Role::kAssistant;
+    if (sink) {
+      for (const Block& b : assistant.blocks) {
+        if (const auto* t = std::get_if<TextBlock>(&b); t && !t->text.empty()) {
+          sink->on_event(text_event(spec_.name, t->text));
+        }
+      }
+    }
+    std::string text = assistant.text();
+    if (!text.empty()) outcome.text = text;
+    std::vector<ToolUseBlock> uses;
+    for (const auto* u : assistant.tool_uses()) uses.push_back(*u);
+    conv.append(std::move(assistant));
+    if (uses.empty()) return finish("completed");
+
+    Message results{Role::kUser, {}};
+    for (const ToolUseBlock& use : uses) {
+      if (sink) sink->on_event(tool_call_event(spec_.name, use.id, use.name, use.input));
+      ToolResultBlock r;
+      bool untrusted = false;
+      if (ctx.cancel->cancelled()) {
+        r = ToolResultBlock{use.id, "not run: the run was cancelled", true};
+      } else {
+        r = run_tool(use, ctx, sink, outcome, &untrusted);
+      }
+      if (sink) {
+        sink->on_event(tool_result_event(spec_.name, use.id, r.is_error, untrusted, r.content));
+      }
+      results.blocks.push_back(std::move(r));
+    }
+    conv.append(std::move(results));
+  }
+}
+
+}  // namespace mecha::agent

@@ -1,0 +1,77 @@
+// Agent: the loop. Request, response, run each tool call, append the results, repeat until
+// the model ends its turn, a limit is reached, or the run is cancelled.
+//
+// Invariants the loop keeps on every request it sends:
+//   1. every tool_use gets exactly one tool_result, in order, in the next user message;
+//   2. a call the loop will not run (unknown tool, bad input, refusal, cancellation) still
+//      gets an is_error result that says why, so the model can recover;
+//   3. a send-capable tool never runs in a run that has read both untrusted and private
+//      content, unless a person approved it.
+// An Agent is immutable once built and may run on several threads at once (each run has
+// its own RunContext and Conversation).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/conversation.h"
+#include "agent/events.h"
+#include "agent/run_context.h"
+#include "providers/provider.h"
+#include "tools/registry.h"
+
+namespace mecha::agent {
+
+struct AgentSpec {
+  std::string name = "main";
+  std::string system_prompt;
+  int max_turns = 50;  // model calls this run may make
+  // When true, the registry is an allowlist: a call to any other tool is refused as
+  // "not permitted for agent" and counted in blocked_tools, and the loop goes on.
+  bool allowlisted = false;
+};
+
+struct Outcome {
+  std::string status = "completed";  // completed, limits_exceeded, error, cancelled
+  std::string text;                  // the model's last text
+  std::string error;                 // what went wrong, when status is error
+  std::string limit;                 // which limit, when status is limits_exceeded
+  int turns = 0;
+  bool exhausted = false;  // the turn limit was reached
+  int blocked_sends = 0;
+  std::vector<std::string> blocked_tools;
+  Usage usage;
+  std::optional<double> cost_usd;  // nullopt when no call was priced
+  int unpriced_calls = 0;
+  int malformed_tool_args = 0;
+  bool untrusted = false;
+};
+
+// The `done` event of DESIGN.md.
+Json done_event(const Outcome& outcome);
+
+class Agent {
+ public:
+  Agent(AgentSpec spec, std::shared_ptr<providers::Provider> provider,
+        tools::ToolRegistry tools);
+
+  // Runs until the model ends its turn. `conv` must end with the user's message.
+  Outcome run(RunContext& ctx, Conversation& conv, EventSink* sink) const;
+
+  const AgentSpec& spec() const { return spec_; }
+  const tools::ToolRegistry& registry() const { return tools_; }
+  const std::shared_ptr<providers::Provider>& provider() const { return provider_; }
+
+ private:
+  ToolResultBlock run_tool(const ToolUseBlock& use, RunContext& ctx, EventSink* sink,
+                           Outcome& outcome, bool* untrusted_result) const;
+  std::vector<providers::ToolSpec> offered_tools(const RunContext& ctx) const;
+
+  AgentSpec spec_;
+  std::shared_ptr<providers::Provider> provider_;
+  tools::ToolRegistry tools_;
+};
+
+}  // namespace mecha::agent

@@ -1,0 +1,30 @@
+// Conversation: the messages of one run, and the invariant every request must keep.
+#pragma once
+
+#include <vector>
+
+#include "base/message.h"
+#include "base/result.h"
+
+namespace mecha::agent {
+
+class Conversation {
+ public:
+  Conversation() = default;
+  explicit Conversation(std::vector<Message> messages) : messages_(std::move(messages)) {}
+
+  void append(Message m) { messages_.push_back(std::move(m)); }
+  const std::vector<Message>& messages() const { return messages_; }
+  bool empty() const { return messages_.empty(); }
+
+ private:
+  std::vector<Message> messages_;
+};
+
+// The pairing invariant: every tool_use in an assistant message is answered by exactly one
+// tool_result, in the same order, in the user message right after it; no tool_result
+// answers anything else; tool_use ids are unique. Messages alternate user, assistant,
+// starting with user. The error names the message and the id.
+Status check_pairing(const std::vector<Message>& messages);
+
+}  // namespace mecha::agent

@@ -1,0 +1,79 @@
+// RunContext: what one run carries and what a subagent inherits from its caller.
+//
+// It is the tools' ToolContext too (a tool sees the work tree, cancel token and phase); the
+// agent layer adds the approver, the budget, the taint and the meter of spend. Owned by the
+// thread running the agent.
+#pragma once
+
+#include <chrono>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "base/clock.h"
+#include "base/message.h"
+#include "config/pricing.h"
+#include "tools/tool.h"
+
+namespace mecha::agent {
+
+// Asks a person whether a held action may go ahead. Blocking; thread-safe.
+class Approver {
+ public:
+  virtual ~Approver() = default;
+  // `request` is {"kind": "send"|..., "agent", "tool", "input", "reason"}.
+  virtual bool approve(const Json& request) = 0;
+};
+
+// What a run has read (DESIGN.md, security model 1). Legs only ever become true.
+struct Taint {
+  bool untrusted = false;
+  bool private_data = false;
+  bool both() const { return untrusted && private_data; }
+};
+
+// Spend of a run: tokens, dollars, and calls without a price. A child's meter adds to its
+// parent's too, so the parent's ceiling sees what its children spent. Thread-safe.
+class SpendMeter {
+ public:
+  explicit SpendMeter(SpendMeter* parent = nullptr) : parent_(parent) {}
+  SpendMeter(const SpendMeter&) = delete;
+  SpendMeter& operator=(const SpendMeter&) = delete;
+
+  // `cost` is nullopt for a call the price table does not know.
+  void add(const Usage& usage, std::optional<double> cost);
+  Usage usage() const;
+  double cost() const;  // priced calls only: a lower bound when unpriced_calls() > 0
+  int priced_calls() const;
+  int unpriced_calls() const;
+
+ private:
+  SpendMeter* const parent_;
+  mutable std::mutex mu_;
+  Usage usage_;         // GUARDED_BY(mu_)
+  double cost_ = 0;     // GUARDED_BY(mu_)
+  int priced_ = 0;      // GUARDED_BY(mu_)
+  int unpriced_ = 0;    // GUARDED_BY(mu_)
+};
+
+struct RunContext : tools::ToolContext {
+  Approver* approver = nullptr;  // null when headless: sends that need one are refused
+  const Clock* clock = &SystemClock::instance();
+  // Wall-clock end of the run (--max-time); a child never gets a later one than its parent.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  std::optional<double> max_time_s;  // as given, for messages
+  // Ceiling on this run's meter (--max-cost), in dollars, children included.
+  std::optional<double> max_cost_usd;
+  const config::PriceTable* pricing = nullptr;  // null: every call is unpriced
+  // Tools the run may not use even when an agent's allowlist names them.
+  std::set<std::string> withheld_tools;
+  int depth = 0;  // 0 for the top-level agent, +1 per subagent level
+  Taint taint;
+  // The meter a run's spend also adds to (the caller's), or null at the top.
+  SpendMeter* parent_meter = nullptr;
+  // This run's meter while Agent::run is running; a subagent tool chains its child to it.
+  SpendMeter* meter = nullptr;
+};
+
+}  // namespace mecha::agent

@@ -1,0 +1,77 @@
+// The conversation's vocabulary: messages made of text, tool_use and tool_result blocks,
+// and token usage. Providers translate these to and from each API's own shape; the
+// cassette and the session store keep them in the Anthropic shape (to_json/from_json here).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "base/result.h"
+#include "base/strict_json.h"
+
+namespace mecha {
+
+enum class Role { kUser, kAssistant };
+std::string_view role_name(Role role);
+
+struct TextBlock {
+  std::string text;
+  bool operator==(const TextBlock&) const = default;
+};
+
+// A tool call from the model. When the model's arguments were not valid JSON, `input` is
+// an empty object, `raw_input` keeps what arrived and `input_error` says what was wrong;
+// the loop answers such a call with an is_error result instead of running the tool.
+struct ToolUseBlock {
+  std::string id;
+  std::string name;
+  Json input = Json::object();
+  std::string raw_input;
+  std::string input_error;
+  bool operator==(const ToolUseBlock&) const = default;
+};
+
+struct ToolResultBlock {
+  std::string tool_use_id;
+  std::string content;
+  bool is_error = false;
+  bool operator==(const ToolResultBlock&) const = default;
+};
+
+using Block = std::variant<TextBlock, ToolUseBlock, ToolResultBlock>;
+
+struct Message {
+  Role role = Role::kUser;
+  std::vector<Block> blocks;
+
+  static Message user_text(std::string text);
+  static Message assistant_text(std::string text);
+  // The concatenated text blocks.
+  std::string text() const;
+  std::vector<const ToolUseBlock*> tool_uses() const;
+  bool operator==(const Message&) const = default;
+};
+
+struct Usage {
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  int64_t cache_read_tokens = 0;
+  int64_t cache_write_tokens = 0;
+
+  Usage& operator+=(const Usage& o);
+  bool operator==(const Usage&) const = default;
+};
+
+// Anthropic-shaped JSON: {"type":"text","text":...}, {"type":"tool_use","id","name","input"},
+// {"type":"tool_result","tool_use_id","content","is_error"}.
+Json block_to_json(const Block& block);
+Result<Block> block_from_json(const Json& j, const std::string& where);
+Json message_to_json(const Message& m);
+Result<Message> message_from_json(const Json& j, const std::string& where);
+// {"input_tokens", "output_tokens", and the cache fields when non-zero}
+Json usage_to_json(const Usage& u);
+Result<Usage> usage_from_json(const Json& j, const std::string& where);
+
+}  // namespace mecha

@@ -1,0 +1,46 @@
+// The two ways `mecha run` shows a run: for people (HumanRenderer, on stderr, with the final
+// answer on stdout) and for programs (JsonLinesSink, one event per line on stdout).
+// Both are thread-safe: parallel subagents report from their own threads.
+#pragma once
+
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "agent/events.h"
+
+namespace mecha::cli {
+
+class JsonLinesSink final : public agent::EventSink {
+ public:
+  explicit JsonLinesSink(std::FILE* out) : out_(out) {}
+  void on_event(const Json& event) override;
+
+ private:
+  std::mutex mu_;
+  std::FILE* out_;  // GUARDED_BY(mu_)
+};
+
+class HumanRenderer final : public agent::EventSink {
+ public:
+  // `err` gets the progress lines; `out` gets the final answer.
+  HumanRenderer(std::FILE* err, std::FILE* out, bool color);
+  void on_event(const Json& event) override;
+  void on_text_delta(std::string_view agent, std::string_view delta) override;
+
+ private:
+  void render(const Json& event, int depth);
+  void flush_pending(int depth);
+
+  std::mutex mu_;
+  std::FILE* err_;
+  std::FILE* out_;
+  bool color_;
+  std::string pending_text_;  // the latest text, printed once we know it is not the answer
+};
+
+// A one-line summary of a tool's input: `pattern="ERROR", path="log.txt"`, cut at `width`.
+std::string summarize_input(const Json& input, size_t width);
+
+}  // namespace mecha::cli

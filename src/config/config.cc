@@ -1,0 +1,277 @@
+#include "config/config.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace mecha::config {
+namespace {
+
+std::string where(const std::string& file, const toml::node& node) {
+  const auto& src = node.source();
+  if (src.begin.line == 0) return file;
+  return fmt::format("{}:{}", file, src.begin.line);
+}
+
+// Reads one table's keys, refusing unknown ones and wrong types.
+class TableReader {
+ public:
+  TableReader(const toml::table& t, std::string file, std::string section)
+      : t_(t), file_(std::move(file)), section_(std::move(section)) {}
+
+  template <class T>
+  Status get(const char* key, T* out) {
+    seen_.insert(key);
+    const toml::node* n = t_.get(key);
+    if (n == nullptr) return ok_status();
+    if constexpr (std::is_same_v<T, std::string>) {
+      if (auto v = n->value<std::string>()) {
+        *out = *v;
+        return ok_status();
+      }
+      return wrong(*n, key, "a string");
+    } else if constexpr (std::is_same_v<T, double>) {
+      if (auto v = n->value<double>()) {
+        *out = *v;
+        return ok_status();
+      }
+      return wrong(*n, key, "a number");
+    } else if constexpr (std::is_same_v<T, int>) {
+      if (n->is_integer()) {
+        *out = static_cast<int>(n->as_integer()->get());
+        return ok_status();
+      }
+      return wrong(*n, key, "an integer");
+    } else if constexpr (std::is_same_v<T, std::optional<int>>) {
+      int v = 0;
+      bool present = n != nullptr;
+      MECHA_RETURN_IF_ERROR(get(key, &v));
+      if (present) *out = v;
+      return ok_status();
+    } else if constexpr (std::is_same_v<T, std::optional<double>>) {
+      double v = 0;
+      MECHA_RETURN_IF_ERROR(get(key, &v));
+      *out = v;
+      return ok_status();
+    }
+  }
+
+  // Marks a key as handled elsewhere.
+  void known(const char* key) { seen_.insert(key); }
+
+  Status finish() const {
+    for (const auto& [k, v] : t_) {
+      if (!seen_.count(std::string(k.str()))) {
+        return Status::error(fmt::format("{}: unknown key '{}' in {}", where(file_, v), k.str(),
+                                         section_));
+      }
+    }
+    return ok_status();
+  }
+
+ private:
+  Status wrong(const toml::node& n, const char* key, const char* expected) const {
+    return Status::error(
+        fmt::format("{}: key '{}' in {} must be {}", where(file_, n), key, section_, expected));
+  }
+  const toml::table& t_;
+  std::string file_;
+  std::string section_;
+  std::set<std::string> seen_;
+};
+
+Result<const toml::table*> sub_table(const toml::table& t, const char* key,
+                                     const std::string& file, const std::string& section) {
+  const toml::node* n = t.get(key);
+  if (n == nullptr) return static_cast<const toml::table*>(nullptr);
+  if (!n->is_table()) {
+    return Status::error(fmt::format("{}: '{}' in {} must be a table", where(file, *n), key, section));
+  }
+  return n->as_table();
+}
+
+Status read_provider(const std::string& name, const toml::table& t, const std::string& file,
+                     ProviderConfig* p) {
+  std::string section = fmt::format("[providers.{}]", name);
+  TableReader r(t, file, section);
+  p->name = name;
+  MECHA_RETURN_IF_ERROR(r.get("kind", &p->kind));
+  MECHA_RETURN_IF_ERROR(r.get("base_url", &p->base_url));
+  MECHA_RETURN_IF_ERROR(r.get("model", &p->model));
+  MECHA_RETURN_IF_ERROR(r.get("api_key_env", &p->api_key_env));
+  MECHA_RETURN_IF_ERROR(r.get("max_retries", &p->max_retries));
+  MECHA_RETURN_IF_ERROR(r.get("connect_timeout", &p->connect_timeout_s));
+  MECHA_RETURN_IF_ERROR(r.get("stall_timeout", &p->stall_timeout_s));
+  MECHA_RETURN_IF_ERROR(r.get("max_tokens", &p->max_tokens));
+  MECHA_RETURN_IF_ERROR(r.finish());
+  if (p->kind.empty()) {
+    return Status::error(fmt::format("{}: {} needs kind = \"openai\" or \"anthropic\"",
+                                     where(file, t), section));
+  }
+  if (p->kind != "openai" && p->kind != "anthropic") {
+    return Status::error(fmt::format(
+        "{}: unknown provider kind \"{}\" in {} (expected \"openai\" or \"anthropic\")",
+        where(file, *t.get("kind")), p->kind, section));
+  }
+  if (p->base_url.empty()) {
+    p->base_url = p->kind == "anthropic" ? "https://api.anthropic.com/v1" : "https://api.openai.com/v1";
+  }
+  if (p->api_key_env.empty() && p->kind == "anthropic") p->api_key_env = "ANTHROPIC_API_KEY";
+  return ok_status();
+}
+
+Status read_pricing(const toml::table& t, const std::string& file, PriceTable* table) {
+  for (const auto& [model, node] : t) {
+    std::string section = fmt::format("[pricing.\"{}\"]", model.str());
+    if (!node.is_table()) {
+      return Status::error(fmt::format("{}: {} must be a table", where(file, node), section));
+    }
+    TableReader r(*node.as_table(), file, section);
+    Price p;
+    p.cache_read_per_mtok = -1;
+    p.cache_write_per_mtok = -1;
+    MECHA_RETURN_IF_ERROR(r.get("input_per_mtok", &p.input_per_mtok));
+    MECHA_RETURN_IF_ERROR(r.get("output_per_mtok", &p.output_per_mtok));
+    MECHA_RETURN_IF_ERROR(r.get("cache_read_per_mtok", &p.cache_read_per_mtok));
+    MECHA_RETURN_IF_ERROR(r.get("cache_write_per_mtok", &p.cache_write_per_mtok));
+    MECHA_RETURN_IF_ERROR(r.finish());
+    if (p.cache_read_per_mtok < 0) p.cache_read_per_mtok = p.input_per_mtok / 10;
+    if (p.cache_write_per_mtok < 0) p.cache_write_per_mtok = p.input_per_mtok * 1.25;
+    table->set(std::string(model.str()), p);
+  }
+  return ok_status();
+}
+
+// Sections interpreted by layers above config (they check their own keys).
+const char* const kDelegatedSections[] = {"subagents", "guard", "sandbox", "bash", "tools",
+                                          "mcp_servers", "hooks", "permissions", "server"};
+
+Result<Config> interpret(const toml::table& t, const std::string& file, bool whole) {
+  Config c;
+  TableReader top(t, file, "the top level");
+  MECHA_RETURN_IF_ERROR(top.get("provider", &c.default_provider));
+  for (const char* s : kDelegatedSections) top.known(s);
+  top.known("providers");
+  top.known("pricing");
+  top.known("limits");
+  MECHA_RETURN_IF_ERROR(top.finish());
+
+  auto providers = sub_table(t, "providers", file, "the top level");
+  if (!providers) return providers.status();
+  if (*providers) {
+    for (const auto& [name, node] : **providers) {
+      if (!node.is_table()) {
+        return Status::error(fmt::format("{}: [providers.{}] must be a table", where(file, node),
+                                         name.str()));
+      }
+      ProviderConfig p;
+      MECHA_RETURN_IF_ERROR(read_provider(std::string(name.str()), *node.as_table(), file, &p));
+      c.providers[p.name] = p;
+    }
+  }
+  auto pricing = sub_table(t, "pricing", file, "the top level");
+  if (!pricing) return pricing.status();
+  if (*pricing) MECHA_RETURN_IF_ERROR(read_pricing(**pricing, file, &c.pricing));
+
+  auto limits = sub_table(t, "limits", file, "the top level");
+  if (!limits) return limits.status();
+  if (*limits) {
+    TableReader r(**limits, file, "[limits]");
+    if ((*limits)->contains("max_turns")) MECHA_RETURN_IF_ERROR(r.get("max_turns", &c.limits.max_turns));
+    if ((*limits)->contains("max_time")) MECHA_RETURN_IF_ERROR(r.get("max_time", &c.limits.max_time_s));
+    if ((*limits)->contains("max_cost")) MECHA_RETURN_IF_ERROR(r.get("max_cost", &c.limits.max_cost_usd));
+    MECHA_RETURN_IF_ERROR(r.finish());
+  }
+  if (whole && !c.default_provider.empty() && !c.providers.count(c.default_provider)) {
+    return Status::error(fmt::format("{}: provider = \"{}\" names no [providers.{}] table", file,
+                                     c.default_provider, c.default_provider));
+  }
+  c.table = t;
+  return c;
+}
+
+Result<toml::table> parse_table(std::string_view text, const std::string& name) {
+  try {
+    return toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    return Status::error(fmt::format("{}:{}:{}: {}", name, b.line, b.column, e.description()));
+  }
+}
+
+// Later wins key by key; tables merge recursively, anything else is replaced whole.
+void merge_into(toml::table& base, const toml::table& over) {
+  for (const auto& [k, v] : over) {
+    toml::node* existing = base.get(k);
+    if (existing && existing->is_table() && v.is_table()) {
+      merge_into(*existing->as_table(), *v.as_table());
+    } else {
+      base.insert_or_assign(k, v);
+    }
+  }
+}
+
+Result<std::string> read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::error(fmt::format("cannot read config {}: {}", path.string(), std::strerror(errno)));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+ConfigFiles default_config_files(const std::filesystem::path& work_tree) {
+  ConfigFiles f;
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) {
+    f.user_file = std::filesystem::path(xdg) / "mecha" / "config.toml";
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    f.user_file = std::filesystem::path(home) / ".config" / "mecha" / "config.toml";
+  }
+  f.project_file = work_tree / ".mecha" / "config.toml";
+  return f;
+}
+
+Result<Config> parse_config(std::string_view text, const std::string& name) {
+  auto t = parse_table(text, name);
+  if (!t) return t.status();
+  auto c = interpret(*t, name, true);
+  if (!c) return c.status();
+  c->sources.push_back(name);
+  return c;
+}
+
+Result<Config> load_config(const ConfigFiles& files) {
+  std::vector<std::filesystem::path> paths;
+  if (files.explicit_file) {
+    paths.push_back(*files.explicit_file);
+  } else {
+    std::error_code ec;
+    if (files.user_file && std::filesystem::exists(*files.user_file, ec)) paths.push_back(*files.user_file);
+    if (files.project_file && std::filesystem::exists(*files.project_file, ec)) {
+      paths.push_back(*files.project_file);
+    }
+  }
+  toml::table merged;
+  std::vector<std::string> sources;
+  for (const auto& p : paths) {
+    auto text = read_file(p);
+    if (!text) return text.status();
+    auto t = parse_table(*text, p.string());
+    if (!t) return t.status();
+    // Each file is checked on its own, so an error names the file it is in.
+    auto c = interpret(*t, p.string(), false);
+    if (!c) return c.status();
+    merge_into(merged, *t);
+    sources.push_back(p.string());
+  }
+  auto c = interpret(merged, sources.empty() ? "(defaults)" : sources.back(), true);
+  if (!c) return c.status();
+  c->sources = sources;
+  return c;
+}
+
+}  // namespace mecha::config

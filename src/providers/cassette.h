@@ -1,0 +1,59 @@
+// The cassette provider: replays a recorded or scripted model (DESIGN.md, cassette
+// version 1).
+//
+// Each agent draws the next line that carries its name ("main" when a line names none), so
+// parallel subagents replay deterministically. A line's optional `expect` is checked
+// against the request before its response is given. Running past an agent's last line is
+// the error `cassette exhausted: agent X asked for response N`. Thread-safe.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "providers/provider.h"
+
+namespace mecha::providers {
+
+struct CassetteExpect {
+  std::optional<std::string> last_tool_result_contains;
+  std::vector<std::string> tools_include;
+  std::vector<std::string> tools_exclude;
+};
+
+struct CassetteLine {
+  int line_number = 0;  // 1-based line in the file
+  std::string agent = "main";
+  CompletionResponse response;
+  std::optional<CassetteExpect> expect;
+};
+
+class CassetteProvider final : public Provider {
+ public:
+  // Reads and checks the whole file; errors name the file and line.
+  static Result<std::unique_ptr<CassetteProvider>> open(const std::string& path);
+  // From text already in memory; `name` stands for the file in messages.
+  static Result<std::unique_ptr<CassetteProvider>> parse(std::string_view text,
+                                                         const std::string& name);
+
+  Result<CompletionResponse> complete(const CompletionRequest& request,
+                                      StreamSink* sink) override;
+  std::string model() const override { return "cassette"; }
+
+ private:
+  CassetteProvider(std::string name, std::vector<CassetteLine> lines)
+      : name_(std::move(name)), lines_(std::move(lines)) {}
+  Status check(const CassetteLine& line, const CompletionRequest& request) const;
+
+  const std::string name_;
+  const std::vector<CassetteLine> lines_;
+  std::mutex mu_;
+  std::map<std::string, size_t> drawn_;  // GUARDED_BY(mu_): responses given per agent
+};
+
+// Writes one response line of a cassette, for --record. `response` keeps its agent.
+Json cassette_line_json(const std::string& agent, const CompletionResponse& response);
+
+}  // namespace mecha::providers

@@ -1,0 +1,64 @@
+// Provider: one model behind one interface, whatever the API (OpenAI chat completions,
+// Anthropic messages, a cassette).
+//
+// complete() sends the whole conversation and returns the model's next message. Text
+// streams to the StreamSink as it arrives. A failure is an error Status that says what
+// arrived (with API keys redacted), never an empty message: a 200 whose body is an error,
+// or a stream that ends without its final event, is an error on the first call.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/cancel.h"
+#include "base/message.h"
+#include "base/result.h"
+
+namespace mecha::providers {
+
+struct ToolSpec {
+  std::string name;
+  std::string description;
+  Json input_schema;
+};
+
+struct CompletionRequest {
+  // The agent asking: "main" or a subagent's name. A cassette replays per agent.
+  std::string agent = "main";
+  std::string system;
+  std::vector<Message> messages;
+  std::vector<ToolSpec> tools;
+  int max_tokens = 8192;
+  // Checked while the request is in flight; cancelling aborts it. May be null.
+  const CancelToken* cancel = nullptr;
+};
+
+struct CompletionResponse {
+  Message message;  // role is kAssistant
+  // end_turn, tool_use, max_tokens, stop_sequence, or the API's own word.
+  std::string stop_reason;
+  Usage usage;
+  std::string model;
+  // Tool calls whose arguments were not valid JSON (see ToolUseBlock::input_error).
+  int malformed_tool_args = 0;
+};
+
+// Receives text as it streams. Called on the thread that called complete().
+class StreamSink {
+ public:
+  virtual ~StreamSink() = default;
+  virtual void on_text_delta(std::string_view agent, std::string_view delta) = 0;
+};
+
+class Provider {
+ public:
+  virtual ~Provider() = default;
+  // Thread-safe: parallel subagents may call one provider at once.
+  virtual Result<CompletionResponse> complete(const CompletionRequest& request,
+                                              StreamSink* sink) = 0;
+  // The model's name as the price table knows it.
+  virtual std::string model() const = 0;
+};
+
+}  // namespace mecha::providers

@@ -1,0 +1,34 @@
+#include "providers/recorder.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "providers/cassette.h"
+
+namespace mecha::providers {
+
+Result<std::unique_ptr<RecordingProvider>> RecordingProvider::create(
+    std::shared_ptr<Provider> inner, const std::string& path) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    return Status::error(fmt::format("cannot write cassette {}: {}", path, std::strerror(errno)));
+  }
+  out << Json{{"mecha_cassette", 1}, {"note", "recorded from " + inner->model()}}.dump() << "\n";
+  out.flush();
+  return std::unique_ptr<RecordingProvider>(new RecordingProvider(std::move(inner), std::move(out)));
+}
+
+Result<CompletionResponse> RecordingProvider::complete(const CompletionRequest& request,
+                                                       StreamSink* sink) {
+  auto r = inner_->complete(request, sink);
+  if (r) {
+    std::lock_guard<std::mutex> lock(mu_);
+    out_ << cassette_line_json(request.agent, *r).dump() << "\n";
+    out_.flush();
+  }
+  return r;
+}
+
+}  // namespace mecha::providers

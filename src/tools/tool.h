@@ -1,0 +1,83 @@
+// Tool: something the model can call. Tools carry Claude Code's names and input fields, so
+// agent definitions written for it work here.
+//
+// A tool declares what it can do to the run's security (Capabilities) and whether it only
+// reads. A refusal or a failure is an is_error ToolOutput that the model reads and recovers
+// from, never an exception. call() may run on any thread; a tool keeps no per-run state of
+// its own (per-run state lives in ToolContext).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "base/cancel.h"
+#include "base/strict_json.h"
+
+namespace mecha::tools {
+
+// What a tool can do to the trifecta (DESIGN.md, security model).
+struct Capabilities {
+  bool untrusted_input = false;  // can return content an attacker could have written
+  bool private_data = false;     // can return the user's private data
+  bool external_send = false;    // can move data out of the machine
+  bool operator==(const Capabilities&) const = default;
+};
+
+// A run in plan phase may only use read-only tools.
+enum class Phase { kPlan, kExecute };
+
+// Per-run state that tools read and update. Owned by the run; one thread at a time.
+struct ToolContext {
+  std::filesystem::path work_tree;            // absolute, canonical
+  const CancelToken* cancel = nullptr;        // never null while a tool runs
+  Phase phase = Phase::kExecute;
+  std::string agent = "main";                 // the agent making the call
+  std::set<std::string> files_read;           // canonical paths this run has read (Write checks)
+  int refusals = 0;                           // guard refusals so far in this run
+};
+
+struct ToolOutput {
+  std::string content;
+  bool is_error = false;
+  // True when the content came from outside (a fetched page, a tainted note): with
+  // Capabilities::untrusted_input it marks the run untrusted.
+  bool external = false;
+  // Set when a policy refused the call: the rule that fired. The loop emits a refusal event.
+  std::optional<std::string> refusal_rule;
+
+  static ToolOutput ok(std::string content) {
+    ToolOutput out;
+    out.content = std::move(content);
+    return out;
+  }
+  static ToolOutput error(std::string message) {
+    ToolOutput out;
+    out.content = std::move(message);
+    out.is_error = true;
+    return out;
+  }
+  static ToolOutput refusal(std::string rule, std::string message) {
+    ToolOutput out = error(std::move(message));
+    out.refusal_rule = std::move(rule);
+    return out;
+  }
+};
+
+class Tool {
+ public:
+  virtual ~Tool() = default;
+  virtual std::string name() const = 0;
+  // One paragraph for the model; the first sentence is the one-line summary people see.
+  virtual std::string description() const = 0;
+  // A JSON Schema object: {"type":"object","properties":{...},"required":[...]}.
+  virtual Json input_schema() const = 0;
+  virtual bool read_only() const = 0;
+  virtual Capabilities capabilities() const = 0;
+  // REQUIRES: input has been validated against input_schema().
+  virtual ToolOutput call(const Json& input, ToolContext& ctx) = 0;
+};
+
+}  // namespace mecha::tools
