@@ -114,19 +114,29 @@ Result<Message> message_from_json(const Json& j, const std::string& where) {
     return Status::error(
         fmt::format("{}.role: unknown role \"{}\" (expected user or assistant)", where, role));
   }
-  const Json* content = obj->find("content");
-  if (content == nullptr) return Status::error(fmt::format("{}: missing field \"content\"", where));
-  if (!content->is_array()) {
-    return Status::error(fmt::format("{}.content: expected an array, got {}", where,
-                                     json_type_name(*content)));
-  }
-  for (size_t i = 0; i < content->size(); ++i) {
-    auto b = block_from_json((*content)[i], fmt::format("{}.content[{}]", where, i));
-    if (!b) return b.status();
-    m.blocks.push_back(std::move(*b));
-  }
+  auto blocks = content_from_json(*obj);
+  if (!blocks) return blocks.status();
+  m.blocks = std::move(*blocks);
   MECHA_RETURN_IF_ERROR(obj->finish());
   return m;
+}
+
+Result<std::vector<Block>> content_from_json(StrictObject& obj) {
+  const Json* content = obj.find("content");
+  if (content == nullptr) {
+    return Status::error(fmt::format("{}: missing field \"content\"", obj.where()));
+  }
+  if (!content->is_array()) {
+    return Status::error(fmt::format("{}: expected an array, got {}", obj.where_of("content"),
+                                     json_type_name(*content)));
+  }
+  std::vector<Block> blocks;
+  for (size_t i = 0; i < content->size(); ++i) {
+    auto b = block_from_json((*content)[i], fmt::format("{}[{}]", obj.where_of("content"), i));
+    if (!b) return b.status();
+    blocks.push_back(std::move(*b));
+  }
+  return blocks;
 }
 
 Json usage_to_json(const Usage& u) {

@@ -70,6 +70,8 @@ Json block_to_json(const Block& block);
 Result<Block> block_from_json(const Json& j, const std::string& where);
 Json message_to_json(const Message& m);
 Result<Message> message_from_json(const Json& j, const std::string& where);
+// The "content" array of blocks of an object being read (a message, a model response).
+Result<std::vector<Block>> content_from_json(StrictObject& obj);
 // {"input_tokens", "output_tokens", and the cache fields when non-zero}
 Json usage_to_json(const Usage& u);
 Result<Usage> usage_from_json(const Json& j, const std::string& where);

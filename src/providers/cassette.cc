@@ -50,23 +50,18 @@ Result<CompletionResponse> parse_response(const Json& j, const std::string& wher
   if (!obj) return obj.status();
   CompletionResponse r;
   r.message.role = Role::kAssistant;
-  const Json* content = obj->find("content");
-  if (content == nullptr) return Status::error(fmt::format("{}: missing field \"content\"", where));
-  if (!content->is_array()) {
-    return Status::error(fmt::format("{}.content: expected an array, got {}", where,
-                                     json_type_name(*content)));
-  }
-  for (size_t i = 0; i < content->size(); ++i) {
-    std::string bw = fmt::format("{}.content[{}]", where, i);
-    auto b = block_from_json((*content)[i], bw);
-    if (!b) return b.status();
-    if (std::holds_alternative<ToolResultBlock>(*b)) {
-      return Status::error(fmt::format("{}: a model response cannot hold a tool_result", bw));
+  auto blocks = content_from_json(*obj);
+  if (!blocks) return blocks.status();
+  for (size_t i = 0; i < blocks->size(); ++i) {
+    Block& b = (*blocks)[i];
+    if (std::holds_alternative<ToolResultBlock>(b)) {
+      return Status::error(fmt::format("{}[{}]: a model response cannot hold a tool_result",
+                                       obj->where_of("content"), i));
     }
-    if (auto* u = std::get_if<ToolUseBlock>(&*b); u && !u->input_error.empty()) {
+    if (auto* u = std::get_if<ToolUseBlock>(&b); u && !u->input_error.empty()) {
       ++r.malformed_tool_args;
     }
-    r.message.blocks.push_back(std::move(*b));
+    r.message.blocks.push_back(std::move(b));
   }
   MECHA_RETURN_IF_ERROR(obj->get_optional("stop_reason", &r.stop_reason));
   if (r.stop_reason.empty()) r.stop_reason = r.message.tool_uses().empty() ? "end_turn" : "tool_use";
