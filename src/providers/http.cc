@@ -244,7 +244,7 @@ Outcome attempt_once(const HttpOptions& opt, const HttpRequest& req, curl_slist*
       return out;
     case Interrupt::kStalled:
       out.status = Status::error(fmt::format(
-          "POST {}: stall timeout: no bytes from the server for {} (stall_timeout_s){}", req.url,
+          "POST {}: stall timeout: no bytes from the server for {} (stall_timeout){}", req.url,
           seconds(opt.stall_timeout_s),
           a.delivered ? ", the stream was cut short" : " while waiting for the answer"));
       return out;
@@ -265,7 +265,7 @@ Outcome attempt_once(const HttpOptions& opt, const HttpRequest& req, curl_slist*
     curl_easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connect_time);
     if (code == CURLE_OPERATION_TIMEDOUT && connect_time == 0) {
       out.status = Status::error(
-          fmt::format("POST {}: connect timeout: no connection within {} (connect_timeout_s)",
+          fmt::format("POST {}: connect timeout: no connection within {} (connect_timeout)",
                       req.url, seconds(opt.connect_timeout_s)));
     } else {
       out.status = Status::error(fmt::format("POST {}: {}", req.url, detail));

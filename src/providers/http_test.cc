@@ -152,7 +152,7 @@ TEST(HttpClient, AStallEndsTheCallAndSaysSo) {
   ASSERT_FALSE(reply.ok());
   EXPECT_EQ(reply.message(), "POST " + req.url +
                                  ": stall timeout: no bytes from the server for 0.3 s "
-                                 "(stall_timeout_s), the stream was cut short");
+                                 "(stall_timeout), the stream was cut short");
   EXPECT_EQ(got.body, "data: first\n\n");
   EXPECT_EQ(server.requests().size(), 1u);  // never retried once bytes were delivered
 }

@@ -3,8 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
+#include "providers/testing/test_data.h"
 
 namespace mecha::providers {
 namespace {
@@ -158,19 +157,11 @@ TEST(SseParser, RefusesInputAfterAFailure) {
   EXPECT_EQ(parser.events(), 1u);
 }
 
-std::string read_fixture(const std::string& name) {
-  std::ifstream in(std::string(MECHA_SOURCE_DIR) + "/src/providers/testdata/" + name,
-                   std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // The recorded streams of both APIs give the same events whatever the split.
 TEST(SseParser, RecordedStreamsAtEverySplitPoint) {
   for (const char* name :
        {"openai_text.sse", "openai_tools.sse", "anthropic_text.sse", "anthropic_tools.sse"}) {
-    const std::string text = read_fixture(name);
+    const std::string text = testing::read_test_data(name);
     ASSERT_FALSE(text.empty()) << name;
     auto whole = parse_pieces({text});
     ASSERT_TRUE(whole.ok()) << whole.message();
