@@ -3,6 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <thread>
 
 #include "providers/testing/fake_model_server.h"
@@ -137,6 +142,53 @@ TEST(HttpClient, RefusedConnectionNamesTheUrl) {
   ASSERT_FALSE(reply.ok());
   EXPECT_THAT(reply.message(), HasSubstr("POST " + req.url + ": "));
   EXPECT_THAT(reply.message(), HasSubstr("(gave up after 2 attempts)"));
+}
+
+// A listening socket whose accept queue is full: the kernel drops further SYNs, so a
+// connect hangs until the client gives up.
+class UnansweredPort {
+ public:
+  UnansweredPort() {
+    listener_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(addr);
+    bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    listen(listener_, 0);
+    getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    // Fill the queue (a backlog of 0 still holds one connection) without accepting.
+    for (int& fd : fillers_) {
+      fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+      connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    }
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  ~UnansweredPort() {
+    for (int fd : fillers_) close(fd);
+    close(listener_);
+  }
+  int port() const { return port_; }
+
+ private:
+  int listener_ = -1;
+  int port_ = 0;
+  int fillers_[2] = {-1, -1};
+};
+
+TEST(HttpClient, AConnectTimeoutSaysSo) {
+  UnansweredPort port;
+  HttpRequest req;
+  req.url = "http://127.0.0.1:" + std::to_string(port.port()) + "/v1/messages";
+  HttpOptions o = fast_options();
+  o.connect_timeout_s = 0.3;
+  o.max_retries = 0;
+  Collected got;
+  auto reply = HttpClient(o).post(req, got.handler());
+  ASSERT_FALSE(reply.ok());
+  EXPECT_EQ(reply.message(),
+            "POST " + req.url + ": connect timeout: no connection within 0.3 s (connect_timeout)");
 }
 
 TEST(HttpClient, AStallEndsTheCallAndSaysSo) {
