@@ -60,6 +60,7 @@ class AnthropicDecoder final : public StreamDecoder {
   Usage usage_;
 };
 
+// Thread-safe: each call has its own transfer and decoder.
 class AnthropicProvider final : public Provider {
  public:
   AnthropicProvider(config::ProviderConfig cfg, std::string api_key, HttpOptions http);

@@ -281,7 +281,7 @@ Outcome attempt_once(const HttpOptions& opt, const HttpRequest& req, curl_slist*
   std::string message = api_error_message(a.error_body);
   out.status = Status::error(
       fmt::format("POST {}: HTTP {}{}{}", req.url, a.status, message.empty() ? "" : ": ", message));
-  out.retryable = a.status == 429 || (a.status >= 500 && a.status < 600);
+  out.retryable = a.status == 408 || a.status == 429 || (a.status >= 500 && a.status < 600);
   return out;
 }
 

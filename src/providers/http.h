@@ -8,7 +8,7 @@
 //  2. Timeouts: not connecting within connect_timeout_s is a "connect timeout" error; once
 //     connected, no byte for stall_timeout_s (waiting for the headers or mid-stream) is a
 //     "stall timeout" error. Each message names the timeout and its setting.
-//  3. Retries: 429, 5xx and connection failures (refused, reset, connect timeout, name
+//  3. Retries: 408, 429, 5xx and connection failures (refused, reset, connect timeout, name
 //     lookup) are retried up to max_retries times, with exponential backoff and jitter, or
 //     after the server's Retry-After (seconds) / retry-after-ms when it sends one. A request
 //     is retried only before any body byte has reached the caller; after that a failure is

@@ -57,8 +57,15 @@ std::string stop_reason_of(const std::string& finish_reason, bool has_tool_calls
 
 }  // namespace
 
-Json openai_request_body(const CompletionRequest& request, const std::string& model,
-                         int max_tokens) {
+bool is_openai_itself(std::string_view base_url) {
+  const size_t scheme = base_url.find("://");
+  std::string_view host = base_url.substr(scheme == std::string_view::npos ? 0 : scheme + 3);
+  host = host.substr(0, host.find_first_of(":/"));
+  return host == "api.openai.com";
+}
+
+Json openai_request_body(const CompletionRequest& request, const std::string& model, int max_tokens,
+                         bool openai_itself) {
   Json messages = Json::array();
   if (!request.system.empty()) {
     messages.push_back({{"role", "system"}, {"content", request.system}});
@@ -66,7 +73,7 @@ Json openai_request_body(const CompletionRequest& request, const std::string& mo
   for (const auto& m : request.messages) append_messages(m, messages);
   Json body = {{"model", model},
                {"messages", std::move(messages)},
-               {"max_tokens", max_tokens},
+               {openai_itself ? "max_completion_tokens" : "max_tokens", max_tokens},
                {"stream", true},
                {"stream_options", {{"include_usage", true}}}};
   if (!request.tools.empty()) {
@@ -171,7 +178,7 @@ Result<CompletionResponse> OpenAiProvider::complete(const CompletionRequest& req
   http.url = base + "/chat/completions";
   http.headers = {"Content-Type: application/json", "Accept: text/event-stream"};
   if (!api_key_.empty()) http.headers.push_back("Authorization: Bearer " + api_key_);
-  http.body = openai_request_body(request, cfg_.model, max_tokens).dump();
+  http.body = openai_request_body(request, cfg_.model, max_tokens, is_openai_itself(base)).dump();
   http.cancel = request.cancel;
 
   OpenAiDecoder decoder(request.agent, sink);

@@ -26,9 +26,15 @@
 
 namespace mecha::providers {
 
-// The request body for `model`, as sent.
-Json openai_request_body(const CompletionRequest& request, const std::string& model,
-                         int max_tokens);
+// The request body for `model`, as sent. The output cap is `max_completion_tokens` for
+// OpenAI's own API (which deprecated `max_tokens` and refuses it for reasoning models) and
+// `max_tokens` for the servers that speak it (Ollama, LM Studio and older llama-server
+// read only that).
+Json openai_request_body(const CompletionRequest& request, const std::string& model, int max_tokens,
+                         bool openai_itself = false);
+
+// True when base_url is OpenAI's own API (api.openai.com).
+bool is_openai_itself(std::string_view base_url);
 
 // Decodes one streamed answer. Not thread-safe: one per call.
 class OpenAiDecoder final : public StreamDecoder {
@@ -58,6 +64,7 @@ class OpenAiDecoder final : public StreamDecoder {
   Usage usage_;
 };
 
+// Thread-safe: each call has its own transfer and decoder.
 class OpenAiProvider final : public Provider {
  public:
   OpenAiProvider(config::ProviderConfig cfg, std::string api_key, HttpOptions http);

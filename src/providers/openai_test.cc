@@ -187,6 +187,20 @@ TEST_F(OpenAiTest, SendsTheWholeConversationInItsShape) {
   EXPECT_EQ(reqs[0].json(), want) << reqs[0].json().dump(2);
 }
 
+TEST(OpenAiRequestBody, OpenAiItselfGetsMaxCompletionTokens) {
+  EXPECT_TRUE(is_openai_itself("https://api.openai.com/v1"));
+  EXPECT_TRUE(is_openai_itself("https://api.openai.com:443/v1"));
+  EXPECT_FALSE(is_openai_itself("http://127.0.0.1:8080/v1"));
+  EXPECT_FALSE(is_openai_itself("https://api.openai.com.example.org/v1"));
+  CompletionRequest req;
+  Json official = openai_request_body(req, "gpt-5", 500, true);
+  EXPECT_EQ(official["max_completion_tokens"], 500);
+  EXPECT_FALSE(official.contains("max_tokens"));
+  Json local = openai_request_body(req, "qwen", 500, false);
+  EXPECT_EQ(local["max_tokens"], 500);
+  EXPECT_FALSE(local.contains("max_completion_tokens"));
+}
+
 TEST_F(OpenAiTest, NoKeyNoAuthorizationHeader) {
   server.enqueue(ScriptedResponse::sse(read_test_data("openai_text.sse")));
   auto r = complete(provider(""));
