@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "providers/testing/test_data.h"
 
 namespace mecha::providers {
@@ -155,6 +157,37 @@ TEST(SseParser, RefusesInputAfterAFailure) {
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.message(), "handler says no");
   EXPECT_EQ(parser.events(), 1u);
+}
+
+// Hostile input: random bytes never crash the parser or exceed its bound.
+TEST(SseParser, RandomBytesStayWithinTheLimit) {
+  std::minstd_rand rng(42);
+  const char alphabet[] = "data:event:id: \r\n\r\n\xC3\xB6x";
+  for (int round = 0; round < 200; ++round) {
+    std::string input;
+    const size_t n = rng() % 4096;
+    for (size_t i = 0; i < n; ++i) input.push_back(alphabet[rng() % (sizeof(alphabet) - 1)]);
+    size_t dispatched = 0;
+    SseParser parser(
+        [&](const SseEvent& e) {
+          EXPECT_LE(e.data.size(), 256u);
+          ++dispatched;
+          return ok_status();
+        },
+        256);
+    size_t i = 0;
+    Status st;
+    while (i < input.size() && st.ok()) {
+      const size_t len = 1 + rng() % 64;
+      st = parser.feed(std::string_view(input).substr(i, len));
+      i += len;
+    }
+    if (!st.ok()) {
+      EXPECT_EQ(st.message(),
+                "server-sent event larger than the limit of 256 bytes; the stream was refused");
+    }
+    EXPECT_EQ(parser.events(), dispatched);
+  }
 }
 
 // The recorded streams of both APIs give the same events whatever the split.
