@@ -197,6 +197,7 @@ Outcome attempt_once(const HttpOptions& opt, const HttpRequest& req, curl_slist*
   const auto stall = std::chrono::duration_cast<SteadyClock::duration>(
       std::chrono::duration<double>(opt.stall_timeout_s));
   bool connected = false;
+  curl_off_t sent = 0;  // request body bytes sent so far
   CURLcode code = CURLE_OK;
   {
     MultiMembership member(multi.get(), h);
@@ -224,11 +225,19 @@ Outcome attempt_once(const HttpOptions& opt, const HttpRequest& req, curl_slist*
       if (!connected) {
         curl_off_t pre = 0;
         curl_easy_getinfo(h, CURLINFO_PRETRANSFER_TIME_T, &pre);
-        if (pre > 0) {
+        if (pre > 0 || a.last_byte != SteadyClock::time_point()) {
           connected = true;
           if (a.last_byte < now) a.last_byte = now;
         }
-      } else if (now - a.last_byte > stall) {
+      }
+      // Sending a large request body is progress too.
+      curl_off_t sent_now = 0;
+      curl_easy_getinfo(h, CURLINFO_SIZE_UPLOAD_T, &sent_now);
+      if (sent_now > sent) {
+        sent = sent_now;
+        a.last_byte = now;
+      }
+      if (connected && now - a.last_byte > stall) {
         a.interrupt = Interrupt::kStalled;
         break;
       }

@@ -6,7 +6,8 @@
 //     transfer and during the sleep between retries; a cancelled request returns
 //     Status::cancelled at once.
 //  2. Timeouts: not connecting within connect_timeout_s is a "connect timeout" error; once
-//     connected, no byte for stall_timeout_s (waiting for the headers or mid-stream) is a
+//     connected, no byte moving for stall_timeout_s (sending the request, waiting for the
+//     headers, or mid-stream) is a
 //     "stall timeout" error. Each message names the timeout and its setting.
 //  3. Retries: 408, 429, 5xx and connection failures (refused, reset, connect timeout, name
 //     lookup) are retried up to max_retries times, with exponential backoff and jitter, or
