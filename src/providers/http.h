@@ -7,8 +7,8 @@
 //     Status::cancelled at once.
 //  2. Timeouts: not connecting within connect_timeout_s is a "connect timeout" error; once
 //     connected, no byte moving for stall_timeout_s (sending the request, waiting for the
-//     headers, or mid-stream) is a
-//     "stall timeout" error. Each message names the timeout and its setting.
+//     headers, or mid-stream) is a "stall timeout" error. Each message names the timeout
+//     and its config key.
 //  3. Retries: 408, 429, 5xx and connection failures (refused, reset, connect timeout, name
 //     lookup) are retried up to max_retries times, with exponential backoff and jitter, or
 //     after the server's Retry-After (seconds) / retry-after-ms when it sends one. A request
