@@ -1,0 +1,183 @@
+#include "providers/anthropic.h"
+
+#include <fmt/format.h>
+
+#include "providers/api_json.h"
+#include "providers/redact.h"
+
+namespace mecha::providers {
+namespace {
+
+Json content_json(const Message& m) {
+  Json content = Json::array();
+  for (const auto& b : m.blocks) {
+    if (const auto* t = std::get_if<TextBlock>(&b)) {
+      if (!t->text.empty()) content.push_back({{"type", "text"}, {"text", t->text}});
+    } else if (const auto* u = std::get_if<ToolUseBlock>(&b)) {
+      // Malformed arguments go back as the {} they were read as: input must be an object.
+      content.push_back(
+          {{"type", "tool_use"}, {"id", u->id}, {"name", u->name}, {"input", u->input}});
+    } else if (const auto* r = std::get_if<ToolResultBlock>(&b)) {
+      Json block = {
+          {"type", "tool_result"}, {"tool_use_id", r->tool_use_id}, {"content", r->content}};
+      if (r->is_error) block["is_error"] = true;
+      content.push_back(std::move(block));
+    }
+  }
+  return content;
+}
+
+}  // namespace
+
+Json anthropic_request_body(const CompletionRequest& request, const std::string& model,
+                            int max_tokens) {
+  Json messages = Json::array();
+  for (const auto& m : request.messages) {
+    Json content = content_json(m);
+    if (content.empty()) continue;  // the API refuses a message without content
+    messages.push_back({{"role", std::string(role_name(m.role))}, {"content", std::move(content)}});
+  }
+  Json body = {{"model", model}, {"max_tokens", max_tokens}};
+  if (!request.system.empty()) body["system"] = request.system;
+  body["messages"] = std::move(messages);
+  if (!request.tools.empty()) {
+    Json tools = Json::array();
+    for (const auto& t : request.tools) {
+      tools.push_back(
+          {{"name", t.name}, {"description", t.description}, {"input_schema", t.input_schema}});
+    }
+    body["tools"] = std::move(tools);
+  }
+  body["stream"] = true;
+  return body;
+}
+
+Status AnthropicDecoder::on_event(const SseEvent& event) {
+  auto j = parse_event_data(event.data);
+  if (!j.ok()) return j.status();
+  if (event.type == "error" || string_field(*j, "type") == "error") {
+    return Status::error(
+        fmt::format("the stream reported an error: {}", api_error_message(event.data)));
+  }
+  if (!j->is_object()) {
+    return Status::error(fmt::format("the stream sent an event that is not an object: {}",
+                                     j->dump().substr(0, 300)));
+  }
+  return on_message(*j);
+}
+
+void AnthropicDecoder::read_usage(const Json& u) {
+  if (u.contains("input_tokens")) usage_.input_tokens = int_field(u, "input_tokens");
+  if (u.contains("output_tokens")) usage_.output_tokens = int_field(u, "output_tokens");
+  if (u.contains("cache_read_input_tokens")) {
+    usage_.cache_read_tokens = int_field(u, "cache_read_input_tokens");
+  }
+  if (u.contains("cache_creation_input_tokens")) {
+    usage_.cache_write_tokens = int_field(u, "cache_creation_input_tokens");
+  }
+}
+
+Status AnthropicDecoder::on_message(const Json& j) {
+  const std::string type = string_field(j, "type");
+  if (type == "message_start") {
+    if (const Json* m = object_field(j, "message")) {
+      model_ = string_field(*m, "model");
+      if (const Json* u = object_field(*m, "usage")) read_usage(*u);
+    }
+  } else if (type == "content_block_start") {
+    const int64_t index = int_field(j, "index", -1);
+    const Json* cb = object_field(j, "content_block");
+    if (index < 0 || cb == nullptr) {
+      return Status::error(
+          fmt::format("the stream sent a content_block_start without an index "
+                      "or a content_block: {}",
+                      j.dump().substr(0, 300)));
+    }
+    OpenBlock& b = blocks_[index];
+    const std::string kind = string_field(*cb, "type");
+    if (kind == "text") {
+      b.kind = OpenBlock::kText;
+      b.text = string_field(*cb, "text");
+      if (!b.text.empty() && sink_ != nullptr) sink_->on_text_delta(agent_, b.text);
+    } else if (kind == "tool_use") {
+      b.kind = OpenBlock::kToolUse;
+      b.id = string_field(*cb, "id");
+      b.name = string_field(*cb, "name");
+      if (const Json* input = object_field(*cb, "input")) b.initial_input = *input;
+    }
+  } else if (type == "content_block_delta") {
+    const int64_t index = int_field(j, "index", -1);
+    auto it = blocks_.find(index);
+    if (it == blocks_.end()) {
+      return Status::error(fmt::format(
+          "the stream sent a content_block_delta for block {}, which never started", index));
+    }
+    const Json* delta = object_field(j, "delta");
+    if (delta == nullptr) return ok_status();
+    const std::string kind = string_field(*delta, "type");
+    OpenBlock& b = it->second;
+    if (kind == "text_delta" && b.kind == OpenBlock::kText) {
+      std::string text = string_field(*delta, "text");
+      b.text += text;
+      if (!text.empty() && sink_ != nullptr) sink_->on_text_delta(agent_, text);
+    } else if (kind == "input_json_delta" && b.kind == OpenBlock::kToolUse) {
+      b.text += string_field(*delta, "partial_json");
+    }
+  } else if (type == "message_delta") {
+    if (const Json* d = object_field(j, "delta")) {
+      if (std::string s = string_field(*d, "stop_reason"); !s.empty()) stop_reason_ = s;
+    }
+    if (const Json* u = object_field(j, "usage")) read_usage(*u);
+  } else if (type == "message_stop") {
+    done_ = true;
+  }
+  // ping, content_block_stop and event types added later need nothing from us.
+  return ok_status();
+}
+
+CompletionResponse AnthropicDecoder::response() const {
+  CompletionResponse r;
+  r.message.role = Role::kAssistant;
+  for (const auto& [index, b] : blocks_) {
+    if (b.kind == OpenBlock::kText && !b.text.empty()) {
+      r.message.blocks.push_back(TextBlock{b.text});
+    } else if (b.kind == OpenBlock::kToolUse) {
+      ToolUseBlock u = tool_use_from_arguments(b.id, b.name, b.text);
+      if (b.text.empty() && b.initial_input.is_object()) u.input = b.initial_input;
+      if (!u.input_error.empty()) ++r.malformed_tool_args;
+      r.message.blocks.push_back(std::move(u));
+    }
+  }
+  r.stop_reason = stop_reason_.empty() ? "end_turn" : stop_reason_;
+  r.usage = usage_;
+  r.model = model_;
+  return r;
+}
+
+AnthropicProvider::AnthropicProvider(config::ProviderConfig cfg, std::string api_key,
+                                     HttpOptions http)
+    : cfg_(std::move(cfg)), api_key_(std::move(api_key)), http_(http) {}
+
+Result<CompletionResponse> AnthropicProvider::complete(const CompletionRequest& request,
+                                                       StreamSink* sink) {
+  int max_tokens = cfg_.max_tokens;
+  if (request.max_tokens > 0) max_tokens = std::min(max_tokens, request.max_tokens);
+  HttpRequest http;
+  std::string base = cfg_.base_url;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  http.url = base + "/messages";
+  http.headers = {"Content-Type: application/json", "Accept: text/event-stream",
+                  fmt::format("anthropic-version: {}", kAnthropicVersion)};
+  if (!api_key_.empty()) http.headers.push_back("x-api-key: " + api_key_);
+  http.body = anthropic_request_body(request, cfg_.model, max_tokens).dump();
+  http.cancel = request.cancel;
+
+  AnthropicDecoder decoder(request.agent, sink);
+  Status st = stream_events(http_, http, decoder);
+  if (!st.ok()) return Status::error(redact_secrets(st.message(), api_key_), st.kind());
+  CompletionResponse r = decoder.response();
+  if (r.model.empty()) r.model = cfg_.model;
+  return r;
+}
+
+}  // namespace mecha::providers

@@ -1,0 +1,77 @@
+// The Anthropic Messages API, streamed. POST <base_url>/messages with x-api-key and
+// anthropic-version: 2023-06-01.
+//
+// Request: the system prompt as the top-level `system`; messages as content blocks (text,
+// tool_use, tool_result with is_error), empty text blocks left out (the API refuses them);
+// tools as [{name, description, input_schema}].
+//
+// Response: message_start gives the model and the input usage (cache reads and writes
+// too); content_block_start opens a text or tool_use block (other kinds, such as thinking,
+// are skipped); content_block_delta adds text_delta text (streamed to the sink as it
+// arrives) or input_json_delta fragments; message_delta gives the stop reason and the
+// output usage; message_stop ends the stream and must arrive; ping is ignored; an error
+// event ends the call with the API's message.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "config/config.h"
+#include "providers/event_stream.h"
+#include "providers/http.h"
+#include "providers/provider.h"
+
+namespace mecha::providers {
+
+constexpr std::string_view kAnthropicVersion = "2023-06-01";
+
+// The request body for `model`, as sent.
+Json anthropic_request_body(const CompletionRequest& request, const std::string& model,
+                            int max_tokens);
+
+// Decodes one streamed answer. Not thread-safe: one per call.
+class AnthropicDecoder final : public StreamDecoder {
+ public:
+  AnthropicDecoder(std::string agent, StreamSink* sink) : agent_(std::move(agent)), sink_(sink) {}
+
+  Status on_event(const SseEvent& event) override;
+  bool finished() const override { return done_; }
+  std::string_view final_event() const override { return "message_stop"; }
+
+  // The assembled answer. REQUIRES: finished()
+  CompletionResponse response() const;
+
+ private:
+  struct OpenBlock {
+    enum Kind { kText, kToolUse, kSkipped } kind = kSkipped;
+    std::string text;  // the text, or the tool input's JSON as it streams
+    std::string id, name;
+    Json initial_input;  // a tool_use's input when it arrives whole
+  };
+  Status on_message(const Json& j);
+  void read_usage(const Json& usage);
+
+  std::string agent_;
+  StreamSink* sink_;
+  bool done_ = false;
+  std::map<int64_t, OpenBlock> blocks_;  // by the API's index
+  std::string stop_reason_;
+  std::string model_;
+  Usage usage_;
+};
+
+// Thread-safe: each call has its own transfer and decoder.
+class AnthropicProvider final : public Provider {
+ public:
+  AnthropicProvider(config::ProviderConfig cfg, std::string api_key, HttpOptions http);
+
+  Result<CompletionResponse> complete(const CompletionRequest& request, StreamSink* sink) override;
+  std::string model() const override { return cfg_.model; }
+
+ private:
+  const config::ProviderConfig cfg_;
+  const std::string api_key_;
+  const HttpClient http_;
+};
+
+}  // namespace mecha::providers

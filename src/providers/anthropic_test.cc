@@ -1,0 +1,355 @@
+#include "providers/anthropic.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "providers/testing/conversation.h"
+#include "providers/testing/fake_model_server.h"
+#include "providers/testing/recording_sink.h"
+#include "providers/testing/test_data.h"
+
+namespace mecha::providers {
+namespace {
+
+using std::chrono::milliseconds;
+using testing::FakeModelServer;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::read_test_data;
+using testing::RecordingSink;
+using testing::ScriptedResponse;
+
+constexpr char kKey[] = "sk-ant-api03-test0123456789abcdef";
+
+config::ProviderConfig config_for(const std::string& base_url) {
+  config::ProviderConfig cfg;
+  cfg.name = "claude";
+  cfg.kind = "anthropic";
+  cfg.base_url = base_url;
+  cfg.model = "claude-sonnet-4-5";
+  cfg.max_tokens = 2000;
+  return cfg;
+}
+
+HttpOptions fast_http(int max_retries = 3) {
+  HttpOptions o;
+  o.connect_timeout_s = 5;
+  o.stall_timeout_s = 30;
+  o.max_retries = max_retries;
+  o.base_delay = milliseconds(1);
+  o.max_delay = milliseconds(4);
+  return o;
+}
+
+std::string event(const std::string& name, const std::string& data) {
+  return "event: " + name + "\ndata: " + data + "\n\n";
+}
+
+const std::string kStart = event(
+    "message_start",
+    R"({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":12,"output_tokens":1}}})");
+const std::string kStop = event("message_stop", R"({"type":"message_stop"})");
+
+std::string tool_use(int index, const std::string& id, const std::string& name,
+                     const std::vector<std::string>& fragments) {
+  std::string s = event("content_block_start",
+                        R"({"type":"content_block_start","index":)" + std::to_string(index) +
+                            R"(,"content_block":{"type":"tool_use","id":")" + id + R"(","name":")" +
+                            name + R"(","input":{}}})");
+  for (const auto& f : fragments) {
+    s +=
+        event("content_block_delta",
+              R"({"type":"content_block_delta","index":)" + std::to_string(index) +
+                  R"(,"delta":{"type":"input_json_delta","partial_json":)" + Json(f).dump() + "}}");
+  }
+  return s + event("content_block_stop",
+                   R"({"type":"content_block_stop","index":)" + std::to_string(index) + "}");
+}
+
+std::string stop_with(const std::string& reason) {
+  return event("message_delta", R"({"type":"message_delta","delta":{"stop_reason":")" + reason +
+                                    R"(","stop_sequence":null},"usage":{"output_tokens":7}})") +
+         kStop;
+}
+
+class AnthropicTest : public ::testing::Test {
+ protected:
+  AnthropicProvider provider(std::string key = kKey, HttpOptions http = fast_http()) {
+    return AnthropicProvider(config_for(server.base_url("/v1")), std::move(key), http);
+  }
+  std::string url() const { return server.base_url("/v1/messages"); }
+  Result<CompletionResponse> complete(AnthropicProvider p, CompletionRequest req = {}) {
+    if (req.messages.empty()) req.messages.push_back(Message::user_text("hi"));
+    return p.complete(req, &sink);
+  }
+
+  FakeModelServer server;
+  RecordingSink sink;
+};
+
+TEST_F(AnthropicTest, TextOnlyStreamsDeltasAndReadsUsageWithCache) {
+  server.enqueue(ScriptedResponse::sse(read_test_data("anthropic_text.sse")));
+  auto r = complete(provider());
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->message, Message::assistant_text("Hello, wörld — 你好!"));
+  EXPECT_EQ(r->stop_reason, "end_turn");
+  EXPECT_EQ(r->usage, (Usage{472, 15, 2048, 100}));
+  EXPECT_EQ(r->model, "claude-sonnet-4-5-20250929");
+  EXPECT_EQ(r->malformed_tool_args, 0);
+  EXPECT_EQ(sink.deltas, (std::vector<std::string>{"Hello", ", wörld", " — 你好", "!"}));
+}
+
+TEST_F(AnthropicTest, AChunkBoundaryInsideAUtf8Character) {
+  const std::string body = read_test_data("anthropic_text.sse");
+  const size_t ni = body.find("\xE4\xBD\xA0");  // 你
+  ScriptedResponse r;
+  r.chunks = {{body.substr(0, ni + 2), milliseconds(0)}, {body.substr(ni + 2), milliseconds(20)}};
+  server.enqueue(r);
+  auto got = complete(provider());
+  ASSERT_TRUE(got.ok()) << got.message();
+  EXPECT_EQ(got->message.text(), "Hello, wörld — 你好!");
+  EXPECT_EQ(sink.text(), "Hello, wörld — 你好!");
+}
+
+TEST_F(AnthropicTest, TextAndSeveralToolUsesFromManyChunks) {
+  server.enqueue(ScriptedResponse::sse(read_test_data("anthropic_tools.sse"), 3));
+  auto r = complete(provider());
+  ASSERT_TRUE(r.ok()) << r.message();
+  Message want;
+  want.role = Role::kAssistant;
+  want.blocks = {
+      TextBlock{"Looking."},
+      ToolUseBlock{"toolu_01T1x1fJ34qAmk2tNTrN7Up6", "Grep",
+                   Json{{"pattern", "ERROR"}, {"path", "log.txt"}}, "", ""},
+      ToolUseBlock{"toolu_01UwpSGrEMRBzk8nqxFvVjBw", "Read", Json{{"path", "README.md"}}, "", ""}};
+  EXPECT_EQ(r->message, want);
+  EXPECT_EQ(r->stop_reason, "tool_use");
+  EXPECT_EQ(r->usage, (Usage{310, 89, 0, 0}));
+  EXPECT_EQ(sink.text(), "Looking.");
+}
+
+TEST_F(AnthropicTest, OneToolUseWithNoInputFragmentsIsAnEmptyObject) {
+  server.enqueue(
+      ScriptedResponse::sse(kStart + tool_use(0, "toolu_1", "Now", {}) + stop_with("tool_use")));
+  auto r = complete(provider());
+  ASSERT_TRUE(r.ok()) << r.message();
+  Message want;
+  want.role = Role::kAssistant;
+  want.blocks = {ToolUseBlock{"toolu_1", "Now", Json::object(), "", ""}};
+  EXPECT_EQ(r->message, want);
+  EXPECT_EQ(r->usage, (Usage{12, 7, 0, 0}));
+}
+
+TEST_F(AnthropicTest, MalformedToolInputIsCountedNotFatal) {
+  server.enqueue(ScriptedResponse::sse(
+      kStart + tool_use(0, "toolu_1", "Bash", {"{\"command\": ", "\"ls"}) +
+      tool_use(1, "toolu_2", "Read", {"{\"path\":", "\"a.txt\"}"}) + stop_with("tool_use")));
+  auto r = complete(provider());
+  ASSERT_TRUE(r.ok()) << r.message();
+  Message want;
+  want.role = Role::kAssistant;
+  want.blocks = {ToolUseBlock{"toolu_1", "Bash", Json::object(), "{\"command\": \"ls",
+                              "tool arguments: invalid JSON at byte 16: syntax error while "
+                              "parsing value - invalid string: missing closing quote; last "
+                              "read: '\"ls'"},
+                 ToolUseBlock{"toolu_2", "Read", Json{{"path", "a.txt"}}, "", ""}};
+  EXPECT_EQ(r->message, want);
+  EXPECT_EQ(r->malformed_tool_args, 1);
+}
+
+TEST_F(AnthropicTest, ThinkingBlocksAndUnknownEventsAreSkipped) {
+  server.enqueue(ScriptedResponse::sse(
+      kStart +
+      event(
+          "content_block_start",
+          R"({"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}})") +
+      event(
+          "content_block_delta",
+          R"({"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}})") +
+      event(
+          "content_block_delta",
+          R"({"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQB"}})") +
+      event("content_block_stop", R"({"type":"content_block_stop","index":0})") +
+      event("future_event", R"({"type":"future_event"})") + ": keep-alive\n\n" +
+      event(
+          "content_block_start",
+          R"({"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}})") +
+      event(
+          "content_block_delta",
+          R"({"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"42"}})") +
+      event("content_block_stop", R"({"type":"content_block_stop","index":1})") +
+      stop_with("end_turn")));
+  auto r = complete(provider());
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->message, Message::assistant_text("42"));
+  EXPECT_EQ(sink.text(), "42");
+}
+
+TEST_F(AnthropicTest, SendsTheWholeConversationInItsShape) {
+  server.enqueue(ScriptedResponse::sse(read_test_data("anthropic_text.sse")));
+  auto r = complete(provider(), testing::sample_conversation());
+  ASSERT_TRUE(r.ok()) << r.message();
+  auto reqs = server.requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  EXPECT_EQ(reqs[0].path, "/v1/messages");
+  EXPECT_EQ(reqs[0].header("x-api-key"), kKey);
+  EXPECT_EQ(reqs[0].header("anthropic-version"), "2023-06-01");
+  EXPECT_EQ(reqs[0].header("Content-Type"), "application/json");
+  EXPECT_FALSE(reqs[0].has_header("Authorization"));
+  const Json want = Json::parse(R"({
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 2000,
+    "stream": true,
+    "system": "You are terse.",
+    "messages": [
+      {"role": "user", "content": [{"type": "text", "text": "find errors"}]},
+      {"role": "assistant", "content": [
+        {"type": "text", "text": "Looking."},
+        {"type": "tool_use", "id": "t1", "name": "Grep", "input": {"pattern": "ERROR", "path": "log.txt"}},
+        {"type": "tool_use", "id": "t2", "name": "Read", "input": {"path": "README.md"}}]},
+      {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t1", "content": "log.txt:3: ERROR disk full"},
+        {"type": "tool_result", "tool_use_id": "t2", "content": "no such file", "is_error": true},
+        {"type": "text", "text": "also check dmesg"}]},
+      {"role": "assistant", "content": [{"type": "tool_use", "id": "t3", "name": "Bash", "input": {}}]},
+      {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t3", "content": "invalid arguments", "is_error": true}]}
+    ],
+    "tools": [
+      {"name": "Grep", "description": "Search files for a pattern.",
+       "input_schema": {"type": "object", "properties": {"pattern": {"type": "string"},
+                        "path": {"type": "string"}}, "required": ["pattern"]}},
+      {"name": "Read", "description": "Read a file.",
+       "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}
+    ]
+  })");
+  EXPECT_EQ(reqs[0].json(), want) << reqs[0].json().dump(2);
+}
+
+TEST_F(AnthropicTest, RetriesA429ThenSucceeds) {
+  auto limited = ScriptedResponse::plain(
+      429,
+      R"({"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}})");
+  limited.headers = {{"retry-after", "0"}};
+  server.enqueue(limited);
+  server.enqueue(ScriptedResponse::sse(read_test_data("anthropic_text.sse")));
+  auto r = complete(provider());
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->message.text(), "Hello, wörld — 你好!");
+  EXPECT_EQ(server.requests().size(), 2u);
+}
+
+TEST_F(AnthropicTest, ThreeOverloadedErrorsWithinTheBudgetThenSuccess) {
+  const std::string overloaded =
+      R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})";
+  for (int i = 0; i < 3; ++i) server.enqueue(ScriptedResponse::plain(529, overloaded));
+  server.enqueue(ScriptedResponse::sse(read_test_data("anthropic_text.sse")));
+  auto r = complete(provider(kKey, fast_http(3)));
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(server.requests().size(), 4u);
+}
+
+TEST_F(AnthropicTest, ThreeServerErrorsExhaustTheRetries) {
+  const std::string body =
+      R"({"type":"error","error":{"type":"api_error","message":"Internal server error"}})";
+  for (int i = 0; i < 3; ++i) server.enqueue(ScriptedResponse::plain(500, body));
+  auto r = complete(provider(kKey, fast_http(2)));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "POST " + url() +
+                             ": HTTP 500: Internal server error (api_error) (gave up after 3 "
+                             "attempts)");
+}
+
+TEST_F(AnthropicTest, A200WithAnErrorBodySaysWhatArrived) {
+  server.enqueue(ScriptedResponse::plain(
+      200,
+      R"({"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}})"));
+  auto r = complete(provider());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "POST " + url() +
+                             ": the server answered 200 (application/json) with no event "
+                             "stream, the body said: invalid x-api-key (authentication_error)");
+}
+
+TEST_F(AnthropicTest, AnErrorEventMidStreamIsAnErrorRedacted) {
+  server.enqueue(ScriptedResponse::sse(
+      kStart +
+      event(
+          "error",
+          std::string(
+              R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded for key )") +
+              kKey + R"("}})")));
+  auto r = complete(provider());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "POST " + url() +
+                             ": the stream reported an error: Overloaded for key [redacted] "
+                             "(overloaded_error)");
+  EXPECT_THAT(r.message(), Not(HasSubstr(kKey)));
+}
+
+TEST_F(AnthropicTest, AStreamWithoutMessageStopIsAnError) {
+  const std::string body = read_test_data("anthropic_text.sse");
+  server.enqueue(ScriptedResponse::sse(body.substr(0, body.find("event: message_stop"))));
+  auto r = complete(provider());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(
+      r.message(),
+      "POST " + url() +
+          ": the stream ended before its final event (message_stop) after 9 events (" +
+          std::to_string(body.find("event: message_stop")) +
+          R"( bytes); the last event was: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":15}})");
+}
+
+TEST_F(AnthropicTest, AStreamCutMidWayIsAnError) {
+  const std::string body = read_test_data("anthropic_tools.sse");
+  ScriptedResponse r = ScriptedResponse::sse(body.substr(0, body.size() / 2));
+  r.cut = true;
+  server.enqueue(r);
+  auto got = complete(provider());
+  ASSERT_FALSE(got.ok());
+  EXPECT_THAT(got.message(), HasSubstr("POST " + url() + ": the connection broke mid-stream: "));
+  EXPECT_EQ(server.requests().size(), 1u);
+}
+
+TEST_F(AnthropicTest, AStallEndsTheCall) {
+  ScriptedResponse r;
+  r.chunks = {{kStart, milliseconds(0)}, {stop_with("end_turn"), milliseconds(20'000)}};
+  server.enqueue(r);
+  HttpOptions http = fast_http();
+  http.stall_timeout_s = 0.3;
+  auto got = complete(provider(kKey, http));
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.message(), "POST " + url() +
+                               ": stall timeout: no bytes from the server for 0.3 s "
+                               "(stall_timeout), the stream was cut short");
+}
+
+TEST_F(AnthropicTest, ARefusedConnectionNamesTheUrl) {
+  const std::string base = "http://127.0.0.1:" + std::to_string(testing::closed_port()) + "/v1";
+  auto r = complete(AnthropicProvider(config_for(base), kKey, fast_http(0)));
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.message(), HasSubstr("POST " + base + "/messages: "));
+  EXPECT_THAT(r.message(), Not(HasSubstr("gave up")));
+}
+
+TEST_F(AnthropicTest, CancellingMidStreamReturnsPromptly) {
+  const std::string body = read_test_data("anthropic_text.sse");
+  const size_t cut = body.find("event: content_block_stop");
+  ScriptedResponse r;
+  r.chunks = {{body.substr(0, cut), milliseconds(0)}, {body.substr(cut), milliseconds(20'000)}};
+  server.enqueue(r);
+  CancelToken cancel;
+  sink.on_delta = [&](std::string_view) { cancel.cancel(); };
+  CompletionRequest req;
+  req.messages.push_back(Message::user_text("hi"));
+  req.cancel = &cancel;
+  const auto start = std::chrono::steady_clock::now();
+  auto got = complete(provider(), req);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().kind(), ErrorKind::kCancelled);
+  EXPECT_EQ(got.message(), "POST " + url() + ": cancelled");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(10'000));
+}
+
+}  // namespace
+}  // namespace mecha::providers

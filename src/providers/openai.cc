@@ -1,0 +1,192 @@
+#include "providers/openai.h"
+
+#include <fmt/format.h>
+
+#include "providers/api_json.h"
+#include "providers/redact.h"
+
+namespace mecha::providers {
+namespace {
+
+Json tool_call_json(const ToolUseBlock& u) {
+  // A call whose arguments were malformed goes back as {}: some servers parse the history's
+  // arguments and would refuse the whole conversation over the model's own mistake.
+  return Json{{"id", u.id},
+              {"type", "function"},
+              {"function", {{"name", u.name}, {"arguments", u.input.dump()}}}};
+}
+
+void append_messages(const Message& m, Json& out) {
+  if (m.role == Role::kAssistant) {
+    std::string text;
+    Json calls = Json::array();
+    for (const auto& b : m.blocks) {
+      if (const auto* t = std::get_if<TextBlock>(&b)) text += t->text;
+      if (const auto* u = std::get_if<ToolUseBlock>(&b)) calls.push_back(tool_call_json(*u));
+    }
+    Json msg = {{"role", "assistant"}};
+    msg["content"] = text.empty() && !calls.empty() ? Json(nullptr) : Json(text);
+    if (!calls.empty()) msg["tool_calls"] = std::move(calls);
+    out.push_back(std::move(msg));
+    return;
+  }
+  // Tool results first: the API wants them right after the assistant message that asked.
+  std::string text;
+  bool has_text = false;
+  for (const auto& b : m.blocks) {
+    if (const auto* r = std::get_if<ToolResultBlock>(&b)) {
+      out.push_back({{"role", "tool"},
+                     {"tool_call_id", r->tool_use_id},
+                     {"content", r->is_error ? "Error: " + r->content : r->content}});
+    } else if (const auto* t = std::get_if<TextBlock>(&b)) {
+      text += t->text;
+      has_text = true;
+    }
+  }
+  if (has_text) out.push_back({{"role", "user"}, {"content", text}});
+}
+
+std::string stop_reason_of(const std::string& finish_reason, bool has_tool_calls) {
+  if (finish_reason == "tool_calls" || finish_reason == "function_call") return "tool_use";
+  // Some servers say "stop" after tool calls; the calls are what the loop acts on.
+  if (has_tool_calls && (finish_reason == "stop" || finish_reason.empty())) return "tool_use";
+  if (finish_reason == "stop" || finish_reason.empty()) return "end_turn";
+  if (finish_reason == "length") return "max_tokens";
+  return finish_reason;
+}
+
+}  // namespace
+
+bool is_openai_itself(std::string_view base_url) {
+  const size_t scheme = base_url.find("://");
+  std::string_view host = base_url.substr(scheme == std::string_view::npos ? 0 : scheme + 3);
+  host = host.substr(0, host.find_first_of(":/"));
+  return host == "api.openai.com";
+}
+
+Json openai_request_body(const CompletionRequest& request, const std::string& model, int max_tokens,
+                         bool openai_itself) {
+  Json messages = Json::array();
+  if (!request.system.empty()) {
+    messages.push_back({{"role", "system"}, {"content", request.system}});
+  }
+  for (const auto& m : request.messages) append_messages(m, messages);
+  Json body = {{"model", model},
+               {"messages", std::move(messages)},
+               {openai_itself ? "max_completion_tokens" : "max_tokens", max_tokens},
+               {"stream", true},
+               {"stream_options", {{"include_usage", true}}}};
+  if (!request.tools.empty()) {
+    Json tools = Json::array();
+    for (const auto& t : request.tools) {
+      tools.push_back(
+          {{"type", "function"},
+           {"function",
+            {{"name", t.name}, {"description", t.description}, {"parameters", t.input_schema}}}});
+    }
+    body["tools"] = std::move(tools);
+  }
+  return body;
+}
+
+Status OpenAiDecoder::on_event(const SseEvent& event) {
+  if (event.data == "[DONE]") {
+    done_ = true;
+    return ok_status();
+  }
+  if (event.type == "error") {
+    return Status::error(
+        fmt::format("the stream reported an error: {}", api_error_message(event.data)));
+  }
+  auto chunk = parse_event_data(event.data);
+  if (!chunk.ok()) return chunk.status();
+  return on_chunk(*chunk);
+}
+
+Status OpenAiDecoder::on_chunk(const Json& chunk) {
+  if (!chunk.is_object()) {
+    return Status::error(fmt::format("the stream sent a chunk that is not an object: {}",
+                                     chunk.dump().substr(0, 300)));
+  }
+  if (chunk.contains("error")) {
+    return Status::error(
+        fmt::format("the stream reported an error: {}", api_error_message(chunk.dump())));
+  }
+  if (std::string m = string_field(chunk, "model"); !m.empty()) model_ = m;
+  if (const Json* u = object_field(chunk, "usage")) {
+    int64_t cached = 0;
+    if (const Json* d = object_field(*u, "prompt_tokens_details"))
+      cached = int_field(*d, "cached_tokens");
+    usage_.input_tokens = std::max<int64_t>(0, int_field(*u, "prompt_tokens") - cached);
+    usage_.output_tokens = int_field(*u, "completion_tokens");
+    usage_.cache_read_tokens = cached;
+  }
+  auto choices = chunk.find("choices");
+  if (choices == chunk.end() || !choices->is_array()) return ok_status();
+  for (const auto& choice : *choices) {
+    if (int_field(choice, "index", 0) != 0) continue;  // we ask for one choice
+    if (std::string f = string_field(choice, "finish_reason"); !f.empty()) finish_reason_ = f;
+    const Json* delta = object_field(choice, "delta");
+    if (delta == nullptr) continue;
+    if (std::string text = string_field(*delta, "content"); !text.empty()) {
+      text_ += text;
+      if (sink_ != nullptr) sink_->on_text_delta(agent_, text);
+    }
+    auto calls = delta->find("tool_calls");
+    if (calls == delta->end() || !calls->is_array()) continue;
+    for (size_t i = 0; i < calls->size(); ++i) {
+      const Json& c = (*calls)[i];
+      ToolCall& call = calls_[int_field(c, "index", static_cast<int64_t>(i))];
+      if (std::string id = string_field(c, "id"); !id.empty()) call.id = id;
+      if (const Json* f = object_field(c, "function")) {
+        if (std::string name = string_field(*f, "name"); !name.empty() && call.name.empty()) {
+          call.name = name;
+        }
+        call.arguments += string_field(*f, "arguments");
+      }
+    }
+  }
+  return ok_status();
+}
+
+CompletionResponse OpenAiDecoder::response() const {
+  CompletionResponse r;
+  r.message.role = Role::kAssistant;
+  if (!text_.empty()) r.message.blocks.push_back(TextBlock{text_});
+  for (const auto& [index, call] : calls_) {
+    std::string id = call.id.empty() ? fmt::format("call_{}", index) : call.id;
+    ToolUseBlock u = tool_use_from_arguments(std::move(id), call.name, call.arguments);
+    if (!u.input_error.empty()) ++r.malformed_tool_args;
+    r.message.blocks.push_back(std::move(u));
+  }
+  r.stop_reason = stop_reason_of(finish_reason_, !calls_.empty());
+  r.usage = usage_;
+  r.model = model_;
+  return r;
+}
+
+OpenAiProvider::OpenAiProvider(config::ProviderConfig cfg, std::string api_key, HttpOptions http)
+    : cfg_(std::move(cfg)), api_key_(std::move(api_key)), http_(http) {}
+
+Result<CompletionResponse> OpenAiProvider::complete(const CompletionRequest& request,
+                                                    StreamSink* sink) {
+  int max_tokens = cfg_.max_tokens;
+  if (request.max_tokens > 0) max_tokens = std::min(max_tokens, request.max_tokens);
+  HttpRequest http;
+  std::string base = cfg_.base_url;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  http.url = base + "/chat/completions";
+  http.headers = {"Content-Type: application/json", "Accept: text/event-stream"};
+  if (!api_key_.empty()) http.headers.push_back("Authorization: Bearer " + api_key_);
+  http.body = openai_request_body(request, cfg_.model, max_tokens, is_openai_itself(base)).dump();
+  http.cancel = request.cancel;
+
+  OpenAiDecoder decoder(request.agent, sink);
+  Status st = stream_events(http_, http, decoder);
+  if (!st.ok()) return Status::error(redact_secrets(st.message(), api_key_), st.kind());
+  CompletionResponse r = decoder.response();
+  if (r.model.empty()) r.model = cfg_.model;
+  return r;
+}
+
+}  // namespace mecha::providers

@@ -1,0 +1,81 @@
+// The OpenAI Chat Completions API, streamed: OpenAI itself and the servers that speak it
+// (llama-server, vLLM, Ollama). POST <base_url>/chat/completions.
+//
+// Request: the system prompt as a first "system" message; tool calls as an assistant
+// message's `tool_calls` (arguments as a JSON string); tool results as "tool" messages
+// with their tool_call_id, placed right after the assistant message that asked (a result
+// that is an error starts with "Error: ", since the API has no such flag); tools as
+// [{type: function, function: {name, description, parameters}}]; `stream_options:
+// {include_usage: true}` so the last chunk carries the usage. Authorization: Bearer KEY,
+// left out when there is no key (llama-server).
+//
+// Response: text from choices[0].delta.content, streamed to the sink as it arrives;
+// delta.tool_calls assembled by index (id and name come first, arguments in fragments);
+// finish_reason mapped to mecha's stop reasons (stop: end_turn, tool_calls: tool_use,
+// length: max_tokens); usage from the final chunk, with cached prompt tokens counted as
+// cache reads and not as input. The stream must end with `data: [DONE]`.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "config/config.h"
+#include "providers/event_stream.h"
+#include "providers/http.h"
+#include "providers/provider.h"
+
+namespace mecha::providers {
+
+// The request body for `model`, as sent. The output cap is `max_completion_tokens` for
+// OpenAI's own API (which deprecated `max_tokens` and refuses it for reasoning models) and
+// `max_tokens` for the servers that speak it (Ollama, LM Studio and older llama-server
+// read only that).
+Json openai_request_body(const CompletionRequest& request, const std::string& model, int max_tokens,
+                         bool openai_itself = false);
+
+// True when base_url is OpenAI's own API (api.openai.com).
+bool is_openai_itself(std::string_view base_url);
+
+// Decodes one streamed answer. Not thread-safe: one per call.
+class OpenAiDecoder final : public StreamDecoder {
+ public:
+  OpenAiDecoder(std::string agent, StreamSink* sink) : agent_(std::move(agent)), sink_(sink) {}
+
+  Status on_event(const SseEvent& event) override;
+  bool finished() const override { return done_; }
+  std::string_view final_event() const override { return "data: [DONE]"; }
+
+  // The assembled answer. REQUIRES: finished()
+  CompletionResponse response() const;
+
+ private:
+  struct ToolCall {
+    std::string id, name, arguments;
+  };
+  Status on_chunk(const Json& chunk);
+
+  std::string agent_;
+  StreamSink* sink_;
+  bool done_ = false;
+  std::string text_;
+  std::map<int64_t, ToolCall> calls_;  // by the API's index
+  std::string finish_reason_;
+  std::string model_;
+  Usage usage_;
+};
+
+// Thread-safe: each call has its own transfer and decoder.
+class OpenAiProvider final : public Provider {
+ public:
+  OpenAiProvider(config::ProviderConfig cfg, std::string api_key, HttpOptions http);
+
+  Result<CompletionResponse> complete(const CompletionRequest& request, StreamSink* sink) override;
+  std::string model() const override { return cfg_.model; }
+
+ private:
+  const config::ProviderConfig cfg_;
+  const std::string api_key_;
+  const HttpClient http_;
+};
+
+}  // namespace mecha::providers
