@@ -1,6 +1,7 @@
 #include "cli/testing/run_binary.h"
 
 #include <sys/wait.h>
+#include <csignal>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -45,15 +46,16 @@ void TempDir::write(const std::string& name, const std::string& content) const {
   std::ofstream(p, std::ios::binary) << content;
 }
 
-BinaryResult run_mecha(const std::vector<std::string>& args, const std::filesystem::path& cwd,
-                       const std::string& stdin_text) {
-  TempDir io;
-  const auto in_path = io.path() / "in", out_path = io.path() / "out", err_path = io.path() / "err";
+RunningMecha::RunningMecha(const std::vector<std::string>& args,
+                           const std::filesystem::path& cwd, const std::string& stdin_text) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "mecha-io-XXXXXX").string();
+  io_ = mkdtemp(tmpl.data()) ? std::filesystem::path(tmpl) : std::filesystem::path();
+  const auto in_path = io_ / "in", out_path = io_ / "out", err_path = io_ / "err";
   std::ofstream(in_path, std::ios::binary) << stdin_text;
   const std::string binary = mecha_binary();
   const std::string home = (cwd / ".home").string();
-  pid_t pid = fork();
-  if (pid == 0) {
+  pid_ = fork();
+  if (pid_ == 0) {
     if (chdir(cwd.c_str()) != 0) _exit(126);
     FILE* in = std::fopen(in_path.c_str(), "rb");
     FILE* out = std::fopen(out_path.c_str(), "wb");
@@ -71,13 +73,33 @@ BinaryResult run_mecha(const std::vector<std::string>& args, const std::filesyst
     execv(binary.c_str(), argv.data());
     _exit(127);
   }
+}
+
+RunningMecha::~RunningMecha() {
+  if (pid_ > 0 && !waited_) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  std::error_code ec;
+  if (!io_.empty()) std::filesystem::remove_all(io_, ec);
+}
+
+void RunningMecha::signal(int sig) const { kill(pid_, sig); }
+
+BinaryResult RunningMecha::wait() {
   BinaryResult r;
   int status = 0;
-  waitpid(pid, &status, 0);
+  waitpid(pid_, &status, 0);
+  waited_ = true;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(out_path);
-  r.err = slurp(err_path);
+  r.out = slurp(io_ / "out");
+  r.err = slurp(io_ / "err");
   return r;
+}
+
+BinaryResult run_mecha(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                       const std::string& stdin_text) {
+  return RunningMecha(args, cwd, stdin_text).wait();
 }
 
 }  // namespace mecha::cli::testing

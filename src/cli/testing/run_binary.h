@@ -21,6 +21,26 @@ std::string mecha_binary();
 BinaryResult run_mecha(const std::vector<std::string>& args, const std::filesystem::path& cwd,
                        const std::string& stdin_text = "");
 
+// A mecha started in the background; wait() collects it. The destructor kills a child
+// that was never waited for.
+class RunningMecha {
+ public:
+  RunningMecha(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+               const std::string& stdin_text = "");
+  ~RunningMecha();
+  RunningMecha(const RunningMecha&) = delete;
+  RunningMecha& operator=(const RunningMecha&) = delete;
+
+  int pid() const { return pid_; }
+  void signal(int sig) const;
+  BinaryResult wait();
+
+ private:
+  std::filesystem::path io_;
+  int pid_ = -1;
+  bool waited_ = false;
+};
+
 // A fresh empty directory under the system temp dir, removed when the object goes.
 class TempDir {
  public:

@@ -1,0 +1,76 @@
+// `mecha run` against a real HTTP provider on loopback: Ctrl-C aborts the request in
+// flight, and a refused connection is one clear line naming the URL.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <thread>
+
+#include "base/strict_json.h"
+#include "cli/testing/run_binary.h"
+#include "providers/testing/fake_model_server.h"
+
+namespace mecha::cli {
+namespace {
+
+using providers::testing::closed_port;
+using providers::testing::FakeModelServer;
+using providers::testing::ScriptedChunk;
+using providers::testing::ScriptedResponse;
+using testing::RunningMecha;
+using testing::TempDir;
+
+std::string config_for(const std::string& base_url) {
+  return "[providers.local]\nkind = \"openai\"\nbase_url = \"" + base_url +
+         "\"\nmodel = \"m\"\nmax_retries = 0\n";
+}
+
+// Waits (bounded) until the server has seen `n` requests.
+bool await_requests(const FakeModelServer& server, size_t n) {
+  for (int i = 0; i < 2000 && server.requests().size() < n; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return server.requests().size() >= n;
+}
+
+TEST(LiveProvider, CtrlCAbortsTheRequestInFlightAndExits130) {
+  FakeModelServer server;
+  ScriptedResponse stalled;
+  stalled.chunks.push_back(ScriptedChunk{
+      "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
+      "\"delta\":{\"role\":\"assistant\",\"content\":\"thinking\"}}]}\n\n",
+      std::chrono::milliseconds(0)});
+  stalled.chunks.push_back(ScriptedChunk{"data: [DONE]\n\n", std::chrono::seconds(60)});
+  server.enqueue(stalled);
+  TempDir dir;
+  dir.write("c.toml", config_for(server.base_url("/v1")));
+  RunningMecha run({"run", "--json", "--config", "c.toml", "wait for it"}, dir.path());
+  ASSERT_TRUE(await_requests(server, 1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  auto start = std::chrono::steady_clock::now();
+  run.signal(SIGINT);
+  auto r = run.wait();
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_LT(took, std::chrono::seconds(10));
+  auto last = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
+  Json done = Json::parse(last);
+  EXPECT_EQ(done["type"], "done");
+  EXPECT_EQ(done["status"], "cancelled");
+}
+
+TEST(LiveProvider, RefusedConnectionIsOneLineNamingTheUrl) {
+  int port = closed_port();
+  std::string url = "http://127.0.0.1:" + std::to_string(port) + "/v1";
+  TempDir dir;
+  dir.write("c.toml", config_for(url));
+  auto r = testing::run_mecha({"run", "--config", "c.toml", "hello"}, dir.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(r.out.empty());
+  // The error line, then the summary line of the run.
+  std::string first = r.err.substr(0, r.err.find('\n'));
+  EXPECT_NE(first.find("mecha: error: "), std::string::npos) << r.err;
+  EXPECT_NE(first.find(url + "/chat/completions"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace mecha::cli
