@@ -104,7 +104,7 @@ TEST(SessionJournal, RecordsTheRunAsItHappens) {
   Outcome o = run_in_session(**session, "read the page",
                              cassette({fetch_line("t1"), text_line("it says hi")}));
   EXPECT_EQ(o.status, "completed");
-  auto records = (*session)->records();
+  auto records = (*session)->records().value();
   EXPECT_EQ(kinds(records),
             (std::vector<std::string>{"user_message", "usage", "assistant_message", "tool_call",
                                       "tool_result", "usage", "assistant_message"}));
