@@ -225,8 +225,8 @@ bool Session::untrusted() const {
 
 Result<std::vector<Message>> Session::conversation() const {
   std::lock_guard<std::mutex> lock(mu_);
-  // Only the records the conversation is made of are parsed.
-  std::vector<Record> parts;
+  // Only the records the conversation is made of are parsed, one at a time.
+  ConversationBuilder builder;
   for (const StoredRecord& r : log_) {
     if (r.kind != RecordKind::kUserMessage && r.kind != RecordKind::kAssistantMessage &&
         r.kind != RecordKind::kToolResult) {
@@ -234,11 +234,9 @@ Result<std::vector<Message>> Session::conversation() const {
     }
     auto parsed = parse_stored(r, id_);
     if (!parsed) return parsed.status();
-    parts.push_back(std::move(*parsed));
+    MECHA_RETURN_IF_ERROR(builder.add(*parsed).prefixed(fmt::format("session {}", id_)));
   }
-  auto c = rebuild_conversation(parts);
-  if (!c) return c.status().prefixed(fmt::format("session {}", id_));
-  return c;
+  return builder.finish();
 }
 
 void Session::set_commit_observer(std::function<void(const Record&)> observer) {
