@@ -49,6 +49,16 @@ BEGIN
 END;
 )sql";
 
+constexpr int64_t kSchemaVersion = 1;  // PRAGMA user_version of a store with kSchema
+
+Result<int64_t> schema_version(Database& db) {
+  auto st = db.prepare("PRAGMA user_version");
+  if (!st) return st.status();
+  auto row = st->step();
+  if (!row) return row.status();
+  return *row ? st->column_int(0) : 0;
+}
+
 constexpr std::string_view kSummaryColumns =
     "id, started_ms, updated_ms, title, records, turns, cost_usd, priced_calls, unpriced_calls, "
     "untrusted";
@@ -263,10 +273,21 @@ Result<std::unique_ptr<SessionStore>> SessionStore::open(const std::filesystem::
   std::string where = fmt::format("session store {}", path.string());
   MECHA_RETURN_IF_ERROR(db->exec("PRAGMA journal_mode=WAL").prefixed(where));
   MECHA_RETURN_IF_ERROR(db->exec("PRAGMA synchronous=FULL").prefixed(where));
-  {
+  auto version = schema_version(*db);
+  if (!version) return version.status().prefixed(where);
+  if (*version > kSchemaVersion) {
+    return Status::error(
+        fmt::format("{}: written by a newer mecha (schema version {}, this one "
+                    "reads {})",
+                    where, *version, kSchemaVersion));
+  }
+  // Only a new store takes the write lock: opening one to read never waits for a writer.
+  if (*version < kSchemaVersion) {
     auto tx = Transaction::begin(*db);
     if (!tx) return tx.status().prefixed(where);
     MECHA_RETURN_IF_ERROR(db->exec(kSchema).prefixed(where));
+    MECHA_RETURN_IF_ERROR(
+        db->exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion)).prefixed(where));
     MECHA_RETURN_IF_ERROR(tx->commit().prefixed(where));
   }
   return std::unique_ptr<SessionStore>(new SessionStore(path, std::move(*db)));
