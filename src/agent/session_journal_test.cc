@@ -151,6 +151,54 @@ TEST(SessionJournal, ResumeGivesTheModelTheWholeHistory) {
   EXPECT_EQ(recorder->requests[0], want);
 }
 
+TEST(SessionJournal, AResultWithoutItsEventIsRecordedAsUntrusted) {
+  store::testing::TempDir dir;
+  auto st = store::SessionStore::open(dir.path() / "s.db");
+  auto session = (*st)->create("t");
+  SessionJournal journal(session->get());
+  journal.record_event(tool_result_event("main", "a", false, false, "seen"));
+  Message results{Role::kUser,
+                  {ToolResultBlock{"a", "seen", false}, ToolResultBlock{"b", "unseen", false}}};
+  ASSERT_TRUE(journal.record_message("main", results).ok());
+  auto records = (*session)->records().value();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].body["untrusted"], false);
+  EXPECT_EQ(records[1].body, (Json{{"agent", "main"},
+                                   {"id", "b"},
+                                   {"is_error", false},
+                                   {"untrusted", true},
+                                   {"content", "unseen"}}));
+}
+
+TEST(SessionJournal, RefusalsAndNotesAreRecorded) {
+  store::testing::TempDir dir;
+  auto st = store::SessionStore::open(dir.path() / "s.db");
+  auto session = (*st)->create("t");
+  SessionJournal journal(session->get());
+  RunContext ctx;
+  ctx.journal = &journal;
+  AgentSpec spec;
+  spec.allowlisted = true;
+  Agent agent(
+      spec,
+      cassette(
+          {R"({"response": {"content": [{"type": "tool_use", "id": "x", "name": "Send", "input": {}}]}})",
+           text_line("ok")}),
+      tools::ToolRegistry{});
+  Conversation conv;
+  conv.append(Message::user_text("go"));
+  Outcome o = agent.run(ctx, conv, nullptr);
+  ASSERT_EQ(o.status, "completed");
+  auto records = (*session)->records().value();
+  EXPECT_EQ(kinds(records),
+            (std::vector<std::string>{"usage", "assistant_message", "tool_call", "refusal",
+                                      "tool_result", "usage", "assistant_message"}));
+  EXPECT_EQ(records[3].body, (Json{{"agent", "main"},
+                                   {"id", "x"},
+                                   {"rule", "allowlist"},
+                                   {"message", "tool 'Send' is not permitted for agent 'main'"}}));
+}
+
 class FailingJournal final : public RunJournal {
  public:
   Status record_message(std::string_view, const Message&) override {

@@ -154,6 +154,23 @@ still 2
   EXPECT_EQ(gone.err, fmt::format("mecha: no session {} in {}/.mecha/sessions.db\n", id, tree()));
 }
 
+TEST_F(SessionsCli, ListIsATableForPeople) {
+  write("two.jsonl", kTwoTurns);
+  write("config.toml", kPricing);
+  Ran run = mecha("run --json --config config.toml --model cassette:two.jsonl 'first task'");
+  ASSERT_EQ(run.code, 0) << run.err;
+  std::string id = done_of(run)["session"];
+  Ran list = mecha("sessions list");
+  ASSERT_EQ(list.code, 0) << list.err;
+  std::string text =
+      std::regex_replace(list.out, std::regex(R"(\d{4}-\d\d-\d\d \d\d:\d\d)"), "YYYY-MM-DD hh:mm");
+  EXPECT_EQ(text,
+            fmt::format("ID                    STARTED (UTC)     TURNS        COST  UNTRUSTED  "
+                        "TITLE\n"
+                        "{}  YYYY-MM-DD hh:mm      2     $2.0000  no         first task\n",
+                        id));
+}
+
 TEST_F(SessionsCli, HumanRunPrintsTheSessionId) {
   write("two.jsonl", kTwoTurns);
   Ran r = mecha("run --model cassette:two.jsonl 'find errors'");
