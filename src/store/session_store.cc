@@ -302,10 +302,14 @@ std::filesystem::path SessionStore::lock_file(std::string_view id) const {
 Result<std::unique_ptr<Session>> SessionStore::create(std::string_view title_text) {
   const int64_t started = now_ms();
   std::string title = make_title(title_text);
+  Status last = Status::error("could not find a free session id");
   for (int attempt = 0; attempt < 8; ++attempt) {
     std::string id = new_session_id(started);
     auto lock = SessionLock::acquire(lock_file(id), id);
-    if (!lock) continue;  // another process is creating this very id
+    if (!lock) {  // most likely another process creating this very id: draw again
+      last = lock.status();
+      continue;
+    }
     std::lock_guard<std::mutex> guard(mu_);
     auto st = db_.prepare(
         "INSERT OR IGNORE INTO sessions(id, started_ms, updated_ms, title) VALUES(?, ?, ?, ?)");
@@ -319,7 +323,7 @@ Result<std::unique_ptr<Session>> SessionStore::create(std::string_view title_tex
     return std::unique_ptr<Session>(
         new Session(this, std::move(*lock), id, title, started, std::vector<StoredRecord>{}));
   }
-  return Status::error("creating a session: could not find a free session id");
+  return last.prefixed("creating a session");
 }
 
 Result<std::unique_ptr<Session>> SessionStore::open_session(std::string_view id) {

@@ -84,6 +84,22 @@ TEST(SessionStore, RecordsCannotBeUpdatedOrDeletedOneByOne) {
             "session instead");
 }
 
+TEST(SessionStore, AStoreFromANewerMechaIsRefused) {
+  TempDir dir;
+  auto path = dir.path() / "s.db";
+  ASSERT_TRUE(open_store(path));
+  {
+    auto db = Database::open(path, 1000);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(db->exec("PRAGMA user_version = 7").ok());
+  }
+  auto again = SessionStore::open(path);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.message(), fmt::format("session store {}: written by a newer mecha (schema "
+                                         "version 7, this one reads 1)",
+                                         path.string()));
+}
+
 TEST(SessionStore, UntrustedHoldsAfterReopenAndNeverClears) {
   TempDir dir;
   auto path = dir.path() / "s.db";
