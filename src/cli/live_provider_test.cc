@@ -66,10 +66,12 @@ TEST(LiveProvider, RefusedConnectionIsOneLineNamingTheUrl) {
   auto r = testing::run_mecha({"run", "--config", "c.toml", "hello"}, dir.path());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(r.out.empty());
-  // The error line, then the summary line of the run.
-  std::string first = r.err.substr(0, r.err.find('\n'));
-  EXPECT_NE(first.find("mecha: error: "), std::string::npos) << r.err;
-  EXPECT_NE(first.find(url + "/chat/completions"), std::string::npos) << r.err;
+  // One error line (after the line naming the session) that names the URL.
+  size_t at = r.err.find("mecha: error: ");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  std::string line = r.err.substr(at, r.err.find('\n', at) - at);
+  EXPECT_NE(line.find("POST " + url + "/chat/completions: "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("mecha: error: ", at + 1), std::string::npos) << r.err;
 }
 
 }  // namespace
