@@ -86,9 +86,10 @@ void Finder::run(std::string_view text, int shell_depth, const std::string& via)
   }
   auto tree = parse_shell(text);
   if (!tree) {
-    fail("parse-error", via.empty()
-                            ? tree.message()
-                            : fmt::format("{} (in the script given to {})", tree.message(), via));
+    // Over a size or work limit, or a syntax error: the limits' messages start "the command".
+    bool limit = tree.message().rfind("the command", 0) == 0;
+    std::string in = via.empty() ? "" : fmt::format(" (in the script given to {})", via);
+    fail(limit ? "too-complex" : "parse-error", tree.message() + in);
     return;
   }
   // The fields of this object describe one parse; a nested run saves and restores them.

@@ -110,7 +110,7 @@ TEST(FindCommands, BoundsDepthAndSize) {
   EXPECT_EQ(commands_of(nested),
             (V{"PROBLEM too-complex: shells inside shells nest deeper than 4 levels"}));
   EXPECT_EQ(commands_of(std::string(kMaxInputBytes + 1, 'a')),
-            (V{"PROBLEM parse-error: the command is 131073 bytes, over the guard's limit of 131072 "
+            (V{"PROBLEM too-complex: the command is 131073 bytes, over the guard's limit of 131072 "
                "bytes; write long "
                "content with the Write tool instead"}));
 }

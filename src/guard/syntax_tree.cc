@@ -60,9 +60,38 @@ Result<SyntaxTree> parse_shell(std::string_view text) {
   }
   TSParser* parser = thread_parser();
   ts_parser_reset(parser);
-  TSTree* raw =
-      ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
-  if (raw == nullptr) return Status::error("the shell parser gave up on this command");
+  // The parser calls back about every hundred operations: counting the calls bounds its work
+  // deterministically (a clock would make the verdict depend on the machine's load).
+  struct Budget {
+    size_t calls = 0;
+  } budget;
+  TSParseOptions options{};
+  options.payload = &budget;
+  options.progress_callback = [](TSParseState* state) {
+    return ++static_cast<Budget*>(state->payload)->calls > kMaxParseSteps;
+  };
+  struct Source {
+    std::string_view text;
+  } source{text};
+  TSInput input{};
+  input.payload = &source;
+  input.encoding = TSInputEncodingUTF8;
+  input.read = [](void* payload, uint32_t byte, TSPoint, uint32_t* read) -> const char* {
+    std::string_view t = static_cast<Source*>(payload)->text;
+    if (byte >= t.size()) {
+      *read = 0;
+      return "";
+    }
+    *read = static_cast<uint32_t>(t.size() - byte);
+    return t.data() + byte;
+  };
+  TSTree* raw = ts_parser_parse_with_options(parser, nullptr, input, options);
+  if (raw == nullptr) {
+    return Status::error(
+        fmt::format("the command is too complex for the guard to parse (over {} parser steps); "
+                    "split it into smaller commands",
+                    kMaxParseSteps));
+  }
   SyntaxTree tree(std::string(text), raw);
   TSNode root = tree.root();
   if (ts_node_has_error(root)) {

@@ -18,6 +18,9 @@
 namespace mecha::guard {
 
 inline constexpr size_t kMaxInputBytes = 128 * 1024;
+// The parser's work is bounded too, in steps of about a hundred parser operations: a dense
+// line of commands reaches it at about 18 KiB; a heredoc body costs almost nothing.
+inline constexpr size_t kMaxParseSteps = 250;  // about 30,000 operations, a few ms
 
 class SyntaxTree {
  public:
