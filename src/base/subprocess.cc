@@ -144,6 +144,9 @@ class SigpipeBlock {
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD}) ::signal(sig, SIG_DFL);
+  // Before any descriptor is moved or closed, so a cwd of /proc/self/fd/N (a directory the
+  // caller holds open) still means the caller's descriptor.
+  if (cwd != nullptr && ::chdir(cwd) != 0) child_fail(report_fd, errno);
 
   if (::dup2(stdin_fd, 0) < 0 || ::dup2(stdout_fd, 1) < 0 || ::dup2(stderr_fd, 2) < 0) {
     child_fail(report_fd, errno);
@@ -154,7 +157,6 @@ class SigpipeBlock {
   }
   // Everything above 3 stays with us, whoever opened it without O_CLOEXEC.
   ::syscall(SYS_close_range, 4U, ~0U, 0U);
-  if (cwd != nullptr && ::chdir(cwd) != 0) child_fail(report_fd, errno);
   ::execvpe(argv[0], argv, envp);
   child_fail(report_fd, errno);
 }

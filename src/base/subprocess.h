@@ -45,7 +45,9 @@ struct BoundedOutput {
 struct SubprocessOptions {
   // argv[0] is looked up in PATH when it has no slash. REQUIRES: not empty.
   std::vector<std::string> argv{};
-  // Working directory of the child. Default: empty, the caller's.
+  // Working directory of the child. Default: empty, the caller's. "/proc/self/fd/N" names
+  // a directory the caller holds open as descriptor N (the child changes to it before it
+  // closes anything), which pins the directory a caller has checked.
   std::filesystem::path cwd{};
   // The child's whole environment as NAME=VALUE entries. Default: nullopt, the caller's.
   std::optional<std::vector<std::string>> env{};
