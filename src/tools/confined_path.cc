@@ -110,10 +110,12 @@ PathResult<ConfinedPath> WorkTree::resolve(std::string_view path, Access access)
     // A path that leaves and comes back (tree/../tree/x) is named by where it left.
     fs::path shown_where = where.lexically_normal();
     if (beneath(split(shown_where.string()), root_parts)) shown_where = left.lexically_normal();
+    std::string where_text = shown_where.string();
+    if (where_text.size() > 1 && where_text.back() == '/') where_text.pop_back();
     return problem(std::string(kConfinementRule),
                    fmt::format("refused: '{}' resolves{} to {}, outside the work tree {}; the "
                                "file tools only reach files inside the work tree",
-                               shown(input), via, shown_where.string(), root));
+                               shown(input), via, where_text, root));
   };
 
   std::deque<std::string> todo;

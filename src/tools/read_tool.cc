@@ -166,9 +166,10 @@ ToolOutput ReadTool::call(const Json& input, ToolContext& ctx) {
   struct stat st;
   ::fstat(fd->get(), &st);
   const off_t size = st.st_size;
-  ctx.files_read.insert(p.resolved.string());
-  if (size == 0) return ToolOutput::ok(fmt::format("({} is empty: 0 bytes)", shown));
-
+  if (size == 0) {
+    ctx.files_read.insert(p.resolved.string());
+    return ToolOutput::ok(fmt::format("({} is empty: 0 bytes)", shown));
+  }
   std::string head(std::min<off_t>(size, kSniffBytes), '\0');
   ssize_t got = ::pread(fd->get(), head.data(), head.size(), 0);
   head.resize(got > 0 ? static_cast<size_t>(got) : 0);
@@ -179,6 +180,7 @@ ToolOutput ReadTool::call(const Json& input, ToolContext& ctx) {
         shown, kind, human_bytes(static_cast<uint64_t>(size)), hex_prefix(head)));
   }
 
+  ctx.files_read.insert(p.resolved.string());
   ChunkReader reader(fd->get(), size);
   std::string out;
   int64_t line_no = 1;    // the line being read
