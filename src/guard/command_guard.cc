@@ -184,6 +184,12 @@ Result<bool> rule_fires_on(const Rule& rule, std::string_view line, const Places
   return false;
 }
 
+CommandGuard CommandGuard::for_work_tree(const std::string& work_tree) const {
+  Policy p = policy_;
+  p.places.work_tree = normalise(work_tree);
+  return CommandGuard(std::move(p));
+}
+
 Verdict CommandGuard::screen(std::string_view line) const {
   auto found = find_commands(line, limits_);
   if (auto* p = std::get_if<Problem>(&found)) return refuse(p->rule, p->reason);

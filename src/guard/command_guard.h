@@ -35,6 +35,10 @@ class CommandGuard {
 
   Verdict screen(std::string_view line) const;
 
+  // The same policy for another work tree (absolute). Rules are not checked again: their
+  // examples are judged against a fixed example tree, so the answer would not change.
+  CommandGuard for_work_tree(const std::string& work_tree) const;
+
   // The message the model reads: the rule, the reason, the work tree, that the rule is
   // permanent, and `refusals` (this one included) so far in the run.
   std::string refusal_message(const Verdict& verdict, int refusals) const;
