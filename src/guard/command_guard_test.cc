@@ -51,6 +51,15 @@ TEST(CommandGuard, FollowsCdThroughTheLine) {
   EXPECT_EQ(g.screen("cd \"$D\" && rm -rf x").rule, "delete-tree");
 }
 
+TEST(CommandGuard, RootsHomeIsHomeNotASecret) {
+  auto guard = CommandGuard::create(default_policy("/work/tree", "/root"));
+  ASSERT_TRUE(guard.ok());
+  EXPECT_TRUE(guard->screen("ls ~ /root").allowed);
+  EXPECT_EQ(guard->screen("touch ~/x").rule, "write-outside-tree");
+  EXPECT_EQ(guard->screen("cat /root/.ssh/id_ed25519").rule, "secret-path");
+  EXPECT_EQ(make().screen("ls /root").rule, "secret-path");
+}
+
 TEST(CommandGuard, TextIsNotAPath) {
   CommandGuard g = make();
   for (const char* line :

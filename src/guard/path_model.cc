@@ -115,6 +115,7 @@ bool glob_reaches_secret(const ShellWord& word, const std::string& cwd, const Pl
   std::string pattern = normalise(t);
   for (const std::string& s : places.secrets) {
     std::string secret = expand_home(s, places.home);
+    if (within(places.home, secret)) continue;
     size_t comps = static_cast<size_t>(std::count(secret.begin(), secret.end(), '/'));
     // The pattern's first `comps` components against the secret location.
     size_t cut = 0, seen = 0;
@@ -139,7 +140,10 @@ Resolved resolve_path(const ShellWord& word, const std::string& cwd, const Place
   r.path = normalise(abs);
   const std::string& tree = places.work_tree;
   for (const std::string& s : places.secrets) {
-    if (matches_location(expand_home(s, places.home), r.path)) r.secret = true;
+    std::string location = expand_home(s, places.home);
+    // /root is a secret for other users; for root, it is home, and only its secrets are.
+    if (within(places.home, location)) continue;
+    if (matches_location(location, r.path)) r.secret = true;
   }
   if (word.glob && !r.secret && known != Known::kDynamic)
     r.secret = glob_reaches_secret(word, cwd, places);

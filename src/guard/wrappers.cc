@@ -305,14 +305,53 @@ LookThrough look_through(const Argv& argv) {
         true);
     add_inner(out, argv, i, name);
   } else if (name == "xargs") {
-    size_t i = skip_options(argv, 1,
-                            {"-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "-I", "-i", "-L",
-                             "-l", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars",
-                             "--process-slot-var", "--replace", "--eof"});
+    // With -I R (or -i, whose R is {}), each R in the command is replaced by a line of input.
+    std::string replace;
+    for (size_t i = 1; i < argv.size(); ++i) {
+      const std::string& a = argv[i].text;
+      if (!a.empty() && a[0] != '-') break;
+      if (a == "-I" && i + 1 < argv.size())
+        replace = argv[i + 1].text;
+      else if (starts_with(a, "-I") && a.size() > 2)
+        replace = a.substr(2);
+      else if (a == "-i" || a == "--replace")
+        replace = "{}";
+      else if (starts_with(a, "-i") && a.size() > 2)
+        replace = a.substr(2);
+      else if (starts_with(a, "--replace="))
+        replace = a.substr(10);
+    }
+    size_t i = skip_options(
+        argv, 1,
+        {"-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "-I", "-L", "-l", "-n", "--max-args",
+         "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var", "--eof"});
     Argv inner(argv.begin() + static_cast<long>(std::min(i, argv.size())), argv.end());
     if (inner.empty()) inner.push_back(literal_word("echo"));
-    inner.push_back(unknown_word());  // the arguments read from standard input
+    if (replace.empty()) {
+      inner.push_back(unknown_word());  // the arguments read from standard input
+    } else {
+      for (ShellWord& w : inner) {
+        for (size_t at; (at = w.text.find(replace)) != std::string::npos;) {
+          w.text.replace(at, replace.size(), std::string(1, kUnknown));
+          w.dynamic = true;
+          w.splits = true;
+        }
+      }
+    }
     out.commands.push_back({std::move(inner), "xargs"});
+  } else if (name == "busybox" || name == "unshare" || name == "setpriv" || name == "chrt" ||
+             name == "taskset") {
+    // unshare and setpriv take options only; chrt and taskset a priority or mask first.
+    size_t i = skip_options(
+        argv, 1, {"-p", "--pid", "--reuid", "--regid", "--groups", "--inh-caps", "--bounding-set"});
+    if ((name == "chrt" || name == "taskset") && i < argv.size()) ++i;
+    add_inner(out, argv, i, name);
+  } else if (name == "parallel") {
+    out.not_understood = "GNU parallel builds the commands it runs from its input";
+  } else if (name == "script") {
+    for (size_t j = 1; j + 1 < argv.size(); ++j)
+      if (argv[j].text == "-c" || argv[j].text == "--command")
+        out.scripts.push_back({argv[j + 1], "script -c"});
   } else if (name == "find") {
     find_exec(argv, out);
   } else if (name == "rg") {
