@@ -55,11 +55,13 @@ def measure(argv, cwd):
     """Median wall time (ms) and the largest peak RSS (MB) over the runs."""
     # stdout is a pipe, never /dev/null: ripgrep stops at the first match when it sees
     # that its output goes nowhere, which would flatter the baseline.
-    subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    # stdin is /dev/null as in mecha's runner: ripgrep without a path searches its stdin
+    # when that is a pipe or a file (here it would be this script).
+    subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     times, rss = [], 0
     for _ in range(runs):
         t = time.perf_counter()
-        p = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, cwd=cwd,
+        p = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, cwd=cwd, stdin=subprocess.DEVNULL,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         times.append((time.perf_counter() - t) * 1000)
         rss = max(rss, int(p.stderr.strip().splitlines()[-1]) / 1024)
