@@ -20,7 +20,8 @@ class DemoTest : public ::testing::Test {
   void SetUp() override {
     std::string tmpl = (fs::temp_directory_path() / "mecha-demo-test-XXXXXX").string();
     dir_ = fs::path(::mkdtemp(tmpl.data())) / "project";
-    fs::copy(fs::path(MECHA_SOURCE_DIR) / "examples/demo/project", dir_, fs::copy_options::recursive);
+    fs::copy(fs::path(MECHA_SOURCE_DIR) / "examples/demo/project", dir_,
+             fs::copy_options::recursive);
   }
   void TearDown() override { fs::remove_all(dir_.parent_path()); }
 
@@ -49,9 +50,10 @@ TEST_F(DemoTest, TheScriptedModelFixesTheBug) {
   ASSERT_EQ(before.exit_code, 1) << before.err.text();
   EXPECT_NE(before.err.text().find("FAIL: test_median_even_length"), std::string::npos);
 
-  SubprocessResult agent = run({std::string(MECHA_BINARY_DIR) + "/mecha", "run", "--model",
-                                "cassette:" + std::string(MECHA_SOURCE_DIR) + "/examples/demo/cassette.jsonl",
-                                "The test test_median_even_length fails. Find the bug and fix it."});
+  SubprocessResult agent =
+      run({std::string(MECHA_BINARY_DIR) + "/mecha", "run", "--model",
+           "cassette:" + std::string(MECHA_SOURCE_DIR) + "/examples/demo/cassette.jsonl",
+           "The test test_median_even_length fails. Find the bug and fix it."});
   ASSERT_EQ(agent.exit_code, 0) << agent.err.text();
   EXPECT_EQ(agent.out.text(),
             "Fixed median() in stats.py: for an even number of values it now averages the two "
@@ -62,7 +64,8 @@ TEST_F(DemoTest, TheScriptedModelFixesTheBug) {
     EXPECT_NE(agent.err.text().find(call), std::string::npos) << call << " in " << agent.err.text();
   }
   const std::string stats = read("stats.py");
-  EXPECT_NE(stats.find("    return (ordered[middle - 1] + ordered[middle]) / 2\n"), std::string::npos);
+  EXPECT_NE(stats.find("    return (ordered[middle - 1] + ordered[middle]) / 2\n"),
+            std::string::npos);
   EXPECT_EQ(stats.find("ordered[middle + 1]"), std::string::npos);
 
   SubprocessResult after = run(unit_tests);

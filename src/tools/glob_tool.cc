@@ -80,13 +80,29 @@ ToolOutput GlobTool::call(const Json& input, ToolContext& ctx) {
   const std::string cwd = pinned_cwd(dir, &held);
   if (!held.valid()) return ToolOutput::error(fmt::format("cannot open {}", dir.resolved.string()));
   std::vector<Match> matches;
+  // ripgrep lists a folder's files together, so each match is stat'ed relative to its
+  // folder's descriptor, held while its files come: one lookup per file instead of one per
+  // path component.
+  std::string folder_name;
+  UniqueFd folder;
   auto r =
       run_ripgrep({"--files", std::string(kExcludeGitGlob)}, cwd, ctx, [&](std::string_view line) {
         if (!glob->matches(line)) return true;
         Match m{{0, 0}, std::string(line)};
-        struct stat st;
-        if (::fstatat(held.get(), m.path.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
-          m.mtime = st.st_mtim;
+        size_t slash = line.rfind('/');
+        std::string_view dir_part = slash == std::string_view::npos ? "." : line.substr(0, slash);
+        if (dir_part != folder_name || !folder.valid()) {
+          folder_name = std::string(dir_part);
+          folder =
+              UniqueFd(::openat(held.get(), folder_name.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+        }
+        const std::string base(slash == std::string_view::npos ? line : line.substr(slash + 1));
+        struct statx sx;
+        if (folder.valid() &&
+            ::statx(folder.get(), base.c_str(), AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+                    STATX_MTIME, &sx) == 0) {
+          m.mtime = {static_cast<time_t>(sx.stx_mtime.tv_sec),
+                     static_cast<long>(sx.stx_mtime.tv_nsec)};
         }
         matches.push_back(std::move(m));
         return true;

@@ -109,6 +109,8 @@ ToolOutput GrepTool::call(const Json& input, ToolContext& ctx) {
   args.push_back("-e");
   args.push_back(pattern);
   args.push_back("--");
+  // Without a path ripgrep searches its working directory (the folder checked above):
+  // run_subprocess gives it /dev/null as stdin, which ripgrep does not search.
   if (file_arg) args.push_back(*file_arg);
 
   const size_t line_cap = head_limit.value_or(content_mode ? kMaxLines : kMaxFiles);

@@ -258,7 +258,9 @@ ToolOutput ReadTool::call(const Json& input, ToolContext& ctx) {
   }
   const int64_t last_shown = start + shown_lines - 1;
   if (!stopped) {
-    const int64_t total = line_len > 0 ? line_no : line_no - 1;
+    char last = '\n';
+    const bool partial_last = ::pread(fd->get(), &last, 1, size - 1) == 1 && last != '\n';
+    const int64_t total = partial_last ? line_no : line_no - 1;
     if (shown_lines == 0) {
       return ToolOutput::error(fmt::format("{} has {}; offset {} is past the end", shown,
                                            plural(static_cast<uint64_t>(total), "line", "lines"),
