@@ -1,0 +1,125 @@
+#include "store/conversation_log.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace mecha::store {
+namespace {
+
+class Rebuilder {
+ public:
+  Status add(const Record& r) {
+    switch (r.kind) {
+      case RecordKind::kUserMessage:
+      case RecordKind::kAssistantMessage: {
+        auto m = read_message(r);
+        if (!m) return m.status();
+        close_results();
+        if (r.kind == RecordKind::kUserMessage) {
+          add_user(std::move(*m));
+        } else {
+          add_assistant(std::move(*m));
+        }
+        return ok_status();
+      }
+      case RecordKind::kToolResult:
+        return add_result(r);
+      default:
+        return ok_status();
+    }
+  }
+
+  std::vector<Message> finish() {
+    close_results();
+    return std::move(messages_);
+  }
+
+ private:
+  static Result<Message> read_message(const Record& r) {
+    std::string where = fmt::format("record {} ({})", r.seq, record_kind_name(r.kind));
+    auto it = r.body.find("message");
+    if (!r.body.is_object() || it == r.body.end()) {
+      return Status::error(fmt::format("{}: missing field \"message\"", where));
+    }
+    auto m = message_from_json(*it, where + ": message");
+    if (!m) return m.status();
+    Role expected = r.kind == RecordKind::kUserMessage ? Role::kUser : Role::kAssistant;
+    if (m->role != expected) {
+      return Status::error(
+          fmt::format("{}: the message is from the {}", where, role_name(m->role)));
+    }
+    return m;
+  }
+
+  void add_user(Message m) {
+    if (!messages_.empty() && messages_.back().role == Role::kUser) {
+      for (Block& b : m.blocks) messages_.back().blocks.push_back(std::move(b));
+      return;
+    }
+    messages_.push_back(std::move(m));
+  }
+
+  void add_assistant(Message m) {
+    if (messages_.empty() || messages_.back().role == Role::kAssistant) {
+      messages_.push_back(Message::user_text(std::string(kInterruptedTurn)));
+    }
+    for (const ToolUseBlock* u : m.tool_uses()) calls_.push_back(u->id);
+    messages_.push_back(std::move(m));
+  }
+
+  Status add_result(const Record& r) {
+    std::string where = fmt::format("record {} (tool_result)", r.seq);
+    auto obj = StrictObject::of(r.body, where);
+    if (!obj) return obj.status();
+    ToolResultBlock b;
+    bool untrusted = false;
+    std::string agent;
+    MECHA_RETURN_IF_ERROR(obj->get("id", &b.tool_use_id));
+    MECHA_RETURN_IF_ERROR(obj->get("content", &b.content));
+    MECHA_RETURN_IF_ERROR(obj->get("is_error", &b.is_error));
+    MECHA_RETURN_IF_ERROR(obj->get("untrusted", &untrusted));
+    MECHA_RETURN_IF_ERROR(obj->get_optional("agent", &agent));
+    MECHA_RETURN_IF_ERROR(obj->finish());
+    // Only a result for a call of the last assistant message belongs in the conversation;
+    // the first one logged for a call wins.
+    for (const std::string& id : calls_) {
+      if (id == b.tool_use_id) {
+        results_.emplace(id, std::move(b));
+        break;
+      }
+    }
+    return ok_status();
+  }
+
+  // Ends the last assistant message's tool calls with one result each, in call order.
+  void close_results() {
+    if (calls_.empty()) return;
+    Message m{Role::kUser, {}};
+    for (const std::string& id : calls_) {
+      auto it = results_.find(id);
+      if (it != results_.end()) {
+        m.blocks.push_back(std::move(it->second));
+      } else {
+        m.blocks.push_back(ToolResultBlock{id, std::string(kInterruptedToolResult), true});
+      }
+    }
+    calls_.clear();
+    results_.clear();
+    messages_.push_back(std::move(m));
+  }
+
+  std::vector<Message> messages_;
+  std::vector<std::string> calls_;  // unanswered calls of the last assistant message
+  std::map<std::string, ToolResultBlock> results_;  // their results so far, by call id
+};
+
+}  // namespace
+
+Result<std::vector<Message>> rebuild_conversation(const std::vector<Record>& records) {
+  Rebuilder b;
+  for (const Record& r : records) MECHA_RETURN_IF_ERROR(b.add(r));
+  return b.finish();
+}
+
+}  // namespace mecha::store

@@ -1,0 +1,436 @@
+#include "store/session_store.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <random>
+
+#include "store/conversation_log.h"
+
+namespace mecha::store {
+namespace {
+
+// synchronous=FULL: in WAL mode each commit fsyncs the WAL, so a record survives a power
+// loss or an OS crash once append() returned, not only a killed process (which NORMAL
+// already survives). The cost is one fsync per record, a few milliseconds at most, against
+// model calls that take seconds; the issue's promise is "committed before the next model
+// call depends on it", so we pay it.
+constexpr std::string_view kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS sessions(
+  id TEXT PRIMARY KEY,
+  started_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL,
+  title TEXT NOT NULL,
+  records INTEGER NOT NULL DEFAULT 0,
+  turns INTEGER NOT NULL DEFAULT 0,
+  cost_usd REAL NOT NULL DEFAULT 0,
+  priced_calls INTEGER NOT NULL DEFAULT 0,
+  unpriced_calls INTEGER NOT NULL DEFAULT 0,
+  untrusted INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS sessions_by_update ON sessions(updated_ms);
+CREATE TABLE IF NOT EXISTS records(
+  session_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  at_ms INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  body TEXT NOT NULL,
+  PRIMARY KEY(session_id, seq)
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS records_never_updated BEFORE UPDATE ON records
+BEGIN
+  SELECT RAISE(ABORT, 'session records are append-only');
+END;
+CREATE TRIGGER IF NOT EXISTS records_deleted_only_with_session BEFORE DELETE ON records
+WHEN EXISTS (SELECT 1 FROM sessions WHERE id = OLD.session_id)
+BEGIN
+  SELECT RAISE(ABORT, 'session records are append-only: remove the whole session instead');
+END;
+)sql";
+
+constexpr std::string_view kSummaryColumns =
+    "id, started_ms, updated_ms, title, records, turns, cost_usd, priced_calls, unpriced_calls, "
+    "untrusted";
+
+SessionSummary read_summary(const Statement& st) {
+  SessionSummary s;
+  s.id = std::string(st.column_text(0));
+  s.started_ms = st.column_int(1);
+  s.updated_ms = st.column_int(2);
+  s.title = std::string(st.column_text(3));
+  s.records = st.column_int(4);
+  s.turns = st.column_int(5);
+  s.cost_usd = st.column_double(6);
+  s.priced_calls = st.column_int(7);
+  s.unpriced_calls = st.column_int(8);
+  s.untrusted = st.column_int(9) != 0;
+  return s;
+}
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// "20261129-193012-k3f9": sortable by start time to the second, then 20 random bits.
+std::string new_session_id(int64_t unix_ms) {
+  static constexpr char kAlphabet[] = "0123456789abcdefghjkmnpqrstvwxyz";
+  std::string stamp = iso8601_utc(unix_ms);  // 2026-11-29T19:30:12.345Z
+  std::string id = stamp.substr(0, 4) + stamp.substr(5, 2) + stamp.substr(8, 2) + "-" +
+                   stamp.substr(11, 2) + stamp.substr(14, 2) + stamp.substr(17, 2) + "-";
+  std::random_device rd;
+  uint32_t bits = rd();
+  for (int i = 0; i < 4; ++i) {
+    id += kAlphabet[bits & 31];
+    bits >>= 5;
+  }
+  return id;
+}
+
+// The first line, at most 80 bytes, never cutting a UTF-8 character in two.
+std::string make_title(std::string_view prompt) {
+  size_t start = prompt.find_first_not_of(" \t\r\n");
+  if (start == std::string_view::npos) return "";
+  prompt.remove_prefix(start);
+  std::string line(prompt.substr(0, prompt.find('\n')));
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  constexpr size_t kMax = 80;
+  if (line.size() <= kMax) return line;
+  size_t cut = kMax;
+  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;
+  return line.substr(0, cut) + "…";
+}
+
+bool valid_id_ref(std::string_view ref) {
+  if (ref.empty() || ref.size() > 64) return false;
+  for (char c : ref) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Json summary_to_json(const SessionSummary& s) {
+  auto cost = s.cost();
+  return Json{{"id", s.id},
+              {"started_at", iso8601_utc(s.started_ms)},
+              {"updated_at", iso8601_utc(s.updated_ms)},
+              {"title", s.title},
+              {"records", s.records},
+              {"turns", s.turns},
+              {"cost_usd", cost ? Json(*cost) : Json(nullptr)},
+              {"unpriced_calls", s.unpriced_calls},
+              {"untrusted", s.untrusted}};
+}
+
+void summarize(const std::vector<Record>& records, SessionSummary* out) {
+  out->records = static_cast<int64_t>(records.size());
+  out->turns = 0;
+  out->cost_usd = 0;
+  out->priced_calls = 0;
+  out->unpriced_calls = 0;
+  out->untrusted = false;
+  for (const Record& r : records) {
+    out->untrusted = out->untrusted || r.untrusted_result();
+    if (r.kind != RecordKind::kUsage) continue;
+    ++out->turns;
+    auto it = r.body.find("cost_usd");
+    if (it != r.body.end() && it->is_number()) {
+      out->cost_usd += it->get<double>();
+      ++out->priced_calls;
+    } else {
+      ++out->unpriced_calls;
+    }
+  }
+}
+
+// ---- Session ----
+
+Session::Session(SessionStore* store, SessionLock lock, std::string id, std::string title,
+                 int64_t started_ms, std::vector<Record> records)
+    : store_(store),
+      lock_(std::move(lock)),
+      id_(std::move(id)),
+      title_(std::move(title)),
+      started_ms_(started_ms),
+      records_(std::move(records)) {}
+
+Result<int64_t> Session::append(Record record) {
+  std::lock_guard<std::mutex> lock(mu_);
+  record.seq = records_.empty() ? 1 : records_.back().seq + 1;
+  record.at_ms = now_ms();
+  {
+    std::lock_guard<std::mutex> db_lock(store_->mu_);
+    MECHA_RETURN_IF_ERROR(
+        store_->append_locked(id_, record)
+            .prefixed(fmt::format("appending record {} ({}) to session {}", record.seq,
+                                  record_kind_name(record.kind), id_)));
+  }
+  records_.push_back(std::move(record));
+  if (observer_) observer_(records_.back());
+  return records_.back().seq;
+}
+
+std::vector<Record> Session::records() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return records_;
+}
+
+bool Session::untrusted() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Record& r : records_) {
+    if (r.untrusted_result()) return true;
+  }
+  return false;
+}
+
+Result<std::vector<Message>> Session::conversation() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto c = rebuild_conversation(records_);
+  if (!c) return c.status().prefixed(fmt::format("session {}", id_));
+  return c;
+}
+
+void Session::set_commit_observer(std::function<void(const Record&)> observer) {
+  std::lock_guard<std::mutex> lock(mu_);
+  observer_ = std::move(observer);
+}
+
+// ---- SessionStore ----
+
+SessionStore::SessionStore(std::filesystem::path path, Database db)
+    : path_(std::move(path)), db_(std::move(db)) {}
+
+Result<std::unique_ptr<SessionStore>> SessionStore::open(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (path.has_parent_path()) {
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) {
+      return Status::error(fmt::format("cannot create the directory of the session store {}: {}",
+                                       path.string(), ec.message()));
+    }
+  }
+  auto db = Database::open(path, kBusyTimeoutMs);
+  if (!db) return db.status();
+  std::string where = fmt::format("session store {}", path.string());
+  MECHA_RETURN_IF_ERROR(db->exec("PRAGMA journal_mode=WAL").prefixed(where));
+  MECHA_RETURN_IF_ERROR(db->exec("PRAGMA synchronous=FULL").prefixed(where));
+  {
+    auto tx = Transaction::begin(*db);
+    if (!tx) return tx.status().prefixed(where);
+    MECHA_RETURN_IF_ERROR(db->exec(kSchema).prefixed(where));
+    MECHA_RETURN_IF_ERROR(tx->commit().prefixed(where));
+  }
+  return std::unique_ptr<SessionStore>(new SessionStore(path, std::move(*db)));
+}
+
+std::filesystem::path SessionStore::lock_file(std::string_view id) const {
+  std::filesystem::path dir = path_;
+  dir += "-locks";
+  return dir / (std::string(id) + ".lock");
+}
+
+Result<std::unique_ptr<Session>> SessionStore::create(std::string_view title_text) {
+  const int64_t started = now_ms();
+  std::string title = make_title(title_text);
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    std::string id = new_session_id(started);
+    auto lock = SessionLock::acquire(lock_file(id), id);
+    if (!lock) continue;  // another process is creating this very id
+    std::lock_guard<std::mutex> guard(mu_);
+    auto st = db_.prepare(
+        "INSERT OR IGNORE INTO sessions(id, started_ms, updated_ms, title) VALUES(?, ?, ?, ?)");
+    if (!st) return st.status();
+    st->bind(1, id);
+    st->bind(2, started);
+    st->bind(3, started);
+    st->bind(4, title);
+    MECHA_RETURN_IF_ERROR(st->run().prefixed("creating a session"));
+    if (db_.changes() == 0) continue;  // the id is taken
+    return std::unique_ptr<Session>(
+        new Session(this, std::move(*lock), id, title, started, std::vector<Record>{}));
+  }
+  return Status::error("creating a session: could not find a free session id");
+}
+
+Result<std::unique_ptr<Session>> SessionStore::open_session(std::string_view id) {
+  if (!valid_id_ref(id)) return Status::usage(fmt::format("no session {}", id));
+  auto lock = SessionLock::acquire(lock_file(id), std::string(id));
+  if (!lock) return lock.status();
+  std::lock_guard<std::mutex> guard(mu_);
+  auto sum = summary_locked(id);
+  if (!sum) {
+    lock->remove_file();  // leave no lock file behind for a session that does not exist
+    return sum.status();
+  }
+  auto records = read_records_locked(id);
+  if (!records) return records.status();
+  return std::unique_ptr<Session>(new Session(this, std::move(*lock), sum->id, sum->title,
+                                              sum->started_ms, std::move(*records)));
+}
+
+Result<std::string> SessionStore::resolve(std::string_view ref) {
+  std::lock_guard<std::mutex> guard(mu_);
+  if (ref == "last") {
+    auto st = db_.prepare(
+        "SELECT id FROM sessions ORDER BY updated_ms DESC, started_ms DESC, id DESC LIMIT 1");
+    if (!st) return st.status();
+    auto row = st->step();
+    if (!row) return row.status();
+    if (!*row) return Status::usage(fmt::format("there are no sessions in {} yet", path_.string()));
+    return std::string(st->column_text(0));
+  }
+  if (!valid_id_ref(ref)) {
+    return Status::usage(fmt::format(
+        "\"{}\" is not a session id (ids look like 20261129-193012-k3f9; or use \"last\")", ref));
+  }
+  // '~' sorts after every character of an id, so this is "starts with ref".
+  auto st = db_.prepare("SELECT id FROM sessions WHERE id >= ?1 AND id < ?1 || '~' LIMIT 3");
+  if (!st) return st.status();
+  st->bind(1, ref);
+  std::vector<std::string> found;
+  while (true) {
+    auto row = st->step();
+    if (!row) return row.status();
+    if (!*row) break;
+    std::string id(st->column_text(0));
+    if (id == ref) return id;
+    found.push_back(std::move(id));
+  }
+  if (found.empty()) {
+    return Status::usage(fmt::format("no session {} in {}", ref, path_.string()));
+  }
+  if (found.size() > 1) {
+    return Status::usage(fmt::format("session id prefix {} is ambiguous: it matches {}, {}{}", ref,
+                                     found[0], found[1], found.size() > 2 ? " and more" : ""));
+  }
+  return found[0];
+}
+
+Result<std::vector<SessionSummary>> SessionStore::list() {
+  std::lock_guard<std::mutex> guard(mu_);
+  auto st = db_.prepare(
+      fmt::format("SELECT {} FROM sessions ORDER BY started_ms DESC, id DESC", kSummaryColumns));
+  if (!st) return st.status();
+  std::vector<SessionSummary> out;
+  while (true) {
+    auto row = st->step();
+    if (!row) return row.status();
+    if (!*row) break;
+    out.push_back(read_summary(*st));
+  }
+  return out;
+}
+
+Result<SessionSummary> SessionStore::summary(std::string_view id) {
+  std::lock_guard<std::mutex> guard(mu_);
+  return summary_locked(id);
+}
+
+Result<SessionSummary> SessionStore::summary_locked(std::string_view id) {
+  auto st = db_.prepare(fmt::format("SELECT {} FROM sessions WHERE id = ?", kSummaryColumns));
+  if (!st) return st.status();
+  st->bind(1, id);
+  auto row = st->step();
+  if (!row) return row.status();
+  if (!*row) return Status::usage(fmt::format("no session {} in {}", id, path_.string()));
+  return read_summary(*st);
+}
+
+Result<std::vector<Record>> SessionStore::read_records(std::string_view id) {
+  std::lock_guard<std::mutex> guard(mu_);
+  auto sum = summary_locked(id);
+  if (!sum) return sum.status();
+  return read_records_locked(id);
+}
+
+Result<std::vector<Record>> SessionStore::read_records_locked(std::string_view id) {
+  auto st =
+      db_.prepare("SELECT seq, at_ms, kind, body FROM records WHERE session_id = ? ORDER BY seq");
+  if (!st) return st.status();
+  st->bind(1, id);
+  std::vector<Record> out;
+  while (true) {
+    auto row = st->step();
+    if (!row) return row.status();
+    if (!*row) break;
+    Record r;
+    r.seq = st->column_int(0);
+    r.at_ms = st->column_int(1);
+    std::string where = fmt::format("session {}, record {}", id, r.seq);
+    if (r.seq != static_cast<int64_t>(out.size()) + 1) {
+      return Status::error(
+          fmt::format("{}: expected record {} (the log has a gap)", where, out.size() + 1));
+    }
+    auto kind = record_kind_from_name(st->column_text(2));
+    if (!kind) return kind.status().prefixed(where);
+    r.kind = *kind;
+    auto body = parse_json(st->column_text(3), where);
+    if (!body) return body.status();
+    if (!body->is_object()) {
+      return Status::error(
+          fmt::format("{}: the body is {}, not an object", where, json_type_name(*body)));
+    }
+    r.body = std::move(*body);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Status SessionStore::append_locked(const std::string& id, const Record& r) {
+  auto tx = Transaction::begin(db_);
+  if (!tx) return tx.status();
+  auto ins =
+      db_.prepare("INSERT INTO records(session_id, seq, at_ms, kind, body) VALUES(?, ?, ?, ?, ?)");
+  if (!ins) return ins.status();
+  ins->bind(1, id);
+  ins->bind(2, r.seq);
+  ins->bind(3, r.at_ms);
+  ins->bind(4, record_kind_name(r.kind));
+  ins->bind(5, r.body.dump(-1, ' ', false, Json::error_handler_t::replace));
+  MECHA_RETURN_IF_ERROR(ins->run());
+
+  SessionSummary delta;
+  summarize({r}, &delta);
+  auto upd = db_.prepare(
+      "UPDATE sessions SET records = records + 1, updated_ms = ?, turns = turns + ?, "
+      "cost_usd = cost_usd + ?, priced_calls = priced_calls + ?, "
+      "unpriced_calls = unpriced_calls + ?, untrusted = MAX(untrusted, ?) WHERE id = ?");
+  if (!upd) return upd.status();
+  upd->bind(1, r.at_ms);
+  upd->bind(2, delta.turns);
+  upd->bind(3, delta.cost_usd);
+  upd->bind(4, delta.priced_calls);
+  upd->bind(5, delta.unpriced_calls);
+  upd->bind(6, static_cast<int64_t>(delta.untrusted ? 1 : 0));
+  upd->bind(7, id);
+  MECHA_RETURN_IF_ERROR(upd->run());
+  if (db_.changes() != 1) return Status::error("the session was removed");
+  return tx->commit();
+}
+
+Status SessionStore::remove(std::string_view id) {
+  if (!valid_id_ref(id)) return Status::usage(fmt::format("no session {}", id));
+  auto lock = SessionLock::acquire(lock_file(id), std::string(id));
+  if (!lock) return lock.status();
+  std::lock_guard<std::mutex> guard(mu_);
+  auto tx = Transaction::begin(db_);
+  if (!tx) return tx.status();
+  auto del = db_.prepare("DELETE FROM sessions WHERE id = ?");
+  if (!del) return del.status();
+  del->bind(1, id);
+  MECHA_RETURN_IF_ERROR(del->run());
+  if (db_.changes() == 0)
+    return Status::usage(fmt::format("no session {} in {}", id, path_.string()));
+  auto recs = db_.prepare("DELETE FROM records WHERE session_id = ?");
+  if (!recs) return recs.status();
+  recs->bind(1, id);
+  MECHA_RETURN_IF_ERROR(recs->run());
+  MECHA_RETURN_IF_ERROR(tx->commit());
+  lock->remove_file();
+  return ok_status();
+}
+
+}  // namespace mecha::store

@@ -1,0 +1,148 @@
+// SessionStore: sessions and their append-only records, in one SQLite file.
+//
+// The file is in WAL mode, so readers (`sessions list`, `show`) never wait for a writer and
+// one writer's commit never blocks a reader. Writers of different sessions, in one process
+// or several, take turns on SQLite's write lock and wait for it up to kBusyTimeoutMs.
+// Writing a session needs its SessionLock (session_lock.h): a second process opening a
+// session that is being run is refused with the holder's PID.
+//
+// Invariants:
+//   1. A session's records are numbered 1, 2, 3, ... without gaps, and are never updated or
+//      deleted (triggers in the schema refuse both); removing the whole session is the one
+//      exception.
+//   2. Each append is one committed transaction, fsynced before append() returns
+//      (synchronous=FULL, see session_store.cc), so a record acknowledged is on disk.
+//   3. The summary columns of a session (records, turns, cost, untrusted) are a cache of
+//      what summarize() derives from its records, updated in the same transaction as each
+//      record; Session::untrusted() reads the log itself.
+//
+// Thread-safety: a SessionStore and the Sessions it opened may be used from several threads
+// (one mutex guards the connection). REQUIRES: the store outlives its Sessions.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "store/record.h"
+#include "store/session_lock.h"
+#include "store/sqlite.h"
+
+namespace mecha::store {
+
+inline constexpr int kBusyTimeoutMs = 10000;
+
+struct SessionSummary {
+  std::string id;
+  int64_t started_ms = 0;
+  int64_t updated_ms = 0;  // time of the last record
+  std::string title;       // the first prompt's first line, shortened
+  int64_t records = 0;
+  int64_t turns = 0;  // model calls (usage records)
+  double cost_usd = 0;
+  int64_t priced_calls = 0;
+  int64_t unpriced_calls = 0;
+  bool untrusted = false;
+
+  // nullopt when no call was priced (cost unknown, not zero).
+  std::optional<double> cost() const {
+    return priced_calls > 0 ? std::optional<double>(cost_usd) : std::nullopt;
+  }
+  bool operator==(const SessionSummary&) const = default;
+};
+
+// {"id", "started_at", "updated_at", "title", "records", "turns", "cost_usd" (null when
+// nothing priced), "unpriced_calls", "untrusted"}
+Json summary_to_json(const SessionSummary& s);
+
+// The summary numbers derived from records alone (id, times and title are left as given).
+void summarize(const std::vector<Record>& records, SessionSummary* out);
+
+class SessionStore;
+
+// One session, open for appending. Holds the session's lock until destroyed.
+class Session {
+ public:
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  const std::string& id() const { return id_; }
+  const std::string& title() const { return title_; }
+  int64_t started_ms() const { return started_ms_; }
+
+  // Commits the record (its seq and time are set here) and returns its seq. On failure
+  // nothing was appended. Thread-safe.
+  Result<int64_t> append(Record record);
+
+  // Every record, the ones read when the session was opened and the ones appended since.
+  std::vector<Record> records() const;
+  // True once any tool_result in the log is labelled untrusted; never false again.
+  bool untrusted() const;
+  // The conversation for the model (conversation_log.h).
+  Result<std::vector<Message>> conversation() const;
+
+  // Called after each record is committed, on the appending thread. For tests and mirrors.
+  void set_commit_observer(std::function<void(const Record&)> observer);
+
+ private:
+  friend class SessionStore;
+  Session(SessionStore* store, SessionLock lock, std::string id, std::string title,
+          int64_t started_ms, std::vector<Record> records);
+
+  SessionStore* const store_;
+  SessionLock lock_;
+  const std::string id_;
+  const std::string title_;
+  const int64_t started_ms_;
+  mutable std::mutex mu_;
+  std::vector<Record> records_;                  // GUARDED_BY(mu_)
+  std::function<void(const Record&)> observer_;  // GUARDED_BY(mu_)
+};
+
+class SessionStore {
+ public:
+  // Opens or creates the store at `path`, creating its directory.
+  static Result<std::unique_ptr<SessionStore>> open(const std::filesystem::path& path);
+
+  SessionStore(const SessionStore&) = delete;
+  SessionStore& operator=(const SessionStore&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+
+  // A new session, locked by the caller. `title` is cut to its first line, 80 characters.
+  Result<std::unique_ptr<Session>> create(std::string_view title);
+  // An existing session, locked by the caller, with its records read back.
+  Result<std::unique_ptr<Session>> open_session(std::string_view id);
+
+  // The session id `ref` stands for: "last" (the one written most recently), an id, or an
+  // id's unique prefix.
+  Result<std::string> resolve(std::string_view ref);
+  // Every session, most recently started first.
+  Result<std::vector<SessionSummary>> list();
+  Result<SessionSummary> summary(std::string_view id);
+  // A session's records, read without taking its lock (for show and export).
+  Result<std::vector<Record>> read_records(std::string_view id);
+  // Deletes the session and all its records. Refused while another process holds it.
+  Status remove(std::string_view id);
+
+ private:
+  friend class Session;
+  SessionStore(std::filesystem::path path, Database db);
+  std::filesystem::path lock_file(std::string_view id) const;
+  Result<std::vector<Record>> read_records_locked(std::string_view id);
+  Result<SessionSummary> summary_locked(std::string_view id);
+  Status append_locked(const std::string& id, const Record& r);
+
+  const std::filesystem::path path_;
+  std::mutex mu_;
+  Database db_;  // GUARDED_BY(mu_)
+};
+
+}  // namespace mecha::store

@@ -1,0 +1,293 @@
+#include "store/session_store.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <functional>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "store/testing/temp_dir.h"
+
+namespace mecha::store {
+namespace {
+
+using testing::TempDir;
+
+std::unique_ptr<SessionStore> open_store(const std::filesystem::path& path) {
+  auto s = SessionStore::open(path);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return s.ok() ? std::move(*s) : nullptr;
+}
+
+// Runs `body` in a forked child; its return value is the child's exit code.
+pid_t spawn(const std::function<int()>& body) {
+  pid_t pid = fork();
+  if (pid == 0) _exit(body());
+  return pid;
+}
+
+int wait_exit(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(SessionStore, AppendsAreNumberedAndReadBackWhole) {
+  TempDir dir;
+  auto store = open_store(dir.path() / ".mecha" / "sessions.db");
+  ASSERT_TRUE(store);
+  std::string id;
+  {
+    auto s = store->create("fix the failing test\nand more lines");
+    ASSERT_TRUE(s.ok()) << s.message();
+    id = (*s)->id();
+    EXPECT_EQ((*s)->title(), "fix the failing test");
+    auto a = (*s)->append(Record::user_message(Message::user_text("fix the failing test")));
+    ASSERT_TRUE(a.ok()) << a.message();
+    EXPECT_EQ(*a, 1);
+    auto b = (*s)->append(Record::note("main", "hello"));
+    ASSERT_TRUE(b.ok()) << b.message();
+    EXPECT_EQ(*b, 2);
+  }
+  auto records = store->read_records(id);
+  ASSERT_TRUE(records.ok()) << records.message();
+  ASSERT_EQ(records->size(), 2u);
+  Record want = Record::note("main", "hello");
+  want.seq = 2;
+  want.at_ms = (*records)[1].at_ms;
+  EXPECT_EQ((*records)[1], want);
+  EXPECT_EQ((*records)[0].body,
+            (Json{{"message",
+                   {{"role", "user"},
+                    {"content", {{{"type", "text"}, {"text", "fix the failing test"}}}}}}}));
+}
+
+TEST(SessionStore, RecordsCannotBeUpdatedOrDeletedOneByOne) {
+  TempDir dir;
+  auto path = dir.path() / "s.db";
+  auto store = open_store(path);
+  ASSERT_TRUE(store);
+  auto s = store->create("t");
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE((*s)->append(Record::note("main", "x")).ok());
+  auto db = Database::open(path, 1000);
+  ASSERT_TRUE(db.ok());
+  Status upd = db->exec("UPDATE records SET body = '{}'");
+  EXPECT_EQ(upd.message(),
+            "sqlite: UPDATE records SET body = '{}': session records are append-only");
+  Status del = db->exec("DELETE FROM records");
+  EXPECT_EQ(del.message(),
+            "sqlite: DELETE FROM records: session records are append-only: remove the whole "
+            "session instead");
+}
+
+TEST(SessionStore, UntrustedHoldsAfterReopenAndNeverClears) {
+  TempDir dir;
+  auto path = dir.path() / "s.db";
+  std::string id;
+  {
+    auto store = open_store(path);
+    auto s = store->create("t");
+    ASSERT_TRUE(s.ok());
+    id = (*s)->id();
+    ASSERT_TRUE((*s)->append(Record::tool_result("main", "a", false, false, "clean")).ok());
+    EXPECT_FALSE((*s)->untrusted());
+    ASSERT_TRUE((*s)->append(Record::tool_result("main", "b", true, false, "denied")).ok());
+    EXPECT_FALSE((*s)->untrusted());
+    ASSERT_TRUE((*s)->append(Record::tool_result("main", "c", false, true, "a web page")).ok());
+    EXPECT_TRUE((*s)->untrusted());
+  }
+  auto store = open_store(path);  // a new process would do just this
+  auto s = store->open_session(id);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE((*s)->untrusted());
+  ASSERT_TRUE((*s)->append(Record::tool_result("main", "d", false, false, "clean again")).ok());
+  EXPECT_TRUE((*s)->untrusted());
+  auto sum = store->summary(id);
+  ASSERT_TRUE(sum.ok());
+  EXPECT_TRUE(sum->untrusted);
+}
+
+TEST(SessionStore, SummaryColumnsEqualWhatTheRecordsSay) {
+  TempDir dir;
+  auto store = open_store(dir.path() / "s.db");
+  auto s = store->create("priced and unpriced");
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE((*s)->append(Record::usage("main", "a", Usage{1, 1, 0, 0}, 0.25)).ok());
+  ASSERT_TRUE((*s)->append(Record::usage("main", "b", Usage{1, 1, 0, 0}, std::nullopt)).ok());
+  ASSERT_TRUE((*s)->append(Record::usage("main", "a", Usage{1, 1, 0, 0}, 0.5)).ok());
+  auto sum = store->summary((*s)->id());
+  ASSERT_TRUE(sum.ok());
+  SessionSummary derived = *sum;
+  summarize((*s)->records(), &derived);
+  EXPECT_EQ(*sum, derived);
+  EXPECT_EQ(sum->turns, 3);
+  EXPECT_EQ(sum->cost(), std::optional<double>(0.75));
+  EXPECT_EQ(sum->unpriced_calls, 1);
+  Json j = summary_to_json(*sum);
+  EXPECT_EQ(j["cost_usd"], 0.75);
+  EXPECT_EQ(j["unpriced_calls"], 1);
+  EXPECT_EQ(j["title"], "priced and unpriced");
+}
+
+TEST(SessionStore, CostIsNullWhenNothingWasPriced) {
+  SessionSummary s;
+  s.unpriced_calls = 2;
+  EXPECT_EQ(s.cost(), std::nullopt);
+  EXPECT_TRUE(summary_to_json(s)["cost_usd"].is_null());
+}
+
+TEST(SessionStore, ResolvesLastExactAndPrefix) {
+  TempDir dir;
+  auto store = open_store(dir.path() / "s.db");
+  auto none = store->resolve("last");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.message(),
+            fmt::format("there are no sessions in {} yet", (dir.path() / "s.db").string()));
+  std::string first, second;
+  {
+    auto a = store->create("a");
+    first = (*a)->id();
+    auto b = store->create("b");
+    second = (*b)->id();
+    ASSERT_TRUE((*b)->append(Record::note("main", "b")).ok());
+    ASSERT_TRUE((*a)->append(Record::note("main", "a")).ok());  // the latest write
+  }
+  EXPECT_EQ(*store->resolve("last"), first);
+  EXPECT_EQ(*store->resolve(second), second);
+  auto ambiguous = store->resolve(second.substr(0, 9));  // the date: both match
+  ASSERT_FALSE(ambiguous.ok());
+  EXPECT_EQ(ambiguous.message(),
+            fmt::format("session id prefix {} is ambiguous: it matches {}, {}", second.substr(0, 9),
+                        std::min(first, second), std::max(first, second)));
+  ASSERT_TRUE(store->remove(first).ok());
+  EXPECT_EQ(*store->resolve(second.substr(0, 9)), second);
+  auto bad = store->resolve("../etc");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.message(),
+            "\"../etc\" is not a session id (ids look like 20261129-193012-k3f9; or use \"last\")");
+  auto missing = store->resolve("1999");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.message(),
+            fmt::format("no session 1999 in {}", (dir.path() / "s.db").string()));
+}
+
+TEST(SessionStore, ListsNewestFirstAndRemoves) {
+  TempDir dir;
+  auto store = open_store(dir.path() / "s.db");
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) {
+    auto s = store->create(fmt::format("task {}", i));
+    ASSERT_TRUE(s.ok());
+    ids.push_back((*s)->id());
+    ASSERT_TRUE((*s)->append(Record::note("main", "n")).ok());
+  }
+  auto all = store->list();
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 3u);
+  ASSERT_TRUE(store->remove(ids[1]).ok());
+  all = store->list();
+  ASSERT_EQ(all->size(), 2u);
+  for (const auto& s : *all) EXPECT_NE(s.id, ids[1]);
+  auto gone = store->read_records(ids[1]);
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.message(),
+            fmt::format("no session {} in {}", ids[1], (dir.path() / "s.db").string()));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "s.db-locks" / (ids[1] + ".lock")));
+}
+
+TEST(SessionStore, SecondOpenInOneProcessIsRefusedWithItsPid) {
+  TempDir dir;
+  auto store = open_store(dir.path() / "s.db");
+  auto s = store->create("t");
+  ASSERT_TRUE(s.ok());
+  auto again = store->open_session((*s)->id());
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.message(),
+            fmt::format("session {} is in use by process {}: wait for that run to finish or stop "
+                        "it, then try again (lock file {})",
+                        (*s)->id(), getpid(),
+                        (dir.path() / "s.db-locks" / ((*s)->id() + ".lock")).string()));
+  auto rm = store->remove((*s)->id());
+  EXPECT_FALSE(rm.ok());
+}
+
+TEST(SessionStore, AnotherProcessHoldingTheSessionIsNamedAndItsDeathFreesIt) {
+  TempDir dir;
+  auto path = dir.path() / "s.db";
+  std::string id;
+  {
+    auto store = open_store(path);
+    auto s = store->create("t");
+    ASSERT_TRUE(s.ok());
+    id = (*s)->id();
+  }
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  pid_t holder = spawn([&] {
+    auto store = SessionStore::open(path);
+    if (!store) return 10;
+    auto s = (*store)->open_session(id);
+    if (!s) return 11;
+    char c = 'y';
+    if (write(ready[1], &c, 1) != 1) return 12;
+    pause();  // until killed
+    return 0;
+  });
+  close(ready[1]);
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  close(ready[0]);
+
+  auto store = open_store(path);
+  auto refused = store->open_session(id);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.message(),
+            fmt::format("session {} is in use by process {}: wait for that run to finish or stop "
+                        "it, then try again (lock file {})",
+                        id, holder, (dir.path() / "s.db-locks" / (id + ".lock")).string()));
+
+  kill(holder, SIGKILL);
+  wait_exit(holder);
+  auto taken = store->open_session(id);  // the crashed holder's lock is free
+  ASSERT_TRUE(taken.ok()) << taken.message();
+}
+
+TEST(SessionStore, TwoProcessesWriteDifferentSessionsAtOnce) {
+  TempDir dir;
+  auto path = dir.path() / "s.db";
+  ASSERT_TRUE(open_store(path));
+  constexpr int kRecords = 150;
+  auto writer = [&](const char* title) {
+    auto store = SessionStore::open(path);
+    if (!store) return 10;
+    auto s = (*store)->create(title);
+    if (!s) return 11;
+    for (int i = 0; i < kRecords; ++i) {
+      if (!(*s)->append(Record::note("main", fmt::format("{} {}", title, i))).ok()) return 12;
+    }
+    return 0;
+  };
+  pid_t a = spawn([&] { return writer("one"); });
+  pid_t b = spawn([&] { return writer("two"); });
+  EXPECT_EQ(wait_exit(a), 0);
+  EXPECT_EQ(wait_exit(b), 0);
+  auto store = open_store(path);
+  auto all = store->list();
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 2u);
+  for (const auto& s : *all) {
+    auto records = store->read_records(s.id);
+    ASSERT_TRUE(records.ok());
+    ASSERT_EQ(records->size(), static_cast<size_t>(kRecords));
+    for (int i = 0; i < kRecords; ++i) {
+      EXPECT_EQ((*records)[i].body["text"], fmt::format("{} {}", s.title, i));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mecha::store

@@ -1,0 +1,113 @@
+#include "store/sqlite.h"
+
+#include <fmt/format.h>
+
+namespace mecha::store {
+namespace {
+
+Status sqlite_error(sqlite3* db, std::string_view what) {
+  return Status::error(fmt::format("{}: {}", what, sqlite3_errmsg(db)));
+}
+
+}  // namespace
+
+void Statement::bind(int index, int64_t value) { sqlite3_bind_int64(stmt_.get(), index, value); }
+void Statement::bind(int index, double value) { sqlite3_bind_double(stmt_.get(), index, value); }
+void Statement::bind(int index, std::string_view text) {
+  sqlite3_bind_text(stmt_.get(), index, text.data(), static_cast<int>(text.size()),
+                    SQLITE_TRANSIENT);
+}
+void Statement::bind_null(int index) { sqlite3_bind_null(stmt_.get(), index); }
+
+Result<bool> Statement::step() {
+  int rc = sqlite3_step(stmt_.get());
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  Status s = sqlite_error(db_, fmt::format("sqlite: {}", sqlite3_sql(stmt_.get())));
+  sqlite3_reset(stmt_.get());
+  return s;
+}
+
+Status Statement::run() {
+  auto r = step();
+  sqlite3_reset(stmt_.get());
+  if (!r) return r.status();
+  return ok_status();
+}
+
+void Statement::reset() { sqlite3_reset(stmt_.get()); }
+
+int64_t Statement::column_int(int column) const {
+  return sqlite3_column_int64(stmt_.get(), column);
+}
+double Statement::column_double(int column) const {
+  return sqlite3_column_double(stmt_.get(), column);
+}
+bool Statement::column_is_null(int column) const {
+  return sqlite3_column_type(stmt_.get(), column) == SQLITE_NULL;
+}
+std::string_view Statement::column_text(int column) const {
+  const unsigned char* p = sqlite3_column_text(stmt_.get(), column);
+  if (p == nullptr) return {};
+  return {reinterpret_cast<const char*>(p),
+          static_cast<size_t>(sqlite3_column_bytes(stmt_.get(), column))};
+}
+
+Result<Database> Database::open(const std::filesystem::path& path, int busy_timeout_ms) {
+  sqlite3* raw = nullptr;
+  int rc =
+      sqlite3_open_v2(path.c_str(), &raw,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  Database db(path, raw);  // owns raw even when the open failed
+  if (rc != SQLITE_OK) {
+    return Status::error(fmt::format("cannot open session store {}: {}", path.string(),
+                                     raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+  }
+  sqlite3_busy_timeout(raw, busy_timeout_ms);
+  sqlite3_extended_result_codes(raw, 1);
+  return db;
+}
+
+Status Database::exec(std::string_view sql) {
+  std::string text(sql);
+  char* err = nullptr;
+  int rc = sqlite3_exec(db_.get(), text.c_str(), nullptr, nullptr, &err);
+  if (rc != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errstr(rc);
+    sqlite3_free(err);
+    return Status::error(fmt::format("sqlite: {}: {}", text, msg));
+  }
+  return ok_status();
+}
+
+Result<Statement> Database::prepare(std::string_view sql) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v3(db_.get(), sql.data(), static_cast<int>(sql.size()),
+                              SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  if (rc != SQLITE_OK) {
+    sqlite3_finalize(stmt);
+    return sqlite_error(db_.get(), fmt::format("sqlite: preparing {}", sql));
+  }
+  return Statement(db_.get(), stmt);
+}
+
+int64_t Database::changes() const { return sqlite3_changes64(db_.get()); }
+
+Result<Transaction> Transaction::begin(Database& db) {
+  MECHA_RETURN_IF_ERROR(db.exec("BEGIN IMMEDIATE"));
+  return Transaction(&db);
+}
+
+Transaction::~Transaction() {
+  if (db_) (void)db_->exec("ROLLBACK");
+}
+
+Status Transaction::commit() {
+  Database* db = db_;
+  db_ = nullptr;
+  Status s = db->exec("COMMIT");
+  if (!s.ok()) (void)db->exec("ROLLBACK");
+  return s;
+}
+
+}  // namespace mecha::store
