@@ -69,13 +69,13 @@ Json write(const Open& b) { return {{"session_id", b.session_id}}; }
 Status read(StrictObject& o, Opened* b) {
   MECHA_RETURN_IF_ERROR(o.get("session_id", &b->session_id));
   MECHA_RETURN_IF_ERROR(o.get("resumed", &b->resumed));
-  MECHA_RETURN_IF_ERROR(o.get("messages", &b->messages));
+  MECHA_RETURN_IF_ERROR(o.get("records", &b->records));
   return o.get("untrusted", &b->untrusted);
 }
 Json write(const Opened& b) {
   return {{"session_id", b.session_id},
           {"resumed", b.resumed},
-          {"messages", b.messages},
+          {"records", b.records},
           {"untrusted", b.untrusted}};
 }
 
@@ -205,7 +205,7 @@ Status read(StrictObject& o, Sessions* b) {
     if (!s) return s.status();
     SessionSummary sum;
     MECHA_RETURN_IF_ERROR(s->get("session_id", &sum.session_id));
-    MECHA_RETURN_IF_ERROR(s->get("messages", &sum.messages));
+    MECHA_RETURN_IF_ERROR(s->get("records", &sum.records));
     MECHA_RETURN_IF_ERROR(s->get("untrusted", &sum.untrusted));
     MECHA_RETURN_IF_ERROR(s->get("attached", &sum.attached));
     MECHA_RETURN_IF_ERROR(s->finish());
@@ -217,7 +217,7 @@ Json write(const Sessions& b) {
   Json list = Json::array();
   for (const auto& s : b.sessions) {
     list.push_back({{"session_id", s.session_id},
-                    {"messages", s.messages},
+                    {"records", s.records},
                     {"untrusted", s.untrusted},
                     {"attached", s.attached}});
   }

@@ -70,7 +70,7 @@ struct Opened {
   static constexpr std::string_view kKind = "opened";
   std::string session_id;
   bool resumed = false;
-  int64_t messages = 0;  // messages already in the session's log
+  int64_t records = 0;  // records already in the session's log
   bool untrusted = false;
   bool operator==(const Opened&) const = default;
 };
@@ -194,7 +194,7 @@ struct ListSessions {
 
 struct SessionSummary {
   std::string session_id;
-  int64_t messages = 0;
+  int64_t records = 0;
   bool untrusted = false;
   bool attached = false;  // open on a connection now
   bool operator==(const SessionSummary&) const = default;

@@ -1,0 +1,50 @@
+// One turn of a session, run on a worker thread: the user's text in, the run's events out as
+// frames, the records into the session's log, and turn_done last.
+//
+// Order of what a client sees and what the log holds:
+//   1. the user_message record is committed first;
+//   2. events stream as frames while the agent runs (text_delta, text, tool_call, ...);
+//   3. the turn's messages (assistant messages, tool results with their untrusted labels), a
+//      usage record and a run_end record are committed, in conversation order;
+//   4. an error frame when the turn did not complete (turn_failed, turn_cancelled,
+//      turn_limits), then turn_done {content, usage, untrusted}, `untrusted` read from the
+//      log (Session::untrusted), so it holds across restarts and never becomes false again.
+// A record is acknowledged once its turn's turn_done was sent; a daemon killed before that
+// keeps the user's message (the rebuilt conversation marks the interruption) and nothing of
+// the unfinished turn.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "agent/agent.h"
+#include "config/pricing.h"
+#include "server/connection.h"
+#include "server/live_session.h"
+#include "tools/registry.h"
+
+namespace mecha::server {
+
+using ProviderFactory = std::function<Result<std::shared_ptr<providers::Provider>>()>;
+
+// What every turn of a daemon shares. Immutable while the daemon runs.
+struct TurnSettings {
+  std::filesystem::path work_tree;
+  // Called once per session, at its first turn: a cassette replays from its start for each.
+  ProviderFactory make_provider;
+  tools::ToolRegistry tools;
+  agent::AgentSpec spec;
+  config::PriceTable pricing = config::PriceTable::defaults();
+  std::chrono::milliseconds approval_timeout{60000};  // Default: 60 s, then a denial
+};
+
+// REQUIRES: session.begin_turn() succeeded; the caller calls end_turn() after.
+void run_turn(const TurnSettings& settings, LiveSession& session,
+              const std::shared_ptr<Connection>& connection, const std::string& text);
+
+// The spend recorded in a session's log.
+wire::CostReport cost_of(LiveSession& session);
+
+}  // namespace mecha::server
