@@ -265,8 +265,10 @@ void Daemon::start_turn(const std::shared_ptr<Connection>& c, const wire::UserTu
     running_.insert(session);
   }
   workers_->post([this, c, session, text = turn.text] {
-    run_turn(options_.turns, *session, c, text);
+    std::vector<wire::Frame> closing = run_turn(options_.turns, *session, c, text);
     session->end_turn();
+    for (const wire::Frame& f : closing) c->send(f);
+    // Last, so a drain waits until the turn's turn_done went out.
     std::lock_guard<std::mutex> lock(running_mu_);
     running_.erase(session);
   });

@@ -275,6 +275,25 @@ TEST(Daemon, StopCancelsATurnStillRunningAfterTheGracePeriod) {
   EXPECT_TRUE(std::holds_alternative<wire::TurnDone>(frames.back()));
 }
 
+// Regression: turn_done went out before the session was free, so a client answering it at
+// once with its next turn was refused with turn_running and waited forever.
+TEST(Daemon, ATurnSentTheMomentTurnDoneArrivesIsAccepted) {
+  std::string cassette = cassette_header();
+  for (int i = 0; i < 20; ++i) {
+    cassette +=
+        cassette_line(Json::array({text_block("answer " + std::to_string(i))}), "end_turn", 1, 1);
+  }
+  DaemonHarness h(cassette);
+  auto c = h.connect();
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(c->open("").ok());
+  for (int i = 0; i < 20; ++i) {
+    auto frames = testing::run_turn(*c, "again");
+    ASSERT_EQ(frames.size(), 2u) << dump(frames);
+    EXPECT_EQ(std::get<wire::TurnDone>(frames.back()).content, "answer " + std::to_string(i));
+  }
+}
+
 TEST(Daemon, ListsSessionsAndReportsCost) {
   DaemonHarness h(noop_cassette());
   auto c = h.connect();

@@ -119,11 +119,12 @@ Status record_turn(store::Session& log, const std::string& agent, const std::str
 
 }  // namespace
 
-void run_turn(const TurnSettings& settings, LiveSession& session,
-              const std::shared_ptr<Connection>& connection, const std::string& text) {
+std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& session,
+                                  const std::shared_ptr<Connection>& connection,
+                                  const std::string& text) {
   auto fail = [&](std::string_view code, std::string message) {
-    connection->send(wire::Error{std::string(code), std::move(message)});
-    connection->send(wire::TurnDone{"", Usage{}, session.log().untrusted()});
+    return std::vector<wire::Frame>{wire::Error{std::string(code), std::move(message)},
+                                    wire::TurnDone{"", Usage{}, session.log().untrusted()}};
   };
   if (!session.provider()) {
     auto provider = settings.make_provider();
@@ -158,12 +159,14 @@ void run_turn(const TurnSettings& settings, LiveSession& session,
   } else {
     session.conversation() = conv.messages();
   }
+  std::vector<wire::Frame> closing;
   if (!recorded.ok()) {
-    connection->send(wire::Error{std::string(wire::codes::kInternal), recorded.message()});
+    closing.push_back(wire::Error{std::string(wire::codes::kInternal), recorded.message()});
   } else if (auto error = error_for(outcome)) {
-    connection->send(*error);
+    closing.push_back(*error);
   }
-  connection->send(wire::TurnDone{outcome.text, outcome.usage, session.log().untrusted()});
+  closing.push_back(wire::TurnDone{outcome.text, outcome.usage, session.log().untrusted()});
+  return closing;
 }
 
 wire::CostReport cost_of(LiveSession& session) {

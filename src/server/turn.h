@@ -40,9 +40,13 @@ struct TurnSettings {
   std::chrono::milliseconds approval_timeout{60000};  // Default: 60 s, then a denial
 };
 
-// REQUIRES: session.begin_turn() succeeded; the caller calls end_turn() after.
-void run_turn(const TurnSettings& settings, LiveSession& session,
-              const std::shared_ptr<Connection>& connection, const std::string& text);
+// Runs the turn and returns its closing frames (the error frame when there is one, then
+// turn_done), for the caller to send once it has called session.end_turn(): a client that
+// answers turn_done with its next user_turn must find the session free.
+// REQUIRES: session.begin_turn() succeeded.
+std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& session,
+                                  const std::shared_ptr<Connection>& connection,
+                                  const std::string& text);
 
 // The spend recorded in a session's log.
 wire::CostReport cost_of(LiveSession& session);
