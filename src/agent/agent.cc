@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "agent/deadline_watchdog.h"
 #include "tools/schema.h"
 
 namespace mecha::agent {
@@ -146,8 +147,25 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
   SpendMeter meter(ctx.parent_meter);
   SpendMeter* const outer_meter = ctx.meter;
   ctx.meter = &meter;
+  const CancelToken* const outer_cancel = ctx.cancel;
+  // The run's own token: cancelled with the caller's, and at the deadline by the watchdog,
+  // so --max-time bounds a model call or tool in flight too.
+  CancelToken run_cancel;
   const CancelToken never;
-  if (ctx.cancel == nullptr) ctx.cancel = &never;
+  std::optional<DeadlineWatchdog> watchdog;
+  if (ctx.deadline) {
+    watchdog.emplace(ctx.clock, *ctx.deadline, outer_cancel, &run_cancel);
+    ctx.cancel = &run_cancel;
+  } else if (ctx.cancel == nullptr) {
+    ctx.cancel = &never;
+  }
+  auto cancelled = [&] {
+    return ctx.cancel->cancelled() || (outer_cancel && outer_cancel->cancelled());
+  };
+  auto out_of_time = [&] { return (watchdog && watchdog->fired()) || over_deadline(ctx); };
+  RunJournal* const journal = ctx.depth == 0 ? ctx.journal : nullptr;
+  JournalingSink journaling(journal, sink);
+  if (journal) sink = &journaling;
 
   auto finish = [&](std::string status) {
     outcome.status = std::move(status);
@@ -156,22 +174,27 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
     if (meter.priced_calls() > 0) outcome.cost_usd = meter.cost();
     outcome.untrusted = ctx.taint.untrusted;
     ctx.meter = outer_meter;
-    if (ctx.cancel == &never) ctx.cancel = nullptr;
+    ctx.cancel = outer_cancel;
     return outcome;
   };
   auto limit_reached = [&](std::string limit) {
     outcome.limit = std::move(limit);
     return finish("limits_exceeded");
   };
+  auto time_limit = [&] {
+    return limit_reached(fmt::format("max_time ({}s)", ctx.max_time_s.value_or(0)));
+  };
+  auto journal_failed = [&](const Status& s) {
+    outcome.error = "recording the session failed: " + s.message();
+    return finish("error");
+  };
 
   while (true) {
-    if (ctx.cancel->cancelled()) return finish("cancelled");
+    if (out_of_time()) return time_limit();
+    if (cancelled()) return finish("cancelled");
     if (outcome.turns >= spec_.max_turns) {
       outcome.exhausted = true;
       return limit_reached(fmt::format("max_turns ({})", spec_.max_turns));
-    }
-    if (over_deadline(ctx)) {
-      return limit_reached(fmt::format("max_time ({}s)", ctx.max_time_s.value_or(0)));
     }
     // A ceiling with unpriced calls is a lower bound: it fires only on what was priced.
     if (ctx.max_cost_usd && meter.cost() >= *ctx.max_cost_usd) {
@@ -187,7 +210,8 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
     DeltaForwarder deltas(sink);
     auto resp = provider_->complete(req, sink ? &deltas : nullptr);
     if (!resp) {
-      if (ctx.cancel->cancelled() || resp.status().kind() == ErrorKind::kCancelled) {
+      if (out_of_time()) return time_limit();
+      if (cancelled() || resp.status().kind() == ErrorKind::kCancelled) {
         return finish("cancelled");
       }
       outcome.error = resp.message();
@@ -198,6 +222,18 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
     std::optional<double> cost;
     if (ctx.pricing) cost = ctx.pricing->cost(model, resp->usage);
     meter.add(resp->usage, cost);
+    if (!cost && ctx.max_cost_usd && meter.unpriced_calls() == 1 && sink) {
+      sink->on_event(note_event(
+          spec_.name, fmt::format("model '{}' has no price: its calls are counted as unpriced, "
+                                  "so the cost ceiling (${:.4f}) only sees the priced calls and "
+                                  "may not fire",
+                                  model, *ctx.max_cost_usd)));
+    }
+    if (journal) {
+      if (Status s = journal->record_usage(spec_.name, model, resp->usage, cost); !s.ok()) {
+        return journal_failed(s);
+      }
+    }
     outcome.malformed_tool_args += resp->malformed_tool_args;
 
     Message assistant = std::move(resp->message);
@@ -214,6 +250,11 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
     std::vector<ToolUseBlock> uses;
     for (const auto* u : assistant.tool_uses()) uses.push_back(*u);
     conv.append(std::move(assistant));
+    if (journal) {
+      if (Status s = journal->record_message(spec_.name, conv.messages().back()); !s.ok()) {
+        return journal_failed(s);
+      }
+    }
     if (uses.empty()) return finish("completed");
 
     Message results{Role::kUser, {}};
@@ -221,8 +262,11 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
       if (sink) sink->on_event(tool_call_event(spec_.name, use.id, use.name, use.input));
       ToolResultBlock r;
       bool untrusted = false;
-      if (ctx.cancel->cancelled()) {
-        r = ToolResultBlock{use.id, "not run: the run was cancelled", true};
+      if (cancelled()) {
+        r = ToolResultBlock{use.id,
+                            out_of_time() ? "not run: the run reached its time limit"
+                                          : "not run: the run was cancelled",
+                            true};
       } else {
         r = run_tool(use, ctx, sink, outcome, &untrusted);
       }
@@ -232,6 +276,11 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
       results.blocks.push_back(std::move(r));
     }
     conv.append(std::move(results));
+    if (journal) {
+      if (Status s = journal->record_message(spec_.name, conv.messages().back()); !s.ok()) {
+        return journal_failed(s);
+      }
+    }
   }
 }
 

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 
+#include "agent/run_journal.h"
 #include "base/clock.h"
 #include "base/message.h"
 #include "config/pricing.h"
@@ -74,6 +75,9 @@ struct RunContext : tools::ToolContext {
   SpendMeter* parent_meter = nullptr;
   // This run's meter while Agent::run is running; a subagent tool chains its child to it.
   SpendMeter* meter = nullptr;
+  // Where the run's conversation and events are recorded as they happen (a session), or
+  // null. Used at depth 0 only: a subagent's run is not the session's conversation.
+  RunJournal* journal = nullptr;
 };
 
 }  // namespace mecha::agent

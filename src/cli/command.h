@@ -14,6 +14,7 @@ void add_run_command(CLI::App& app, Action* chosen);
 void add_tools_command(CLI::App& app, Action* chosen);
 void add_serve_command(CLI::App& app, Action* chosen);
 void add_chat_command(CLI::App& app, Action* chosen);
+void add_sessions_command(CLI::App& app, Action* chosen);
 
 // Exit codes of DESIGN.md.
 inline constexpr int kExitOk = 0;

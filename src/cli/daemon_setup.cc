@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/run_session.h"
 #include "config/config.h"
 #include "providers/factory.h"
 #include "server/unix_socket.h"
@@ -84,8 +85,7 @@ Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags) {
   options.grace = std::chrono::milliseconds(static_cast<int64_t>(flags.grace_s * 1000));
   options.workers = flags.workers;
 
-  std::filesystem::path store_path =
-      flags.store.empty() ? tree / ".mecha" / "sessions.db" : std::filesystem::path(flags.store);
+  const std::filesystem::path store_path = store_path_for(tree, flags.store);
   auto store = store::SessionStore::open(store_path);
   if (!store) return store.status();
   AssembledDaemon out;

@@ -11,6 +11,7 @@
 #include "cli/command.h"
 #include "cli/interrupt.h"
 #include "cli/renderer.h"
+#include "cli/run_session.h"
 #include "config/config.h"
 #include "providers/factory.h"
 #include "tools/builtin.h"
@@ -30,6 +31,8 @@ struct RunOptions {
   int max_turns = 0;
   double max_time = 0;
   double max_cost = 0;
+  std::string resume;
+  std::string store;
 };
 
 int exit_code_for(const std::string& status) {
@@ -91,11 +94,26 @@ int run_main(const RunOptions& opt) {
     sink = std::make_unique<HumanRenderer>(stderr, stdout, isatty(STDERR_FILENO) == 1);
   }
 
-  agent::Conversation conv;
-  conv.append(Message::user_text(opt.task));
+  Json run_info{{"prompt", opt.task}, {"model", (*provider)->model()}};
+  auto session = RunSession::start(store_path_for(tree, opt.store), opt.resume, opt.task, run_info);
+  if (!session) return fail(session.status());
+  if (!opt.json) std::fprintf(stderr, "mecha: session %s\n", (*session)->id().c_str());
+  auto messages = (*session)->conversation();
+  if (!messages) return fail(messages.status());
+  ctx.journal = (*session)->journal();
+  // A resumed conversation holds what earlier runs read: the taint carries over (seed 002).
+  ctx.taint.untrusted = (*session)->untrusted();
+
+  agent::Conversation conv(std::move(*messages));
   InterruptScope interrupts(&cancel);
   agent::Outcome outcome = main_agent.run(ctx, conv, sink.get());
-  sink->on_event(agent::done_event(outcome));
+  if (Status s = (*session)->finish(outcome); !s.ok() && outcome.status != "error") {
+    outcome.status = "error";
+    outcome.error = "recording the session failed: " + s.message();
+  }
+  Json done = agent::done_event(outcome);
+  done["session"] = (*session)->id();
+  sink->on_event(done);
   return exit_code_for(outcome.status);
 }
 
@@ -120,6 +138,9 @@ void add_run_command(CLI::App& app, Action* chosen) {
       ->check(CLI::PositiveNumber);
   run->add_option("--max-cost", opt->max_cost, "US dollars this run may spend")
       ->check(CLI::PositiveNumber);
+  run->add_option("--resume", opt->resume,
+                  "Continue a session with its whole conversation: an id, or \"last\"");
+  run->add_option("--store", opt->store, "The session store (default .mecha/sessions.db)");
   run->callback([opt, chosen] { *chosen = [opt] { return run_main(*opt); }; });
 }
 

@@ -234,7 +234,7 @@ void Daemon::open_session(const std::shared_ptr<Connection>& c, const wire::Open
   }
   auto conversation = (*log)->conversation();
   if (!conversation) return c->send(error(wire::codes::kInternal, conversation.message()));
-  const int64_t records = static_cast<int64_t>((*log)->records().size());
+  const int64_t records = (*log)->record_count();
   const bool untrusted = (*log)->untrusted();
   detach(c);
   c->session = std::make_shared<LiveSession>(std::move(*log), std::move(*conversation));

@@ -88,8 +88,9 @@ TEST(Daemon, FiftyConcurrentSessionsEachGetTheirOwnTranscriptAndLog) {
     ASSERT_TRUE(records.ok()) << records.message();
     std::vector<std::string> kinds;
     for (const auto& r : *records) kinds.push_back(std::string(store::record_kind_name(r.kind)));
-    EXPECT_EQ(kinds, (std::vector<std::string>{"user_message", "assistant_message", "tool_result",
-                                               "assistant_message", "usage", "run_end"}));
+    EXPECT_EQ(kinds,
+              (std::vector<std::string>{"user_message", "usage", "assistant_message", "tool_call",
+                                        "tool_result", "usage", "assistant_message", "run_end"}));
     EXPECT_EQ((*records)[0].body,
               store::Record::user_message(Message::user_text("task " + std::to_string(i))).body);
   }
@@ -149,7 +150,7 @@ TEST(Daemon, UntrustedComesFromTheLogAndSurvivesARestart) {
   ASSERT_TRUE(c);
   auto opened = c->open(id);
   ASSERT_TRUE(opened.ok()) << opened.message();
-  EXPECT_EQ(*opened, (wire::Opened{id, true, 9, true}));
+  EXPECT_EQ(*opened, (wire::Opened{id, true, 15, true}));
 }
 
 TEST(Daemon, ABadFrameIsAnsweredWithAnErrorAndTheConnectionStaysUsable) {
@@ -275,6 +276,30 @@ TEST(Daemon, StopCancelsATurnStillRunningAfterTheGracePeriod) {
   EXPECT_TRUE(std::holds_alternative<wire::TurnDone>(frames.back()));
 }
 
+TEST(Daemon, TheTaintOfEarlierTurnsHoldsASendInALaterOne) {
+  std::string cassette =
+      cassette_header() +
+      cassette_line(Json::array({tool_use("t1", "Fetch", {{"url", "http://x"}})}), "tool_use", 1,
+                    1) +
+      cassette_line(Json::array({text_block("read it")}), "end_turn", 1, 1) +
+      cassette_line(Json::array({tool_use("t2", "ReadSecret", Json::object())}), "tool_use", 1, 1) +
+      cassette_line(Json::array({tool_use("t3", "Send", {{"to", "ops"}})}), "tool_use", 1, 1) +
+      cassette_line(Json::array({text_block("end")}), "end_turn", 1, 1);
+  DaemonHarness h(cassette);
+  auto c = h.connect();
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(c->open("").ok());
+  auto first = testing::run_turn(*c, "fetch");
+  EXPECT_TRUE(std::get<wire::TurnDone>(first.back()).untrusted);
+  int asked = 0;
+  auto second = testing::run_turn(*c, "read and send", [&](const wire::ApprovalRequest&) {
+    ++asked;
+    return false;
+  });
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(h.sends().load(), 0);
+}
+
 // Regression: turn_done went out before the session was free, so a client answering it at
 // once with its next turn was refused with turn_running and waited forever.
 TEST(Daemon, ATurnSentTheMomentTurnDoneArrivesIsAccepted) {
@@ -305,12 +330,12 @@ TEST(Daemon, ListsSessionsAndReportsCost) {
   auto cost = c->receive();
   ASSERT_TRUE(cost && cost->ok());
   EXPECT_EQ(std::get<wire::CostReport>(*cost->frame),
-            (wire::CostReport{opened->session_id, Usage{220, 15, 0, 0}, std::nullopt, 1}));
+            (wire::CostReport{opened->session_id, Usage{220, 15, 0, 0}, std::nullopt, 2}));
   ASSERT_TRUE(c->send(wire::ListSessions{}).ok());
   auto list = c->receive();
   ASSERT_TRUE(list && list->ok());
   EXPECT_EQ(std::get<wire::Sessions>(*list->frame),
-            (wire::Sessions{{{opened->session_id, 6, false, true}}}));
+            (wire::Sessions{{{opened->session_id, 8, false, true}}}));
 }
 
 }  // namespace

@@ -45,8 +45,12 @@ Status FrameChannel::send(const wire::Frame& frame) {
 FrameChannel::Incoming FrameChannel::read_some() {
   Incoming in;
   static thread_local std::array<char, 65536> buffer;
+  // The first read may block (a client's socket); the ones after a full buffer must not,
+  // or a frame ending exactly at the buffer's end would wait for bytes that never come.
+  int flags = 0;
   while (true) {
-    ssize_t n = ::recv(fd_.get(), buffer.data(), buffer.size(), 0);
+    ssize_t n = ::recv(fd_.get(), buffer.data(), buffer.size(), flags);
+    flags = MSG_DONTWAIT;
     if (n > 0) {
       reader_.feed(std::string_view(buffer.data(), static_cast<size_t>(n)));
       if (static_cast<size_t>(n) < buffer.size()) break;

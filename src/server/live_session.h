@@ -12,6 +12,7 @@
 #include <mutex>
 #include <vector>
 
+#include "agent/run_context.h"
 #include "base/cancel.h"
 #include "base/message.h"
 #include "providers/provider.h"
@@ -22,7 +23,9 @@ namespace mecha::server {
 class LiveSession {
  public:
   LiveSession(std::unique_ptr<store::Session> log, std::vector<Message> conversation)
-      : log_(std::move(log)), conversation_(std::move(conversation)) {}
+      : log_(std::move(log)), conversation_(std::move(conversation)) {
+    taint_.untrusted = log_->untrusted();
+  }
   LiveSession(const LiveSession&) = delete;
   LiveSession& operator=(const LiveSession&) = delete;
 
@@ -41,6 +44,9 @@ class LiveSession {
   // The running turn's thread only.
   std::vector<Message>& conversation() { return conversation_; }
   std::shared_ptr<providers::Provider>& provider() { return provider_; }
+  // What the session has read, carried from turn to turn so the trifecta interlock sees
+  // the whole session. The untrusted leg comes from the log when the session is opened.
+  agent::Taint& taint() { return taint_; }
 
  private:
   std::unique_ptr<store::Session> log_;
@@ -49,6 +55,7 @@ class LiveSession {
   std::unique_ptr<CancelToken> cancel_;  // GUARDED_BY(mu_) for replacement
   std::vector<Message> conversation_;
   std::shared_ptr<providers::Provider> provider_;  // made at the first turn
+  agent::Taint taint_;
 };
 
 }  // namespace mecha::server

@@ -5,13 +5,13 @@
 #include <atomic>
 #include <map>
 
+#include "agent/session_journal.h"
 #include "wire/codec.h"
 
 namespace mecha::server {
 namespace {
 
-// Forwards a run's events to the client as frames, and keeps each top-level tool result's
-// untrusted label for the log.
+// Forwards a run's events to the client as frames.
 class FrameSink final : public agent::EventSink {
  public:
   explicit FrameSink(std::shared_ptr<Connection> connection) : connection_(std::move(connection)) {}
@@ -23,10 +23,6 @@ class FrameSink final : public agent::EventSink {
       connection_->send(wire::Note{"mecha", event.dump()});
       return;
     }
-    if (const auto* r = std::get_if<wire::ToolResult>(&*frame)) {
-      std::lock_guard<std::mutex> lock(mu_);
-      untrusted_[r->id] = r->untrusted;
-    }
     connection_->send(*frame);
   }
 
@@ -34,16 +30,8 @@ class FrameSink final : public agent::EventSink {
     connection_->send(wire::TextDelta{std::string(agent), std::string(delta)});
   }
 
-  bool untrusted(const std::string& id) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = untrusted_.find(id);
-    return it != untrusted_.end() && it->second;
-  }
-
  private:
   std::shared_ptr<Connection> connection_;
-  std::mutex mu_;
-  std::map<std::string, bool> untrusted_;  // GUARDED_BY(mu_)
 };
 
 // Asks the connected person, through approval_request frames.
@@ -88,33 +76,16 @@ std::optional<wire::Error> error_for(const agent::Outcome& o) {
   return wire::Error{std::string(wire::codes::kTurnFailed), o.error};
 }
 
-Status record_turn(store::Session& log, const std::string& agent, const std::string& model,
-                   const std::vector<Message>& messages, size_t first, FrameSink& sink,
-                   const agent::Outcome& o) {
-  for (size_t i = first; i < messages.size(); ++i) {
-    const Message& m = messages[i];
-    if (m.role == Role::kAssistant) {
-      MECHA_RETURN_IF_ERROR(log.append(store::Record::assistant_message(agent, m)).status());
-      continue;
-    }
-    for (const Block& b : m.blocks) {
-      if (const auto* r = std::get_if<ToolResultBlock>(&b)) {
-        MECHA_RETURN_IF_ERROR(
-            log.append(store::Record::tool_result(agent, r->tool_use_id, r->is_error,
-                                                  sink.untrusted(r->tool_use_id), r->content))
-                .status());
-      }
-    }
-  }
-  MECHA_RETURN_IF_ERROR(
-      log.append(store::Record::usage(agent, model, o.usage, o.cost_usd)).status());
+Json run_end_body(const agent::Outcome& o, bool untrusted) {
   Json end{{"status", o.status},
            {"turns", o.turns},
+           {"usage", usage_to_json(o.usage)},
            {"cost_usd", o.cost_usd ? Json(*o.cost_usd) : Json(nullptr)},
-           {"unpriced_calls", o.unpriced_calls}};
+           {"unpriced_calls", o.unpriced_calls},
+           {"untrusted", untrusted}};
   if (!o.limit.empty()) end["limit"] = o.limit;
   if (!o.error.empty()) end["error"] = o.error;
-  return log.append(store::Record::run_end(std::move(end))).status();
+  return end;
 }
 
 }  // namespace
@@ -138,21 +109,27 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
 
   agent::Conversation conv(session.conversation());
   conv.append(user);
-  const size_t first_new = conv.messages().size();
 
   agent::Agent agent(settings.spec, session.provider(), settings.tools);
   const CancelToken& cancel = *session.turn_cancel();
   ConnectionApprover approver(connection, session.id(), settings.approval_timeout, cancel);
+  // Each message is committed as it joins the conversation, before the next model call.
+  agent::SessionJournal journal(&session.log());
   agent::RunContext ctx;
   ctx.work_tree = settings.work_tree;
   ctx.cancel = &cancel;
   ctx.pricing = &settings.pricing;
   ctx.approver = &approver;
+  ctx.journal = &journal;
+  ctx.taint = session.taint();
   FrameSink sink(connection);
   agent::Outcome outcome = agent.run(ctx, conv, &sink);
+  session.taint() = ctx.taint;
 
-  Status recorded = record_turn(session.log(), settings.spec.name, session.provider()->model(),
-                                conv.messages(), first_new, sink, outcome);
+  Status recorded =
+      session.log()
+          .append(store::Record::run_end(run_end_body(outcome, session.log().untrusted())))
+          .status();
   // The log is the one source: the next turn starts from what it rebuilds to.
   if (auto rebuilt = session.log().conversation(); rebuilt.ok()) {
     session.conversation() = std::move(*rebuilt);
@@ -174,7 +151,9 @@ wire::CostReport cost_of(LiveSession& session) {
   report.session_id = session.id();
   double cost = 0;
   int priced = 0;
-  for (const store::Record& r : session.log().records()) {
+  auto records = session.log().records();
+  if (!records) return report;
+  for (const store::Record& r : *records) {
     if (r.kind != store::RecordKind::kUsage) continue;
     if (auto it = r.body.find("usage"); it != r.body.end()) {
       if (auto u = usage_from_json(*it, "usage"); u.ok()) report.usage += *u;

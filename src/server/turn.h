@@ -3,15 +3,17 @@
 //
 // Order of what a client sees and what the log holds:
 //   1. the user_message record is committed first;
-//   2. events stream as frames while the agent runs (text_delta, text, tool_call, ...);
-//   3. the turn's messages (assistant messages, tool results with their untrusted labels), a
-//      usage record and a run_end record are committed, in conversation order;
+//   2. while the agent runs, its events stream as frames (text_delta, text, tool_call, ...)
+//      and the session's journal (agent/session_journal.h) commits each message as it joins
+//      the conversation, each tool result with its untrusted label, each model call's usage;
+//   3. a run_end record closes the turn;
 //   4. an error frame when the turn did not complete (turn_failed, turn_cancelled,
 //      turn_limits), then turn_done {content, usage, untrusted}, `untrusted` read from the
 //      log (Session::untrusted), so it holds across restarts and never becomes false again.
-// A record is acknowledged once its turn's turn_done was sent; a daemon killed before that
-// keeps the user's message (the rebuilt conversation marks the interruption) and nothing of
-// the unfinished turn.
+// Every record a client was told of is committed first, so a daemon killed at any point
+// loses no acknowledged record; a turn cut short is rebuilt with its interruption marked
+// (store/conversation_log.h). The session's taint carries from turn to turn: a send in a
+// later turn is held when earlier turns read untrusted content and private data.
 #pragma once
 
 #include <chrono>

@@ -5,9 +5,9 @@
 #include <map>
 
 namespace mecha::store {
-namespace {
+namespace {}  // namespace
 
-class Rebuilder {
+class ConversationBuilder::Impl {
  public:
   Status add(const Record& r) {
     switch (r.kind) {
@@ -114,10 +114,13 @@ class Rebuilder {
   std::map<std::string, ToolResultBlock> results_;  // their results so far, by call id
 };
 
-}  // namespace
+ConversationBuilder::ConversationBuilder() : impl_(std::make_unique<Impl>()) {}
+ConversationBuilder::~ConversationBuilder() = default;
+Status ConversationBuilder::add(const Record& record) { return impl_->add(record); }
+std::vector<Message> ConversationBuilder::finish() { return impl_->finish(); }
 
 Result<std::vector<Message>> rebuild_conversation(const std::vector<Record>& records) {
-  Rebuilder b;
+  ConversationBuilder b;
   for (const Record& r : records) MECHA_RETURN_IF_ERROR(b.add(r));
   return b.finish();
 }

@@ -12,6 +12,7 @@
 //     interruption, so roles still alternate starting with the user.
 #pragma once
 
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -28,5 +29,22 @@ inline constexpr std::string_view kInterruptedTurn = "(the run was interrupted h
 
 // A record whose body cannot be read is an error naming its seq.
 Result<std::vector<Message>> rebuild_conversation(const std::vector<Record>& records);
+
+// The same, one record at a time (so a long log need not be parsed whole first).
+class ConversationBuilder {
+ public:
+  ConversationBuilder();
+  ~ConversationBuilder();
+  ConversationBuilder(const ConversationBuilder&) = delete;
+  ConversationBuilder& operator=(const ConversationBuilder&) = delete;
+
+  // Records must come in seq order. Kinds that are not part of the conversation are skipped.
+  Status add(const Record& record);
+  std::vector<Message> finish();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace mecha::store

@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS records(
   at_ms INTEGER NOT NULL,
   kind TEXT NOT NULL,
   body TEXT NOT NULL,
+  untrusted INTEGER NOT NULL DEFAULT 0,  -- a tool_result's label, as in its body
   PRIMARY KEY(session_id, seq)
 ) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS records_never_updated BEFORE UPDATE ON records
@@ -47,6 +48,16 @@ BEGIN
   SELECT RAISE(ABORT, 'session records are append-only: remove the whole session instead');
 END;
 )sql";
+
+constexpr int64_t kSchemaVersion = 1;  // PRAGMA user_version of a store with kSchema
+
+Result<int64_t> schema_version(Database& db) {
+  auto st = db.prepare("PRAGMA user_version");
+  if (!st) return st.status();
+  auto row = st->step();
+  if (!row) return row.status();
+  return *row ? st->column_int(0) : 0;
+}
 
 constexpr std::string_view kSummaryColumns =
     "id, started_ms, updated_ms, title, records, turns, cost_usd, priced_calls, unpriced_calls, "
@@ -112,6 +123,28 @@ bool valid_id_ref(std::string_view ref) {
 
 }  // namespace
 
+Result<Record> parse_stored(const StoredRecord& stored, std::string_view session_id) {
+  Record r;
+  r.seq = stored.seq;
+  r.at_ms = stored.at_ms;
+  r.kind = stored.kind;
+  // Parsed without exceptions on the common path; a bad body is parsed again for the message.
+  r.body = Json::parse(stored.body.begin(), stored.body.end(), nullptr, false);
+  std::string where;
+  if (r.body.is_discarded() || !r.body.is_object()) {
+    where = fmt::format("session {}, record {}", session_id, stored.seq);
+  }
+  if (r.body.is_discarded()) {
+    auto again = parse_json(stored.body, where);
+    return again.ok() ? Status::error(where + ": unreadable body") : again.status();
+  }
+  if (!r.body.is_object()) {
+    return Status::error(
+        fmt::format("{}: the body is {}, not an object", where, json_type_name(r.body)));
+  }
+  return r;
+}
+
 Json summary_to_json(const SessionSummary& s) {
   auto cost = s.cost();
   return Json{{"id", s.id},
@@ -149,48 +182,71 @@ void summarize(const std::vector<Record>& records, SessionSummary* out) {
 // ---- Session ----
 
 Session::Session(SessionStore* store, SessionLock lock, std::string id, std::string title,
-                 int64_t started_ms, std::vector<Record> records)
+                 int64_t started_ms, std::vector<StoredRecord> log)
     : store_(store),
       lock_(std::move(lock)),
       id_(std::move(id)),
       title_(std::move(title)),
       started_ms_(started_ms),
-      records_(std::move(records)) {}
+      log_(std::move(log)) {}
 
 Result<int64_t> Session::append(Record record) {
   std::lock_guard<std::mutex> lock(mu_);
-  record.seq = records_.empty() ? 1 : records_.back().seq + 1;
+  record.seq = log_.empty() ? 1 : log_.back().seq + 1;
   record.at_ms = now_ms();
+  StoredRecord stored{record.seq, record.at_ms, record.kind, record.untrusted_result(),
+                      record.body.dump(-1, ' ', false, Json::error_handler_t::replace)};
   {
     std::lock_guard<std::mutex> db_lock(store_->mu_);
     MECHA_RETURN_IF_ERROR(
-        store_->append_locked(id_, record)
+        store_->append_locked(id_, record, stored)
             .prefixed(fmt::format("appending record {} ({}) to session {}", record.seq,
                                   record_kind_name(record.kind), id_)));
   }
-  records_.push_back(std::move(record));
-  if (observer_) observer_(records_.back());
-  return records_.back().seq;
+  log_.push_back(std::move(stored));
+  if (observer_) observer_(record);
+  return record.seq;
 }
 
-std::vector<Record> Session::records() const {
+Result<std::vector<Record>> Session::records() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return records_;
+  std::vector<Record> out;
+  out.reserve(log_.size());
+  for (const StoredRecord& r : log_) {
+    auto parsed = parse_stored(r, id_);
+    if (!parsed) return parsed.status();
+    out.push_back(std::move(*parsed));
+  }
+  return out;
+}
+
+int64_t Session::record_count() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int64_t>(log_.size());
 }
 
 bool Session::untrusted() const {
   std::lock_guard<std::mutex> lock(mu_);
-  for (const Record& r : records_) {
-    if (r.untrusted_result()) return true;
+  for (const StoredRecord& r : log_) {
+    if (r.untrusted) return true;
   }
   return false;
 }
 
 Result<std::vector<Message>> Session::conversation() const {
   std::lock_guard<std::mutex> lock(mu_);
-  auto c = rebuild_conversation(records_);
-  if (!c) return c.status().prefixed(fmt::format("session {}", id_));
-  return c;
+  // Only the records the conversation is made of are parsed, one at a time.
+  ConversationBuilder builder;
+  for (const StoredRecord& r : log_) {
+    if (r.kind != RecordKind::kUserMessage && r.kind != RecordKind::kAssistantMessage &&
+        r.kind != RecordKind::kToolResult) {
+      continue;
+    }
+    auto parsed = parse_stored(r, id_);
+    if (!parsed) return parsed.status();
+    MECHA_RETURN_IF_ERROR(builder.add(*parsed).prefixed(fmt::format("session {}", id_)));
+  }
+  return builder.finish();
 }
 
 void Session::set_commit_observer(std::function<void(const Record&)> observer) {
@@ -217,10 +273,21 @@ Result<std::unique_ptr<SessionStore>> SessionStore::open(const std::filesystem::
   std::string where = fmt::format("session store {}", path.string());
   MECHA_RETURN_IF_ERROR(db->exec("PRAGMA journal_mode=WAL").prefixed(where));
   MECHA_RETURN_IF_ERROR(db->exec("PRAGMA synchronous=FULL").prefixed(where));
-  {
+  auto version = schema_version(*db);
+  if (!version) return version.status().prefixed(where);
+  if (*version > kSchemaVersion) {
+    return Status::error(
+        fmt::format("{}: written by a newer mecha (schema version {}, this one "
+                    "reads {})",
+                    where, *version, kSchemaVersion));
+  }
+  // Only a new store takes the write lock: opening one to read never waits for a writer.
+  if (*version < kSchemaVersion) {
     auto tx = Transaction::begin(*db);
     if (!tx) return tx.status().prefixed(where);
     MECHA_RETURN_IF_ERROR(db->exec(kSchema).prefixed(where));
+    MECHA_RETURN_IF_ERROR(
+        db->exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion)).prefixed(where));
     MECHA_RETURN_IF_ERROR(tx->commit().prefixed(where));
   }
   return std::unique_ptr<SessionStore>(new SessionStore(path, std::move(*db)));
@@ -250,7 +317,7 @@ Result<std::unique_ptr<Session>> SessionStore::create(std::string_view title_tex
     MECHA_RETURN_IF_ERROR(st->run().prefixed("creating a session"));
     if (db_.changes() == 0) continue;  // the id is taken
     return std::unique_ptr<Session>(
-        new Session(this, std::move(*lock), id, title, started, std::vector<Record>{}));
+        new Session(this, std::move(*lock), id, title, started, std::vector<StoredRecord>{}));
   }
   return Status::error("creating a session: could not find a free session id");
 }
@@ -265,10 +332,10 @@ Result<std::unique_ptr<Session>> SessionStore::open_session(std::string_view id)
     lock->remove_file();  // leave no lock file behind for a session that does not exist
     return sum.status();
   }
-  auto records = read_records_locked(id);
-  if (!records) return records.status();
-  return std::unique_ptr<Session>(new Session(this, std::move(*lock), sum->id, sum->title,
-                                              sum->started_ms, std::move(*records)));
+  auto log = read_log_locked(id);
+  if (!log) return log.status();
+  return std::unique_ptr<Session>(
+      new Session(this, std::move(*lock), sum->id, sum->title, sum->started_ms, std::move(*log)));
 }
 
 Result<std::string> SessionStore::resolve(std::string_view ref) {
@@ -343,53 +410,67 @@ Result<std::vector<Record>> SessionStore::read_records(std::string_view id) {
   std::lock_guard<std::mutex> guard(mu_);
   auto sum = summary_locked(id);
   if (!sum) return sum.status();
-  return read_records_locked(id);
-}
-
-Result<std::vector<Record>> SessionStore::read_records_locked(std::string_view id) {
-  auto st =
-      db_.prepare("SELECT seq, at_ms, kind, body FROM records WHERE session_id = ? ORDER BY seq");
-  if (!st) return st.status();
-  st->bind(1, id);
+  auto log = read_log_locked(id);
+  if (!log) return log.status();
   std::vector<Record> out;
-  while (true) {
-    auto row = st->step();
-    if (!row) return row.status();
-    if (!*row) break;
-    Record r;
-    r.seq = st->column_int(0);
-    r.at_ms = st->column_int(1);
-    std::string where = fmt::format("session {}, record {}", id, r.seq);
-    if (r.seq != static_cast<int64_t>(out.size()) + 1) {
-      return Status::error(
-          fmt::format("{}: expected record {} (the log has a gap)", where, out.size() + 1));
-    }
-    auto kind = record_kind_from_name(st->column_text(2));
-    if (!kind) return kind.status().prefixed(where);
-    r.kind = *kind;
-    auto body = parse_json(st->column_text(3), where);
-    if (!body) return body.status();
-    if (!body->is_object()) {
-      return Status::error(
-          fmt::format("{}: the body is {}, not an object", where, json_type_name(*body)));
-    }
-    r.body = std::move(*body);
-    out.push_back(std::move(r));
+  out.reserve(log->size());
+  for (const StoredRecord& r : *log) {
+    auto parsed = parse_stored(r, id);
+    if (!parsed) return parsed.status();
+    out.push_back(std::move(*parsed));
   }
   return out;
 }
 
-Status SessionStore::append_locked(const std::string& id, const Record& r) {
+Result<std::vector<StoredRecord>> SessionStore::read_log_locked(std::string_view id) {
+  auto st = db_.prepare(
+      "SELECT seq, at_ms, kind, untrusted, body FROM records WHERE session_id = ? ORDER BY seq");
+  if (!st) return st.status();
+  st->bind(1, id);
+  std::vector<StoredRecord> out;
+  if (int64_t n = count_records_locked(id); n > 0) out.reserve(static_cast<size_t>(n));
+  while (true) {
+    auto row = st->step();
+    if (!row) return row.status();
+    if (!*row) break;
+    StoredRecord& r = out.emplace_back();
+    r.seq = st->column_int(0);
+    r.at_ms = st->column_int(1);
+    if (r.seq != static_cast<int64_t>(out.size())) {
+      return Status::error(fmt::format(
+          "session {}, record {}: expected record {} (the log has a gap)", id, r.seq, out.size()));
+    }
+    auto kind = record_kind_from_name(st->column_text(2));
+    if (!kind) return kind.status().prefixed(fmt::format("session {}, record {}", id, r.seq));
+    r.kind = *kind;
+    r.untrusted = st->column_int(3) != 0;
+    r.body = std::string(st->column_text(4));
+  }
+  return out;
+}
+
+int64_t SessionStore::count_records_locked(std::string_view id) {
+  auto st = db_.prepare("SELECT records FROM sessions WHERE id = ?");
+  if (!st) return 0;
+  st->bind(1, id);
+  auto row = st->step();
+  return row.ok() && *row ? st->column_int(0) : 0;
+}
+
+Status SessionStore::append_locked(const std::string& id, const Record& r,
+                                   const StoredRecord& stored) {
   auto tx = Transaction::begin(db_);
   if (!tx) return tx.status();
-  auto ins =
-      db_.prepare("INSERT INTO records(session_id, seq, at_ms, kind, body) VALUES(?, ?, ?, ?, ?)");
+  auto ins = db_.prepare(
+      "INSERT INTO records(session_id, seq, at_ms, kind, body, untrusted) "
+      "VALUES(?, ?, ?, ?, ?, ?)");
   if (!ins) return ins.status();
   ins->bind(1, id);
   ins->bind(2, r.seq);
   ins->bind(3, r.at_ms);
   ins->bind(4, record_kind_name(r.kind));
-  ins->bind(5, r.body.dump(-1, ' ', false, Json::error_handler_t::replace));
+  ins->bind(5, stored.body);
+  ins->bind(6, static_cast<int64_t>(stored.untrusted ? 1 : 0));
   MECHA_RETURN_IF_ERROR(ins->run());
 
   SessionSummary delta;

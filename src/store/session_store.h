@@ -65,6 +65,18 @@ Json summary_to_json(const SessionSummary& s);
 // The summary numbers derived from records alone (id, times and title are left as given).
 void summarize(const std::vector<Record>& records, SessionSummary* out);
 
+// A record as the log keeps it in memory: its body still JSON text, parsed when asked for
+// (reopening a long session reads it whole, and most of it is never looked at again).
+// `untrusted` is the tool_result's label, stored beside the body when it was appended.
+struct StoredRecord {
+  int64_t seq = 0;
+  int64_t at_ms = 0;
+  RecordKind kind = RecordKind::kNote;
+  bool untrusted = false;
+  std::string body;
+};
+Result<Record> parse_stored(const StoredRecord& stored, std::string_view session_id);
+
 class SessionStore;
 
 // One session, open for appending. Holds the session's lock until destroyed.
@@ -82,7 +94,9 @@ class Session {
   Result<int64_t> append(Record record);
 
   // Every record, the ones read when the session was opened and the ones appended since.
-  std::vector<Record> records() const;
+  // An error names a record whose body cannot be read.
+  Result<std::vector<Record>> records() const;
+  int64_t record_count() const;
   // True once any tool_result in the log is labelled untrusted; never false again.
   bool untrusted() const;
   // The conversation for the model (conversation_log.h).
@@ -94,7 +108,7 @@ class Session {
  private:
   friend class SessionStore;
   Session(SessionStore* store, SessionLock lock, std::string id, std::string title,
-          int64_t started_ms, std::vector<Record> records);
+          int64_t started_ms, std::vector<StoredRecord> log);
 
   SessionStore* const store_;
   SessionLock lock_;
@@ -102,7 +116,7 @@ class Session {
   const std::string title_;
   const int64_t started_ms_;
   mutable std::mutex mu_;
-  std::vector<Record> records_;                  // GUARDED_BY(mu_)
+  std::vector<StoredRecord> log_;                // GUARDED_BY(mu_)
   std::function<void(const Record&)> observer_;  // GUARDED_BY(mu_)
 };
 
@@ -136,9 +150,10 @@ class SessionStore {
   friend class Session;
   SessionStore(std::filesystem::path path, Database db);
   std::filesystem::path lock_file(std::string_view id) const;
-  Result<std::vector<Record>> read_records_locked(std::string_view id);
+  Result<std::vector<StoredRecord>> read_log_locked(std::string_view id);
   Result<SessionSummary> summary_locked(std::string_view id);
-  Status append_locked(const std::string& id, const Record& r);
+  int64_t count_records_locked(std::string_view id);  // the summary's count, a size hint
+  Status append_locked(const std::string& id, const Record& r, const StoredRecord& stored);
 
   const std::filesystem::path path_;
   std::mutex mu_;

@@ -122,7 +122,7 @@ TEST(SessionStore, SummaryColumnsEqualWhatTheRecordsSay) {
   auto sum = store->summary((*s)->id());
   ASSERT_TRUE(sum.ok());
   SessionSummary derived = *sum;
-  summarize((*s)->records(), &derived);
+  summarize((*s)->records().value(), &derived);
   EXPECT_EQ(*sum, derived);
   EXPECT_EQ(sum->turns, 3);
   EXPECT_EQ(sum->cost(), std::optional<double>(0.75));

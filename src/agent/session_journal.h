@@ -1,0 +1,42 @@
+// SessionJournal: a RunJournal that appends to a store::Session, one committed record per
+// call (store/record.h lists the records).
+//
+// Tool results are recorded one by one as their events arrive, with the untrusted label the
+// loop gave them, so a run killed between two tools keeps the first one's result. When the
+// results message joins the conversation, any result not recorded yet (no event was seen for
+// it) is recorded then, labelled untrusted: a result whose label is unknown is never read
+// as clean. Thread-safe.
+#pragma once
+
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "agent/run_journal.h"
+#include "store/session_store.h"
+
+namespace mecha::agent {
+
+class SessionJournal final : public RunJournal {
+ public:
+  // REQUIRES: session outlives the journal.
+  explicit SessionJournal(store::Session* session) : session_(session) {}
+
+  Status record_message(std::string_view agent, const Message& message) override;
+  Status record_usage(std::string_view agent, std::string_view model, const Usage& usage,
+                      std::optional<double> cost_usd) override;
+  void record_event(const Json& event) override;
+
+  // The first failure so far, or ok.
+  Status failure() const;
+
+ private:
+  Status append(store::Record record);  // REQUIRES: mu_ held
+
+  store::Session* const session_;
+  mutable std::mutex mu_;
+  Status failed_;                       // GUARDED_BY(mu_)
+  std::set<std::string> results_seen_;  // GUARDED_BY(mu_): tool_use ids with a result record
+};
+
+}  // namespace mecha::agent

@@ -1,0 +1,49 @@
+// The session a `mecha run` records into: a new one, or the one `--resume ID|last` names.
+//
+// Starting writes the run_start record and the prompt (as a user message) before any model
+// call; the conversation the run continues is then rebuilt from the log, so a fresh run and
+// a resumed one take the same path. finish() writes run_end. The session stays locked by
+// this process until the RunSession is destroyed.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "agent/agent.h"
+#include "agent/session_journal.h"
+#include "store/session_store.h"
+
+namespace mecha::cli {
+
+// `--store PATH` when given, else <work tree>/.mecha/sessions.db.
+std::filesystem::path store_path_for(const std::filesystem::path& work_tree,
+                                     const std::string& store_flag);
+
+class RunSession {
+ public:
+  // `resume` is empty for a new session, else "last", an id or an id's unique prefix.
+  // `run_info` goes into the run_start record (with the pid added).
+  static Result<std::unique_ptr<RunSession>> start(const std::filesystem::path& store_path,
+                                                   const std::string& resume,
+                                                   const std::string& prompt, Json run_info);
+
+  const std::string& id() const { return session_->id(); }
+  agent::RunJournal* journal() { return &journal_; }
+  // The whole conversation so far, the new prompt last.
+  Result<std::vector<Message>> conversation() const { return session_->conversation(); }
+  // True once the session's log holds an untrusted tool result (from any run of it).
+  bool untrusted() const { return session_->untrusted(); }
+  // Records run_end with the outcome's status, turns, cost and limit.
+  Status finish(const agent::Outcome& outcome);
+
+ private:
+  RunSession(std::unique_ptr<store::SessionStore> store, std::unique_ptr<store::Session> session)
+      : store_(std::move(store)), session_(std::move(session)), journal_(session_.get()) {}
+
+  std::unique_ptr<store::SessionStore> store_;
+  std::unique_ptr<store::Session> session_;
+  agent::SessionJournal journal_;
+};
+
+}  // namespace mecha::cli

@@ -1,0 +1,242 @@
+// `mecha run` recording into sessions, `--resume`, limits, and `mecha sessions`, through the
+// built binary.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "base/strict_json.h"
+#include "store/session_store.h"
+#include "store/testing/temp_dir.h"
+
+namespace mecha::cli {
+namespace {
+
+struct Ran {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class SessionsCli : public ::testing::Test {
+ protected:
+  // Runs the binary in the temp dir; `args` is shell text (the tests quote it).
+  Ran mecha(const std::string& args) {
+    std::string cmd =
+        fmt::format("cd '{}' && '{}/mecha' {} >'{}/out' 2>'{}/err' </dev/null", tree(),
+                    MECHA_BINARY_DIR, args, dir_.path().string(), dir_.path().string());
+    int status = std::system(cmd.c_str());
+    Ran r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(dir_.path() / "out");
+    r.err = slurp(dir_.path() / "err");
+    return r;
+  }
+  std::string tree() const { return (dir_.path() / "tree").string(); }
+  void write(const std::string& name, const std::string& text) {
+    std::filesystem::create_directories(dir_.path() / "tree");
+    std::ofstream(dir_.path() / "tree" / name) << text;
+  }
+  void SetUp() override { std::filesystem::create_directories(dir_.path() / "tree"); }
+
+  // The last line of --json output: the done event.
+  static Json done_of(const Ran& r) {
+    std::string s = r.out;
+    while (!s.empty() && s.back() == '\n') s.pop_back();
+    auto j = parse_json(s.substr(s.rfind('\n') + 1), "done");
+    EXPECT_TRUE(j.ok()) << r.out << r.err;
+    return j.ok() ? *j : Json();
+  }
+
+  store::testing::TempDir dir_;
+};
+
+constexpr const char* kTwoTurns = R"({"mecha_cassette": 1}
+{"response": {"content": [{"type": "text", "text": "Looking."}, {"type": "tool_use", "id": "t1", "name": "Grep", "input": {"pattern": "ERROR"}}], "usage": {"input_tokens": 1000000, "output_tokens": 0}}}
+{"response": {"content": [{"type": "text", "text": "found 2 errors"}], "usage": {"input_tokens": 1000000, "output_tokens": 0}}}
+)";
+
+// Checks that the resumed request holds the first run's tool result.
+constexpr const char* kFollowUp = R"({"mecha_cassette": 1}
+{"expect": {"last_tool_result_contains": "unknown tool 'Grep'"}, "response": {"content": [{"type": "text", "text": "still 2"}], "usage": {"input_tokens": 10, "output_tokens": 1}}}
+)";
+
+constexpr const char* kPricing = R"([pricing."cassette"]
+input_per_mtok = 1.0
+output_per_mtok = 1.0
+)";
+
+TEST_F(SessionsCli, RunRecordsASessionAndResumeContinuesIt) {
+  write("two.jsonl", kTwoTurns);
+  write("follow.jsonl", kFollowUp);
+  Ran first = mecha("run --json --model cassette:two.jsonl 'find errors in log.txt'");
+  ASSERT_EQ(first.code, 0) << first.err;
+  Json done = done_of(first);
+  std::string id = done["session"];
+  EXPECT_EQ(done["status"], "completed");
+  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(tree()) / ".mecha" / "sessions.db"));
+
+  Ran second = mecha("run --json --model cassette:follow.jsonl --resume last 'and now?'");
+  ASSERT_EQ(second.code, 0) << second.out << second.err;
+  EXPECT_EQ(done_of(second)["session"], id);
+  EXPECT_EQ(done_of(second)["text"], "still 2");
+
+  Ran list = mecha("sessions list --json");
+  ASSERT_EQ(list.code, 0) << list.err;
+  auto arr = parse_json(list.out, "list");
+  ASSERT_TRUE(arr.ok());
+  ASSERT_EQ(arr->size(), 1u);
+  Json s = (*arr)[0];
+  EXPECT_EQ(s["id"], id);
+  EXPECT_EQ(s["title"], "find errors in log.txt");
+  EXPECT_EQ(s["turns"], 3);
+  EXPECT_TRUE(s["cost_usd"].is_null());
+  EXPECT_EQ(s["unpriced_calls"], 3);
+  EXPECT_EQ(s["untrusted"], false);
+  EXPECT_EQ(s["records"], 14);
+
+  Ran show = mecha("sessions show " + id);
+  ASSERT_EQ(show.code, 0) << show.err;
+  std::string text =
+      std::regex_replace(show.out, std::regex(R"(\d{4}-\d\d-\d\dT[\d:.]+Z)"), "TIME");
+  text = std::regex_replace(text, std::regex(R"(pid \d+)"), "pid N");
+  EXPECT_EQ(text, fmt::format(R"(session {}
+title: find errors in log.txt
+started: TIME
+turns: 3 · cost: unpriced (3 unpriced calls) · untrusted: no
+── run started TIME (pid N)
+
+> find errors in log.txt
+Looking.
+● Grep(pattern="ERROR")
+  ⎿ error [t1]:
+    unknown tool 'Grep'; the tools that exist are: (none)
+found 2 errors
+── run ended: completed · 2 turns · cost unknown
+── run started TIME (pid N), resumed
+
+> and now?
+still 2
+── run ended: completed · 1 turn · cost unknown
+)",
+                              id));
+
+  Ran exported = mecha("sessions export " + id.substr(0, 17));
+  ASSERT_EQ(exported.code, 0) << exported.err;
+  std::istringstream lines(exported.out);
+  std::string line;
+  int n = 0;
+  while (std::getline(lines, line)) {
+    auto j = parse_json(line, "export");
+    ASSERT_TRUE(j.ok()) << line;
+    EXPECT_EQ((*j)["seq"], ++n);
+  }
+  EXPECT_EQ(n, 14);
+
+  Ran rm = mecha("sessions rm --json " + id);
+  ASSERT_EQ(rm.code, 0) << rm.err;
+  EXPECT_EQ(rm.out, fmt::format("{{\"removed\":\"{}\"}}\n", id));
+  Ran gone = mecha("sessions show " + id);
+  EXPECT_EQ(gone.code, 2);
+  EXPECT_EQ(gone.err, fmt::format("mecha: no session {} in {}/.mecha/sessions.db\n", id, tree()));
+}
+
+TEST_F(SessionsCli, ListIsATableForPeople) {
+  write("two.jsonl", kTwoTurns);
+  write("config.toml", kPricing);
+  Ran run = mecha("run --json --config config.toml --model cassette:two.jsonl 'first task'");
+  ASSERT_EQ(run.code, 0) << run.err;
+  std::string id = done_of(run)["session"];
+  Ran list = mecha("sessions list");
+  ASSERT_EQ(list.code, 0) << list.err;
+  std::string text =
+      std::regex_replace(list.out, std::regex(R"(\d{4}-\d\d-\d\d \d\d:\d\d)"), "YYYY-MM-DD hh:mm");
+  EXPECT_EQ(text,
+            fmt::format("ID                    STARTED (UTC)     TURNS        COST  UNTRUSTED  "
+                        "TITLE\n"
+                        "{}  YYYY-MM-DD hh:mm      2     $2.0000  no         first task\n",
+                        id));
+}
+
+TEST_F(SessionsCli, HumanRunPrintsTheSessionId) {
+  write("two.jsonl", kTwoTurns);
+  Ran r = mecha("run --model cassette:two.jsonl 'find errors'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(r.err, m, std::regex(R"(^mecha: session (\d{8}-\d{6}-[0-9a-z]{4})\n)")))
+      << r.err;
+}
+
+TEST_F(SessionsCli, ALimitExitsWith3AndTheSessionResumes) {
+  write("two.jsonl", kTwoTurns);
+  write("follow.jsonl", kFollowUp);
+  write("config.toml", kPricing);
+  Ran r = mecha("run --json --config config.toml --max-turns 1 --model cassette:two.jsonl 'go'");
+  EXPECT_EQ(r.code, 3) << r.err;
+  Json done = done_of(r);
+  EXPECT_EQ(done["status"], "limits_exceeded");
+  EXPECT_EQ(done["limit"], "max_turns (1)");
+  EXPECT_EQ(done["cost_usd"], 1.0);
+  EXPECT_EQ(done["unpriced_calls"], 0);
+  Ran resumed = mecha("run --json --config config.toml --model cassette:follow.jsonl --resume " +
+                      done["session"].get<std::string>() + " 'continue'");
+  EXPECT_EQ(resumed.code, 0) << resumed.out << resumed.err;
+  EXPECT_EQ(done_of(resumed)["status"], "completed");
+}
+
+TEST_F(SessionsCli, CostCeilingExitsWith3) {
+  write("two.jsonl", kTwoTurns);
+  write("config.toml", kPricing);
+  Ran r = mecha("run --json --config config.toml --max-cost 0.5 --model cassette:two.jsonl 'go'");
+  EXPECT_EQ(r.code, 3) << r.err;
+  Json done = done_of(r);
+  EXPECT_EQ(done["limit"], "max_cost ($0.5000)");
+  EXPECT_EQ(done["turns"], 1);
+  EXPECT_EQ(done["cost_usd"], 1.0);
+}
+
+TEST_F(SessionsCli, ASessionInUseIsRefusedNamingThePid) {
+  write("two.jsonl", kTwoTurns);
+  Ran first = mecha("run --json --model cassette:two.jsonl 'go'");
+  ASSERT_EQ(first.code, 0) << first.err;
+  std::string id = done_of(first)["session"];
+  auto st = store::SessionStore::open(std::filesystem::path(tree()) / ".mecha" / "sessions.db");
+  ASSERT_TRUE(st.ok());
+  auto held = (*st)->open_session(id);  // this process runs it now
+  ASSERT_TRUE(held.ok());
+  Ran second = mecha("run --json --model cassette:two.jsonl --resume " + id + " 'again'");
+  EXPECT_EQ(second.code, 1);
+  EXPECT_EQ(second.err,
+            fmt::format("mecha: session {} is in use by process {}: wait for that run to finish or "
+                        "stop it, then try again (lock file {}/.mecha/sessions.db-locks/{}.lock)\n",
+                        id, getpid(), tree(), id));
+}
+
+TEST_F(SessionsCli, ResumeOfNothingIsAUsageError) {
+  write("two.jsonl", kTwoTurns);
+  Ran r = mecha("run --model cassette:two.jsonl --resume last 'go'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            fmt::format("mecha: there are no sessions in {}/.mecha/sessions.db yet\n", tree()));
+  Ran list = mecha("sessions list --store elsewhere.db");
+  EXPECT_EQ(list.code, 2);
+  EXPECT_EQ(list.err,
+            fmt::format("mecha: no session store at {}/elsewhere.db (a run creates it)\n", tree()));
+}
+
+}  // namespace
+}  // namespace mecha::cli
