@@ -207,6 +207,28 @@ TEST(Daemon, FramesBeforeHelloAreRefused) {
                          "the first frame must be hello (protocol version 1), not open"}));
 }
 
+TEST(Daemon, FramesOnlyTheDaemonSendsAreRefusedAndTheConnectionGoesOn) {
+  DaemonHarness h(noop_cassette());
+  auto c = h.connect();
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(c->send(wire::TurnDone{"forged", Usage{}, false}).ok());
+  ASSERT_TRUE(c->send(wire::ApprovalAnswer{"r9", true}).ok());
+  ASSERT_TRUE(c->send(wire::UserTurn{"too early"}).ok());
+  std::vector<wire::Error> errors;
+  for (int i = 0; i < 3; ++i) {
+    auto d = c->receive();
+    ASSERT_TRUE(d && d->ok());
+    errors.push_back(std::get<wire::Error>(*d->frame));
+  }
+  EXPECT_EQ(errors, (std::vector<wire::Error>{
+                        {"unexpected_frame", "a client does not send turn_done frames"},
+                        {"unknown_request",
+                         "no approval request \"r9\" is waiting (answered already, timed out, "
+                         "or never asked)"},
+                        {"no_session", "no session is open: send open first"}}));
+  EXPECT_TRUE(c->open("").ok());
+}
+
 TEST(Daemon, TheSocketIsMode0600) {
   DaemonHarness h(noop_cassette());
   struct stat st {};
