@@ -12,6 +12,8 @@ using Action = std::function<int()>;
 
 void add_run_command(CLI::App& app, Action* chosen);
 void add_tools_command(CLI::App& app, Action* chosen);
+void add_serve_command(CLI::App& app, Action* chosen);
+void add_chat_command(CLI::App& app, Action* chosen);
 void add_sessions_command(CLI::App& app, Action* chosen);
 void add_guard_command(CLI::App& app, Action* chosen);
 

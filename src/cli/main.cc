@@ -10,6 +10,8 @@ int main(int argc, char** argv) {
   mecha::cli::Action action;
   mecha::cli::add_run_command(app, &action);
   mecha::cli::add_tools_command(app, &action);
+  mecha::cli::add_serve_command(app, &action);
+  mecha::cli::add_chat_command(app, &action);
   mecha::cli::add_sessions_command(app, &action);
   mecha::cli::add_guard_command(app, &action);
   try {

@@ -1,0 +1,46 @@
+// The options `mecha serve` and `mecha chat` share to assemble a daemon (the same model
+// options as `mecha run`), and the assembly itself.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "server/daemon.h"
+
+namespace mecha::cli {
+
+struct DaemonFlags {
+  std::string socket;  // empty: server::default_socket_path()
+  std::string model;
+  std::string provider;
+  std::string config_file;
+  std::string work_tree;
+  std::string store;  // empty: <work tree>/.mecha/sessions.db
+  std::string system_prompt;
+  int max_turns = 0;
+  double approval_timeout_s = 60;
+  double grace_s = 10;
+  int workers = 16;
+};
+
+// Adds --socket, --model, --provider, --config, -C, --store, --system, --max-turns,
+// --approval-timeout, --grace, --workers.
+void add_daemon_flags(CLI::App* app, DaemonFlags* flags);
+
+struct AssembledDaemon {
+  std::unique_ptr<server::Daemon> daemon;
+  std::string store_path;
+};
+
+// Reads the config, checks the model once (a cassette that does not parse fails here, not
+// at the first turn), opens the store, builds the daemon.
+Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags);
+
+std::string socket_path(const DaemonFlags& flags);
+
+// Prints "mecha: <message>" on stderr and returns the exit code for the status.
+int report_failure(const Status& s);
+
+}  // namespace mecha::cli

@@ -1,0 +1,279 @@
+#include "server/daemon.h"
+
+#include <fcntl.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "server/unix_socket.h"
+
+namespace mecha::server {
+namespace {
+
+wire::Error error(std::string_view code, std::string message) {
+  return wire::Error{std::string(code), std::move(message)};
+}
+
+}  // namespace
+
+Daemon::Daemon(DaemonOptions options, std::unique_ptr<store::SessionStore> store)
+    : options_(std::move(options)),
+      store_(std::move(store)),
+      wake_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
+      workers_(std::make_unique<WorkerPool>(options_.workers)) {}
+
+Daemon::~Daemon() { workers_.reset(); }
+
+void Daemon::stop() {
+  stopping_.store(true);
+  uint64_t one = 1;
+  (void)!::write(wake_.get(), &one, sizeof one);
+}
+
+void Daemon::attach(UniqueFd fd) {
+  {
+    std::lock_guard<std::mutex> lock(incoming_mu_);
+    incoming_.push_back(std::move(fd));
+  }
+  uint64_t one = 1;
+  (void)!::write(wake_.get(), &one, sizeof one);
+}
+
+Status Daemon::serve(UniqueFd listener) {
+  UniqueFd ep(::epoll_create1(EPOLL_CLOEXEC));
+  if (!ep.valid()) return Status::error(fmt::format("epoll: {}", std::strerror(errno)));
+  auto watch = [&](int fd) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = fd;
+    return ::epoll_ctl(ep.get(), EPOLL_CTL_ADD, fd, &ev) == 0;
+  };
+  if (!watch(wake_.get())) return Status::error(fmt::format("epoll: {}", std::strerror(errno)));
+  if (listener.valid() && !watch(listener.get())) {
+    return Status::error(fmt::format("epoll: {}", std::strerror(errno)));
+  }
+
+  std::map<int, std::shared_ptr<Connection>> connections;
+  const uid_t me = ::geteuid();
+  auto add = [&](UniqueFd fd) {
+    ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) | O_NONBLOCK);
+    const int raw = fd.get();
+    auto c = std::make_shared<Connection>(std::move(fd), options_.limits);
+    if (watch(raw)) connections[raw] = std::move(c);
+  };
+  auto drop = [&](int fd) {
+    auto it = connections.find(fd);
+    if (it == connections.end()) return;
+    ::epoll_ctl(ep.get(), EPOLL_CTL_DEL, fd, nullptr);
+    it->second->close();
+    detach(it->second);
+    connections.erase(it);
+  };
+
+  std::chrono::steady_clock::time_point drain_deadline;
+  bool cancelled_all = false;
+  std::vector<epoll_event> events(256);
+  while (true) {
+    if (stopping_.load() && !draining_) {
+      draining_ = true;
+      drain_deadline = std::chrono::steady_clock::now() + options_.grace;
+      if (listener.valid()) {
+        ::epoll_ctl(ep.get(), EPOLL_CTL_DEL, listener.get(), nullptr);
+        listener.reset();
+      }
+    }
+    if (draining_) {
+      std::lock_guard<std::mutex> lock(running_mu_);
+      if (running_.empty()) break;
+      if (!cancelled_all && std::chrono::steady_clock::now() >= drain_deadline) {
+        for (const auto& s : running_) s->cancel_turn();
+        cancelled_all = true;
+      }
+    }
+    int n =
+        ::epoll_wait(ep.get(), events.data(), static_cast<int>(events.size()), draining_ ? 50 : -1);
+    if (n < 0 && errno != EINTR)
+      return Status::error(fmt::format("epoll: {}", std::strerror(errno)));
+    for (int i = 0; i < n; ++i) {
+      const int fd = events[i].data.fd;
+      if (listener.valid() && fd == listener.get()) {
+        while (true) {
+          UniqueFd conn(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+          if (!conn.valid()) break;
+          auto uid = peer_uid(conn.get());
+          if (!uid.ok() || *uid != me) {
+            FrameChannel refusal(std::move(conn));
+            (void)refusal.send(error(
+                wire::codes::kPeerRefused,
+                uid.ok() ? fmt::format("connection refused: this daemon serves uid {} only, and "
+                                       "the peer is uid {}",
+                                       me, *uid)
+                         : uid.message()));
+            continue;
+          }
+          add(std::move(conn));
+        }
+      } else if (fd == wake_.get()) {
+        uint64_t count;
+        (void)!::read(wake_.get(), &count, sizeof count);
+        std::vector<UniqueFd> fresh;
+        {
+          std::lock_guard<std::mutex> lock(incoming_mu_);
+          fresh.swap(incoming_);
+        }
+        for (auto& f : fresh) add(std::move(f));
+      } else if (auto it = connections.find(fd); it != connections.end()) {
+        std::shared_ptr<Connection> c = it->second;
+        FrameChannel::Incoming in = c->channel().read_some();
+        for (wire::Decoded& d : in.frames) {
+          if (c->closed()) break;
+          if (!d.ok()) {
+            c->send(d.error);
+            continue;
+          }
+          handle(c, std::move(*d.frame));
+        }
+        if (in.closed || c->closed()) drop(fd);
+      }
+    }
+  }
+  while (!connections.empty()) drop(connections.begin()->first);
+  return ok_status();
+}
+
+void Daemon::handle(const std::shared_ptr<Connection>& c, wire::Frame frame) {
+  if (!c->helloed) {
+    const auto* hello = std::get_if<wire::Hello>(&frame);
+    if (hello == nullptr) {
+      c->send(error(wire::codes::kHelloRequired,
+                    fmt::format("the first frame must be hello (protocol version {}), not {}",
+                                wire::kProtocolVersion, wire::kind_of(frame))));
+      return;
+    }
+    if (hello->protocol_version != wire::kProtocolVersion) {
+      c->send(error(wire::codes::kVersionMismatch,
+                    fmt::format("protocol version mismatch: the client speaks version {}, this "
+                                "daemon speaks version {}",
+                                hello->protocol_version, wire::kProtocolVersion)));
+      c->close();
+      return;
+    }
+    c->helloed = true;
+    c->send(wire::Hello{wire::kProtocolVersion, options_.software});
+    return;
+  }
+  if (const auto* open = std::get_if<wire::Open>(&frame)) return open_session(c, *open);
+  if (const auto* turn = std::get_if<wire::UserTurn>(&frame)) return start_turn(c, *turn);
+  if (const auto* answer = std::get_if<wire::ApprovalAnswer>(&frame)) {
+    if (!c->answer(*answer)) {
+      c->send(error(wire::codes::kUnknownRequest,
+                    fmt::format("no approval request \"{}\" is waiting (answered already, timed "
+                                "out, or never asked)",
+                                answer->request_id)));
+    }
+    return;
+  }
+  if (std::holds_alternative<wire::Cancel>(frame)) {
+    if (c->session) c->session->cancel_turn();
+    return;
+  }
+  if (std::holds_alternative<wire::ListSessions>(frame)) {
+    auto list = store_->list();
+    if (!list) return c->send(error(wire::codes::kInternal, list.message()));
+    wire::Sessions out;
+    for (const auto& s : *list) {
+      auto it = open_sessions_.find(s.id);
+      out.sessions.push_back(
+          {s.id, s.records, s.untrusted, it != open_sessions_.end() && !it->second.expired()});
+    }
+    return c->send(out);
+  }
+  if (std::holds_alternative<wire::CostQuery>(frame)) {
+    if (!c->session) {
+      return c->send(error(wire::codes::kNoSession, "no session is open: send open first"));
+    }
+    return c->send(cost_of(*c->session));
+  }
+  c->send(error(wire::codes::kUnexpectedFrame,
+                fmt::format("a client does not send {} frames", wire::kind_of(frame))));
+}
+
+void Daemon::open_session(const std::shared_ptr<Connection>& c, const wire::Open& open) {
+  if (c->session && c->session->turn_running()) {
+    return c->send(error(wire::codes::kTurnRunning,
+                         fmt::format("a turn is running in session {}: wait for its turn_done "
+                                     "or cancel it first",
+                                     c->session->id())));
+  }
+  const bool resume = !open.session_id.empty();
+  Result<std::unique_ptr<store::Session>> log = Status::error("unset");
+  std::string id;
+  if (resume) {
+    auto resolved = store_->resolve(open.session_id);
+    if (!resolved) return c->send(error(wire::codes::kUnknownSession, resolved.message()));
+    id = *resolved;
+    if (c->session && c->session->id() == id) {
+      detach(c);
+    } else if (auto it = open_sessions_.find(id);
+               it != open_sessions_.end() && !it->second.expired()) {
+      return c->send(error(wire::codes::kSessionBusy,
+                           fmt::format("session {} is open on another connection", id)));
+    }
+    log = store_->open_session(id);
+    if (!log) return c->send(error(wire::codes::kSessionBusy, log.message()));
+  } else {
+    log = store_->create("");
+    if (!log) return c->send(error(wire::codes::kInternal, log.message()));
+    id = (*log)->id();
+  }
+  auto conversation = (*log)->conversation();
+  if (!conversation) return c->send(error(wire::codes::kInternal, conversation.message()));
+  const int64_t records = (*log)->record_count();
+  const bool untrusted = (*log)->untrusted();
+  detach(c);
+  c->session = std::make_shared<LiveSession>(std::move(*log), std::move(*conversation));
+  for (auto it = open_sessions_.begin(); it != open_sessions_.end();) {
+    it = it->second.expired() ? open_sessions_.erase(it) : std::next(it);
+  }
+  open_sessions_[id] = c->session;
+  c->send(wire::Opened{id, resume, records, untrusted});
+}
+
+void Daemon::start_turn(const std::shared_ptr<Connection>& c, const wire::UserTurn& turn) {
+  if (draining_) {
+    return c->send(
+        error(wire::codes::kShuttingDown, "the daemon is shutting down and takes no new turns"));
+  }
+  if (!c->session) {
+    return c->send(error(wire::codes::kNoSession, "no session is open: send open first"));
+  }
+  std::shared_ptr<LiveSession> session = c->session;
+  if (!session->begin_turn()) {
+    return c->send(error(wire::codes::kTurnRunning,
+                         fmt::format("a turn is running in session {}: wait for its turn_done "
+                                     "or cancel it first",
+                                     session->id())));
+  }
+  {
+    std::lock_guard<std::mutex> lock(running_mu_);
+    running_.insert(session);
+  }
+  workers_->post([this, c, session, text = turn.text] {
+    std::vector<wire::Frame> closing = run_turn(options_.turns, *session, c, text);
+    session->end_turn();
+    for (const wire::Frame& f : closing) c->send(f);
+    // Last, so a drain waits until the turn's turn_done went out.
+    std::lock_guard<std::mutex> lock(running_mu_);
+    running_.erase(session);
+  });
+}
+
+void Daemon::detach(const std::shared_ptr<Connection>& c) { c->session.reset(); }
+
+}  // namespace mecha::server

@@ -1,0 +1,364 @@
+#include "server/daemon.h"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "server/testing/daemon_harness.h"
+#include "server/unix_socket.h"
+#include "wire/codec.h"
+
+namespace mecha::server {
+namespace {
+
+using testing::cassette_header;
+using testing::cassette_line;
+using testing::DaemonHarness;
+
+Json text_block(const std::string& t) { return {{"type", "text"}, {"text", t}}; }
+Json tool_use(const std::string& id, const std::string& name, const Json& input) {
+  return {{"type", "tool_use"}, {"id", id}, {"name", name}, {"input", input}};
+}
+
+// One tool call to Noop, then an answer; the second line checks the tool's result came back.
+std::string noop_cassette() {
+  return cassette_header() +
+         cassette_line(
+             Json::array({text_block("Working."), tool_use("t1", "Noop", Json::object())}),
+             "tool_use", 100, 10) +
+         cassette_line(Json::array({text_block("done")}), "end_turn", 120, 5,
+                       {{"last_tool_result_contains", "ok"}});
+}
+
+// Reads untrusted content, then private data, then tries to send.
+std::string trifecta_cassette() {
+  return cassette_header() +
+         cassette_line(Json::array({tool_use("t1", "Fetch", {{"url", "http://x"}}),
+                                    tool_use("t2", "ReadSecret", Json::object())}),
+                       "tool_use", 10, 1) +
+         cassette_line(Json::array({tool_use("t3", "Send", {{"to", "ops"}, {"text", "hi"}})}),
+                       "tool_use", 10, 1) +
+         cassette_line(Json::array({text_block("finished")}), "end_turn", 10, 1);
+}
+
+std::vector<wire::Frame> noop_transcript() {
+  return {wire::Text{"main", "Working."}, wire::ToolCall{"main", "t1", "Noop", Json::object()},
+          wire::ToolResult{"main", "t1", false, false, "ok"}, wire::Text{"main", "done"},
+          wire::TurnDone{"done", Usage{220, 15, 0, 0}, false}};
+}
+
+std::string dump(const std::vector<wire::Frame>& frames) {
+  std::string out;
+  for (const auto& f : frames) out += wire::encode_frame(f);
+  return out;
+}
+
+TEST(Daemon, FiftyConcurrentSessionsEachGetTheirOwnTranscriptAndLog) {
+  DaemonHarness h(noop_cassette());
+  constexpr int kSessions = 50;
+  std::vector<std::string> ids(kSessions);
+  std::vector<std::string> transcripts(kSessions);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kSessions; ++i) {
+    threads.emplace_back([&, i] {
+      auto c = h.connect();
+      if (!c) return;
+      auto opened = c->open("");
+      if (!opened.ok()) return;
+      ids[i] = opened->session_id;
+      transcripts[i] = dump(testing::run_turn(*c, "task " + std::to_string(i)));
+    });
+  }
+  for (auto& t : threads) t.join();
+  ASSERT_TRUE(h.stop().ok());
+
+  std::set<std::string> distinct(ids.begin(), ids.end());
+  EXPECT_EQ(distinct.size(), size_t{kSessions});
+  auto store = store::SessionStore::open(h.store_path());
+  ASSERT_TRUE(store.ok()) << store.message();
+  for (int i = 0; i < kSessions; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(transcripts[i], dump(noop_transcript()));
+    auto records = (*store)->read_records(ids[i]);
+    ASSERT_TRUE(records.ok()) << records.message();
+    std::vector<std::string> kinds;
+    for (const auto& r : *records) kinds.push_back(std::string(store::record_kind_name(r.kind)));
+    EXPECT_EQ(kinds,
+              (std::vector<std::string>{"user_message", "usage", "assistant_message", "tool_call",
+                                        "tool_result", "usage", "assistant_message", "run_end"}));
+    EXPECT_EQ((*records)[0].body,
+              store::Record::user_message(Message::user_text("task " + std::to_string(i))).body);
+  }
+}
+
+TEST(Daemon, AnApprovalNotAnsweredInTimeIsADenial) {
+  DaemonHarness h(trifecta_cassette(), [](DaemonOptions& o) {
+    o.turns.approval_timeout = std::chrono::milliseconds(200);
+  });
+  auto c = h.connect();
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(c->open("").ok());
+  auto frames = testing::run_turn(*c, "go");
+  ASSERT_FALSE(frames.empty());
+  const auto* request = std::get_if<wire::ApprovalRequest>(&frames[5]);
+  ASSERT_NE(request, nullptr) << dump(frames);
+  EXPECT_EQ(request->action, "send");
+  EXPECT_EQ(request->tool, "Send");
+  EXPECT_EQ(request->input, (Json{{"to", "ops"}, {"text", "hi"}}));
+  EXPECT_EQ(request->timeout_ms, 200);
+  const auto* refusal = std::get_if<wire::Refusal>(&frames[6]);
+  ASSERT_NE(refusal, nullptr) << dump(frames);
+  EXPECT_EQ(refusal->rule, "trifecta");
+  EXPECT_NE(refusal->message.find("The person asked declined it."), std::string::npos);
+  EXPECT_EQ(std::get<wire::TurnDone>(frames.back()),
+            (wire::TurnDone{"finished", Usage{30, 3, 0, 0}, true}));
+  EXPECT_EQ(h.sends().load(), 0);
+}
+
+TEST(Daemon, AnApprovedSendRuns) {
+  DaemonHarness h(trifecta_cassette());
+  auto c = h.connect();
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(c->open("").ok());
+  auto frames = testing::run_turn(*c, "go", [](const wire::ApprovalRequest&) { return true; });
+  EXPECT_EQ(h.sends().load(), 1);
+  EXPECT_EQ(std::get<wire::ToolResult>(frames[6]),
+            (wire::ToolResult{"main", "t3", false, false, "sent"}));
+}
+
+TEST(Daemon, UntrustedComesFromTheLogAndSurvivesARestart) {
+  std::string cassette = trifecta_cassette();
+  DaemonHarness h(cassette);
+  std::string id;
+  {
+    auto c = h.connect();
+    ASSERT_TRUE(c);
+    auto opened = c->open("");
+    ASSERT_TRUE(opened.ok());
+    id = opened->session_id;
+    auto frames = testing::run_turn(*c, "go", [](const wire::ApprovalRequest&) { return false; });
+    EXPECT_TRUE(std::get<wire::TurnDone>(frames.back()).untrusted);
+  }
+  ASSERT_TRUE(h.stop().ok());
+  h.restart();
+  auto c = h.connect();
+  ASSERT_TRUE(c);
+  auto opened = c->open(id);
+  ASSERT_TRUE(opened.ok()) << opened.message();
+  EXPECT_EQ(*opened, (wire::Opened{id, true, 15, true}));
+}
+
+TEST(Daemon, ABadFrameIsAnsweredWithAnErrorAndTheConnectionStaysUsable) {
+  DaemonHarness h(noop_cassette());
+  auto fd = connect_unix(h.socket());
+  ASSERT_TRUE(fd.ok());
+  const int raw = fd->get();
+  FrameChannel channel(std::move(*fd));
+  std::string lines =
+      "{\"kind\":\"hello\",\"body\":{\"protocol_version\":1,\"software\":\"t\",\"x\":1}}\n"
+      "not json\n" +
+      wire::encode_frame(wire::Hello{1, "t"}) +
+      "{\"kind\":\"approval_answer\",\"body\":{\"request_id\":\"r\"}}\n" +
+      wire::encode_frame(wire::ListSessions{});
+  ASSERT_EQ(::write(raw, lines.data(), lines.size()), static_cast<ssize_t>(lines.size()));
+  std::vector<std::string> got;
+  for (int i = 0; i < 4; ++i) {
+    auto d = channel.receive();
+    ASSERT_TRUE(d && d->ok());
+    got.push_back(wire::frame_to_json(*d->frame).dump());
+  }
+  EXPECT_EQ(got[0],
+            wire::frame_to_json(wire::Error{"bad_frame", "hello: unknown field \"x\""}).dump());
+  EXPECT_TRUE(got[1].starts_with(R"({"body":{"code":"bad_frame","message":"frame: invalid JSON)"))
+      << got[1];
+  EXPECT_EQ(got[2], wire::frame_to_json(wire::Hello{1, "mecha 0.1.0"}).dump());
+  EXPECT_EQ(got[3], wire::frame_to_json(
+                        wire::Error{"bad_frame", "approval_answer: missing field \"approved\""})
+                        .dump());
+  auto sessions = channel.receive();
+  ASSERT_TRUE(sessions && sessions->ok());
+  EXPECT_EQ(std::get<wire::Sessions>(*sessions->frame), wire::Sessions{});
+}
+
+TEST(Daemon, AVersionMismatchIsRefusedNamingBothVersions) {
+  DaemonHarness h(noop_cassette());
+  auto c = Client::connect(h.socket(), "old client", 7);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.message(),
+            "the daemon refused: protocol version mismatch: the client speaks version 7, this "
+            "daemon speaks version 1 (version_mismatch)");
+}
+
+TEST(Daemon, FramesBeforeHelloAreRefused) {
+  DaemonHarness h(noop_cassette());
+  auto fd = connect_unix(h.socket());
+  ASSERT_TRUE(fd.ok());
+  FrameChannel channel(std::move(*fd));
+  ASSERT_TRUE(channel.send(wire::Open{}).ok());
+  auto d = channel.receive();
+  ASSERT_TRUE(d && d->ok());
+  EXPECT_EQ(std::get<wire::Error>(*d->frame),
+            (wire::Error{"hello_required",
+                         "the first frame must be hello (protocol version 1), not open"}));
+}
+
+TEST(Daemon, FramesOnlyTheDaemonSendsAreRefusedAndTheConnectionGoesOn) {
+  DaemonHarness h(noop_cassette());
+  auto c = h.connect();
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(c->send(wire::TurnDone{"forged", Usage{}, false}).ok());
+  ASSERT_TRUE(c->send(wire::ApprovalAnswer{"r9", true}).ok());
+  ASSERT_TRUE(c->send(wire::UserTurn{"too early"}).ok());
+  std::vector<wire::Error> errors;
+  for (int i = 0; i < 3; ++i) {
+    auto d = c->receive();
+    ASSERT_TRUE(d && d->ok());
+    errors.push_back(std::get<wire::Error>(*d->frame));
+  }
+  EXPECT_EQ(errors, (std::vector<wire::Error>{
+                        {"unexpected_frame", "a client does not send turn_done frames"},
+                        {"unknown_request",
+                         "no approval request \"r9\" is waiting (answered already, timed out, "
+                         "or never asked)"},
+                        {"no_session", "no session is open: send open first"}}));
+  EXPECT_TRUE(c->open("").ok());
+}
+
+TEST(Daemon, TheSocketIsMode0600) {
+  DaemonHarness h(noop_cassette());
+  struct stat st {};
+  ASSERT_EQ(::stat(h.socket().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST(Daemon, AClientOfAnotherUidIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to run a client as another uid";
+  DaemonHarness h(noop_cassette());
+  // Open the file and its directory to everyone, so only SO_PEERCRED stands in the way.
+  ::chmod(h.socket().parent_path().c_str(), 0755);
+  ::chmod(h.socket().c_str(), 0666);
+  int pipefd[2];
+  ASSERT_EQ(::pipe(pipefd), 0);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(pipefd[0]);
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) _exit(3);
+    std::string out;
+    auto fd = connect_unix(h.socket());
+    if (!fd.ok()) {
+      out = "connect: " + fd.message();
+    } else {
+      FrameChannel channel(std::move(*fd));
+      (void)channel.send(wire::Hello{1, "intruder"});
+      auto d = channel.receive();
+      out = d && d->ok() ? wire::frame_to_json(*d->frame).dump() : "nothing";
+    }
+    (void)!::write(pipefd[1], out.data(), out.size());
+    _exit(0);
+  }
+  ::close(pipefd[1]);
+  std::string out;
+  char buf[512];
+  ssize_t n;
+  while ((n = ::read(pipefd[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  ::close(pipefd[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(out, wire::frame_to_json(
+                     wire::Error{"peer_refused",
+                                 "connection refused: this daemon serves uid 0 only, and the "
+                                 "peer is uid 65534"})
+                     .dump());
+}
+
+TEST(Daemon, StopCancelsATurnStillRunningAfterTheGracePeriod) {
+  DaemonHarness h(trifecta_cassette(), [](DaemonOptions& o) {
+    o.grace = std::chrono::milliseconds(100);
+    o.turns.approval_timeout = std::chrono::minutes(10);
+  });
+  auto c = h.connect();
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(c->open("").ok());
+  std::vector<wire::Frame> frames;
+  std::thread stopper;
+  frames = testing::run_turn(*c, "go", [&](const wire::ApprovalRequest&) {
+    stopper = std::thread([&h] { EXPECT_TRUE(h.stop().ok()); });
+    return std::nullopt;  // never answered: only the drain ends the wait
+  });
+  stopper.join();
+  ASSERT_GE(frames.size(), 2u);
+  EXPECT_EQ(std::get<wire::Error>(frames[frames.size() - 2]),
+            (wire::Error{"turn_cancelled", "the turn was cancelled"}));
+  EXPECT_TRUE(std::holds_alternative<wire::TurnDone>(frames.back()));
+}
+
+TEST(Daemon, TheTaintOfEarlierTurnsHoldsASendInALaterOne) {
+  std::string cassette =
+      cassette_header() +
+      cassette_line(Json::array({tool_use("t1", "Fetch", {{"url", "http://x"}})}), "tool_use", 1,
+                    1) +
+      cassette_line(Json::array({text_block("read it")}), "end_turn", 1, 1) +
+      cassette_line(Json::array({tool_use("t2", "ReadSecret", Json::object())}), "tool_use", 1, 1) +
+      cassette_line(Json::array({tool_use("t3", "Send", {{"to", "ops"}})}), "tool_use", 1, 1) +
+      cassette_line(Json::array({text_block("end")}), "end_turn", 1, 1);
+  DaemonHarness h(cassette);
+  auto c = h.connect();
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(c->open("").ok());
+  auto first = testing::run_turn(*c, "fetch");
+  EXPECT_TRUE(std::get<wire::TurnDone>(first.back()).untrusted);
+  int asked = 0;
+  auto second = testing::run_turn(*c, "read and send", [&](const wire::ApprovalRequest&) {
+    ++asked;
+    return false;
+  });
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(h.sends().load(), 0);
+}
+
+// Regression: turn_done went out before the session was free, so a client answering it at
+// once with its next turn was refused with turn_running and waited forever.
+TEST(Daemon, ATurnSentTheMomentTurnDoneArrivesIsAccepted) {
+  std::string cassette = cassette_header();
+  for (int i = 0; i < 20; ++i) {
+    cassette +=
+        cassette_line(Json::array({text_block("answer " + std::to_string(i))}), "end_turn", 1, 1);
+  }
+  DaemonHarness h(cassette);
+  auto c = h.connect();
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(c->open("").ok());
+  for (int i = 0; i < 20; ++i) {
+    auto frames = testing::run_turn(*c, "again");
+    ASSERT_EQ(frames.size(), 2u) << dump(frames);
+    EXPECT_EQ(std::get<wire::TurnDone>(frames.back()).content, "answer " + std::to_string(i));
+  }
+}
+
+TEST(Daemon, ListsSessionsAndReportsCost) {
+  DaemonHarness h(noop_cassette());
+  auto c = h.connect();
+  ASSERT_TRUE(c);
+  auto opened = c->open("");
+  ASSERT_TRUE(opened.ok());
+  testing::run_turn(*c, "task");
+  ASSERT_TRUE(c->send(wire::CostQuery{}).ok());
+  auto cost = c->receive();
+  ASSERT_TRUE(cost && cost->ok());
+  EXPECT_EQ(std::get<wire::CostReport>(*cost->frame),
+            (wire::CostReport{opened->session_id, Usage{220, 15, 0, 0}, std::nullopt, 2}));
+  ASSERT_TRUE(c->send(wire::ListSessions{}).ok());
+  auto list = c->receive();
+  ASSERT_TRUE(list && list->ok());
+  EXPECT_EQ(std::get<wire::Sessions>(*list->frame),
+            (wire::Sessions{{{opened->session_id, 8, false, true}}}));
+}
+
+}  // namespace
+}  // namespace mecha::server

@@ -1,0 +1,61 @@
+// LiveSession: a session of the store held open by the daemon while a connection uses it
+// or a turn runs in it.
+//
+// The store's Session holds the session's lock, so one daemon (and one connection in it) at
+// a time writes a session. `conversation` is what the log rebuilds to, refreshed from the log
+// after every turn. At most one turn runs at a time (begin_turn/end_turn).
+// Thread-safety: the members below say who may touch them.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "agent/run_context.h"
+#include "base/cancel.h"
+#include "base/message.h"
+#include "providers/provider.h"
+#include "store/session_store.h"
+
+namespace mecha::server {
+
+class LiveSession {
+ public:
+  LiveSession(std::unique_ptr<store::Session> log, std::vector<Message> conversation)
+      : log_(std::move(log)), conversation_(std::move(conversation)) {
+    taint_.untrusted = log_->untrusted();
+  }
+  LiveSession(const LiveSession&) = delete;
+  LiveSession& operator=(const LiveSession&) = delete;
+
+  const std::string& id() const { return log_->id(); }
+  store::Session& log() { return *log_; }  // thread-safe (the store's promise)
+
+  // False when a turn is running already. Thread-safe.
+  bool begin_turn();
+  void end_turn();
+  bool turn_running() const { return running_.load(); }
+  // Cancels the running turn, if any. Thread-safe.
+  void cancel_turn();
+  // The running turn's token. REQUIRES: called by the turn between begin_turn and end_turn.
+  const CancelToken* turn_cancel() const { return cancel_.get(); }
+
+  // The running turn's thread only.
+  std::vector<Message>& conversation() { return conversation_; }
+  std::shared_ptr<providers::Provider>& provider() { return provider_; }
+  // What the session has read, carried from turn to turn so the trifecta interlock sees
+  // the whole session. The untrusted leg comes from the log when the session is opened.
+  agent::Taint& taint() { return taint_; }
+
+ private:
+  std::unique_ptr<store::Session> log_;
+  std::atomic<bool> running_{false};
+  std::mutex mu_;
+  std::unique_ptr<CancelToken> cancel_;  // GUARDED_BY(mu_) for replacement
+  std::vector<Message> conversation_;
+  std::shared_ptr<providers::Provider> provider_;  // made at the first turn
+  agent::Taint taint_;
+};
+
+}  // namespace mecha::server

@@ -1,0 +1,99 @@
+#include "server/testing/daemon_harness.h"
+
+#include <gtest/gtest.h>
+
+#include "providers/cassette.h"
+#include "server/testing/test_tools.h"
+#include "server/unix_socket.h"
+
+namespace mecha::server::testing {
+
+DaemonHarness::DaemonHarness(const std::string& cassette, std::function<void(DaemonOptions&)> tune)
+    : socket_(dir_.path() / "mecha.sock"),
+      store_path_(dir_.path() / "sessions.db"),
+      cassette_(cassette),
+      tune_(std::move(tune)) {
+  start();
+}
+
+DaemonHarness::~DaemonHarness() {
+  if (daemon_) (void)stop();
+}
+
+void DaemonHarness::start() {
+  DaemonOptions options;
+  options.turns.work_tree = dir_.path();
+  std::string text = cassette_;
+  options.turns.make_provider = [text]() -> Result<std::shared_ptr<providers::Provider>> {
+    auto p = providers::CassetteProvider::parse(text, "test.cassette");
+    if (!p) return p.status();
+    return std::shared_ptr<providers::Provider>(std::move(*p));
+  };
+  options.turns.tools = test_registry(sent_);
+  options.workers = 8;
+  if (tune_) tune_(options);
+  auto store = store::SessionStore::open(store_path_);
+  ASSERT_TRUE(store.ok()) << store.message();
+  auto listener = listen_unix(socket_);
+  ASSERT_TRUE(listener.ok()) << listener.message();
+  daemon_ = std::make_unique<Daemon>(std::move(options), std::move(*store));
+  thread_ = std::thread([this, l = std::make_shared<UniqueFd>(std::move(*listener))]() mutable {
+    served_ = daemon_->serve(std::move(*l));
+  });
+}
+
+Status DaemonHarness::stop() {
+  daemon_->stop();
+  thread_.join();
+  daemon_.reset();
+  return served_;
+}
+
+void DaemonHarness::restart() { start(); }
+
+std::unique_ptr<Client> DaemonHarness::connect() {
+  auto c = Client::connect(socket_, "test client");
+  EXPECT_TRUE(c.ok()) << c.message();
+  return c.ok() ? std::move(*c) : nullptr;
+}
+
+std::vector<wire::Frame> run_turn(
+    Client& client, const std::string& text,
+    std::function<std::optional<bool>(const wire::ApprovalRequest&)> on_approval) {
+  std::vector<wire::Frame> frames;
+  if (!client.send(wire::UserTurn{text}).ok()) return frames;
+  while (auto d = client.receive()) {
+    if (!d->ok()) {
+      frames.push_back(d->error);
+      continue;
+    }
+    wire::Frame f = std::move(*d->frame);
+    if (std::holds_alternative<wire::TextDelta>(f)) continue;
+    if (const auto* a = std::get_if<wire::ApprovalRequest>(&f); a && on_approval) {
+      if (auto answer = on_approval(*a)) {
+        (void)client.send(wire::ApprovalAnswer{a->request_id, *answer});
+      }
+    }
+    const bool done = std::holds_alternative<wire::TurnDone>(f);
+    frames.push_back(std::move(f));
+    if (done) break;
+  }
+  return frames;
+}
+
+std::string cassette_header() {
+  return R"({"mecha_cassette": 1, "note": "test"})"
+         "\n";
+}
+
+std::string cassette_line(const Json& content, const std::string& stop_reason, int input_tokens,
+                          int output_tokens, const Json& expect) {
+  Json line{{"response",
+             {{"content", content},
+              {"stop_reason", stop_reason},
+              {"usage", {{"input_tokens", input_tokens}, {"output_tokens", output_tokens}}}}}};
+  if (!expect.is_null()) line["expect"] = expect;
+  return line.dump() + "\n";
+}
+
+}  // namespace mecha::server::testing

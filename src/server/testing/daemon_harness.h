@@ -1,0 +1,62 @@
+// DaemonHarness: a daemon serving on a socket in a temp dir, on its own thread, with a
+// cassette per session and the test tools. For tests and benchmarks.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "server/client.h"
+#include "server/daemon.h"
+#include "store/testing/temp_dir.h"
+
+namespace mecha::server::testing {
+
+class DaemonHarness {
+ public:
+  // `cassette` is the text of a cassette file; each session replays it from its start.
+  // `tune` may change the options before the daemon starts.
+  explicit DaemonHarness(const std::string& cassette,
+                         std::function<void(DaemonOptions&)> tune = nullptr);
+  ~DaemonHarness();
+
+  const std::filesystem::path& socket() const { return socket_; }
+  const std::filesystem::path& store_path() const { return store_path_; }
+  std::atomic<int>& sends() { return *sent_; }
+  // Stops the daemon and waits for serve() to return; returns its status.
+  Status stop();
+  // Starts it again on the same socket and store (after stop()).
+  void restart();
+
+  std::unique_ptr<Client> connect();
+
+ private:
+  void start();
+  store::testing::TempDir dir_;
+  std::filesystem::path socket_;
+  std::filesystem::path store_path_;
+  std::string cassette_;
+  std::function<void(DaemonOptions&)> tune_;
+  std::shared_ptr<std::atomic<int>> sent_ = std::make_shared<std::atomic<int>>(0);
+  std::unique_ptr<Daemon> daemon_;
+  std::thread thread_;
+  Status served_;
+};
+
+// Sends a user_turn and collects every frame up to and including turn_done (text_delta
+// frames left out). `on_approval` answers approval requests; null leaves them unanswered.
+std::vector<wire::Frame> run_turn(
+    Client& client, const std::string& text,
+    std::function<std::optional<bool>(const wire::ApprovalRequest&)> on_approval = nullptr);
+
+// One cassette line: {"response": {"content": blocks, "stop_reason", "usage"}}.
+std::string cassette_line(const Json& content, const std::string& stop_reason, int input_tokens,
+                          int output_tokens, const Json& expect = nullptr);
+std::string cassette_header();
+
+}  // namespace mecha::server::testing

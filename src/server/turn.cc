@@ -1,0 +1,172 @@
+#include "server/turn.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <map>
+
+#include "agent/session_journal.h"
+#include "wire/codec.h"
+
+namespace mecha::server {
+namespace {
+
+// Forwards a run's events to the client as frames.
+class FrameSink final : public agent::EventSink {
+ public:
+  explicit FrameSink(std::shared_ptr<Connection> connection) : connection_(std::move(connection)) {}
+
+  void on_event(const Json& event) override {
+    auto frame = wire::decode_event(event, "event");
+    if (!frame) {
+      // An event this protocol version has no frame for: passed on as a note, not dropped.
+      connection_->send(wire::Note{"mecha", event.dump()});
+      return;
+    }
+    connection_->send(*frame);
+  }
+
+  void on_text_delta(std::string_view agent, std::string_view delta) override {
+    connection_->send(wire::TextDelta{std::string(agent), std::string(delta)});
+  }
+
+ private:
+  std::shared_ptr<Connection> connection_;
+};
+
+// Asks the connected person, through approval_request frames.
+class ConnectionApprover final : public agent::Approver {
+ public:
+  ConnectionApprover(std::shared_ptr<Connection> connection, std::string session_id,
+                     std::chrono::milliseconds timeout, const CancelToken& cancel)
+      : connection_(std::move(connection)),
+        session_id_(std::move(session_id)),
+        timeout_(timeout),
+        cancel_(cancel) {}
+
+  bool approve(const Json& request) override {
+    wire::ApprovalRequest r;
+    r.request_id = fmt::format("{}-a{}", session_id_, ++count_);
+    r.action = request.value("kind", "send");
+    r.agent = request.value("agent", "");
+    r.tool = request.value("tool", "");
+    if (auto it = request.find("input"); it != request.end() && it->is_object()) r.input = *it;
+    r.reason = request.value("reason", "");
+    r.timeout_ms = timeout_.count();
+    return connection_->ask(r, timeout_, cancel_);
+  }
+
+ private:
+  std::shared_ptr<Connection> connection_;
+  const std::string session_id_;
+  const std::chrono::milliseconds timeout_;
+  const CancelToken& cancel_;
+  std::atomic<int> count_{0};
+};
+
+std::optional<wire::Error> error_for(const agent::Outcome& o) {
+  if (o.status == "completed") return std::nullopt;
+  if (o.status == "cancelled") {
+    return wire::Error{std::string(wire::codes::kTurnCancelled), "the turn was cancelled"};
+  }
+  if (o.status == "limits_exceeded") {
+    return wire::Error{std::string(wire::codes::kTurnLimits),
+                       fmt::format("the turn stopped at a limit: {}", o.limit)};
+  }
+  return wire::Error{std::string(wire::codes::kTurnFailed), o.error};
+}
+
+Json run_end_body(const agent::Outcome& o, bool untrusted) {
+  Json end{{"status", o.status},
+           {"turns", o.turns},
+           {"usage", usage_to_json(o.usage)},
+           {"cost_usd", o.cost_usd ? Json(*o.cost_usd) : Json(nullptr)},
+           {"unpriced_calls", o.unpriced_calls},
+           {"untrusted", untrusted}};
+  if (!o.limit.empty()) end["limit"] = o.limit;
+  if (!o.error.empty()) end["error"] = o.error;
+  return end;
+}
+
+}  // namespace
+
+std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& session,
+                                  const std::shared_ptr<Connection>& connection,
+                                  const std::string& text) {
+  auto fail = [&](std::string_view code, std::string message) {
+    return std::vector<wire::Frame>{wire::Error{std::string(code), std::move(message)},
+                                    wire::TurnDone{"", Usage{}, session.log().untrusted()}};
+  };
+  if (!session.provider()) {
+    auto provider = settings.make_provider();
+    if (!provider) return fail(wire::codes::kTurnFailed, provider.message());
+    session.provider() = std::move(*provider);
+  }
+  const Message user = Message::user_text(text);
+  if (auto seq = session.log().append(store::Record::user_message(user)); !seq) {
+    return fail(wire::codes::kInternal, seq.message());
+  }
+
+  agent::Conversation conv(session.conversation());
+  conv.append(user);
+
+  agent::Agent agent(settings.spec, session.provider(), settings.tools);
+  const CancelToken& cancel = *session.turn_cancel();
+  ConnectionApprover approver(connection, session.id(), settings.approval_timeout, cancel);
+  // Each message is committed as it joins the conversation, before the next model call.
+  agent::SessionJournal journal(&session.log());
+  agent::RunContext ctx;
+  ctx.work_tree = settings.work_tree;
+  ctx.cancel = &cancel;
+  ctx.pricing = &settings.pricing;
+  ctx.approver = &approver;
+  ctx.journal = &journal;
+  ctx.taint = session.taint();
+  FrameSink sink(connection);
+  agent::Outcome outcome = agent.run(ctx, conv, &sink);
+  session.taint() = ctx.taint;
+
+  Status recorded =
+      session.log()
+          .append(store::Record::run_end(run_end_body(outcome, session.log().untrusted())))
+          .status();
+  // The log is the one source: the next turn starts from what it rebuilds to.
+  if (auto rebuilt = session.log().conversation(); rebuilt.ok()) {
+    session.conversation() = std::move(*rebuilt);
+  } else {
+    session.conversation() = conv.messages();
+  }
+  std::vector<wire::Frame> closing;
+  if (!recorded.ok()) {
+    closing.push_back(wire::Error{std::string(wire::codes::kInternal), recorded.message()});
+  } else if (auto error = error_for(outcome)) {
+    closing.push_back(*error);
+  }
+  closing.push_back(wire::TurnDone{outcome.text, outcome.usage, session.log().untrusted()});
+  return closing;
+}
+
+wire::CostReport cost_of(LiveSession& session) {
+  wire::CostReport report;
+  report.session_id = session.id();
+  double cost = 0;
+  int priced = 0;
+  auto records = session.log().records();
+  if (!records) return report;
+  for (const store::Record& r : *records) {
+    if (r.kind != store::RecordKind::kUsage) continue;
+    if (auto it = r.body.find("usage"); it != r.body.end()) {
+      if (auto u = usage_from_json(*it, "usage"); u.ok()) report.usage += *u;
+    }
+    if (auto it = r.body.find("cost_usd"); it != r.body.end() && it->is_number()) {
+      cost += it->get<double>();
+      ++priced;
+    } else {
+      ++report.unpriced_calls;
+    }
+  }
+  if (priced > 0) report.cost_usd = cost;
+  return report;
+}
+
+}  // namespace mecha::server
