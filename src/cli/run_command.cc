@@ -49,8 +49,8 @@ int fail(const Status& s) {
 
 int run_main(const RunOptions& opt) {
   std::error_code ec;
-  std::filesystem::path tree = opt.work_tree.empty() ? std::filesystem::current_path(ec)
-                                                     : std::filesystem::path(opt.work_tree);
+  std::filesystem::path tree =
+      opt.work_tree.empty() ? std::filesystem::current_path(ec) : std::filesystem::path(opt.work_tree);
   tree = std::filesystem::canonical(tree, ec);
   if (ec) return fail(Status::usage(fmt::format("work tree {}: {}", opt.work_tree, ec.message())));
   if (opt.task.empty()) return fail(Status::usage("the task is empty: mecha run \"what to do\""));
@@ -114,9 +114,8 @@ int run_main(const RunOptions& opt) {
   double max_time = opt.max_time > 0 ? opt.max_time : cfg->limits.max_time_s.value_or(0);
   if (max_time > 0) {
     ctx.max_time_s = max_time;
-    ctx.deadline =
-        ctx.clock->now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                               std::chrono::duration<double>(max_time));
+    ctx.deadline = ctx.clock->now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                          std::chrono::duration<double>(max_time));
   }
   double max_cost = opt.max_cost > 0 ? opt.max_cost : cfg->limits.max_cost_usd.value_or(0);
   if (max_cost > 0) ctx.max_cost_usd = max_cost;
