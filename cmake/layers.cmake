@@ -35,6 +35,8 @@ function(mecha_layer name)
     add_library(mecha_${name}_testing STATIC ${testing_sources})
     target_link_libraries(mecha_${name}_testing PUBLIC mecha_${name} GTest::gtest ${ARG_TEST_DEPS})
     target_compile_options(mecha_${name}_testing PRIVATE -Wall -Wextra -Werror)
+    target_compile_definitions(mecha_${name}_testing PRIVATE
+      MECHA_SOURCE_DIR="${PROJECT_SOURCE_DIR}" MECHA_BINARY_DIR="${CMAKE_BINARY_DIR}")
     set(test_support mecha_${name}_testing)
   endif()
 

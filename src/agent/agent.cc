@@ -183,11 +183,12 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
     providers::CompletionRequest req;
     req.agent = spec_.name;
     req.system = spec_.system_prompt;
-    req.messages = conv.messages();
+    req.messages = conv.lend();
     req.tools = offered_tools(ctx);
     req.cancel = ctx.cancel;
     DeltaForwarder deltas(sink);
     auto resp = provider_->complete(req, sink ? &deltas : nullptr);
+    conv.restore(std::move(req.messages));
     if (!resp) {
       if (ctx.cancel->cancelled() || resp.status().kind() == ErrorKind::kCancelled) {
         return finish("cancelled");

@@ -17,6 +17,11 @@ class Conversation {
   const std::vector<Message>& messages() const { return messages_; }
   bool empty() const { return messages_.empty(); }
 
+  // Lends the messages to a request without copying them; give them back with
+  // restore() before the next append. Keeps a long run linear rather than quadratic.
+  std::vector<Message> lend() { return std::move(messages_); }
+  void restore(std::vector<Message> messages) { messages_ = std::move(messages); }
+
  private:
   std::vector<Message> messages_;
 };

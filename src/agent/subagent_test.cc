@@ -6,6 +6,7 @@
 
 #include "agent/testing/cassette_script.h"
 #include "agent/testing/catalog_builder.h"
+#include "agent/testing/checking_provider.h"
 #include "agent/testing/recording_sink.h"
 #include "agent/testing/test_tools.h"
 
@@ -179,7 +180,7 @@ void run_parent(const std::shared_ptr<const AgentCatalog>& catalog,
 TEST(Subagent, TheChildStartsFromAFreshConversationHoldingOnlyTheTask) {
   AgentDef a = definition("researcher", {"Grep"});
   a.system_prompt = "You research.";
-  auto log = std::make_shared<testing::RequestLog>(cassette({
+  auto log = std::make_shared<testing::CheckingProvider>(cassette({
       tool_line("main", "m1", "researcher", {{"task", "find the bug"}}),
       text_line("researcher", "it is in foo.cc"),
       text_line("main", "done"),
@@ -190,6 +191,7 @@ TEST(Subagent, TheChildStartsFromAFreshConversationHoldingOnlyTheTask) {
   run_parent(catalog, log, ctx, &run,
              {Message::user_text("earlier"), Message::assistant_text("secret parent context")});
   ASSERT_EQ(run.outcome.status, "completed") << run.outcome.error;
+  EXPECT_TRUE(log->violations().empty());
   auto requests = log->requests();
   ASSERT_EQ(requests.size(), 3u);
   const auto& child = requests[1];

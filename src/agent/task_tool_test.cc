@@ -9,6 +9,7 @@
 
 #include "agent/testing/cassette_script.h"
 #include "agent/testing/catalog_builder.h"
+#include "agent/testing/checking_provider.h"
 #include "agent/testing/recording_sink.h"
 #include "agent/testing/test_tools.h"
 
@@ -48,7 +49,7 @@ TEST(TaskTool, AnUnknownSubagentTypeListsTheOnesThatExist) {
 }
 
 TEST(TaskTool, DispatchesThePromptToTheNamedDefinition) {
-  auto log = std::make_shared<testing::RequestLog>(cassette({text_line("judge", "safe")}));
+  auto log = std::make_shared<testing::CheckingProvider>(cassette({text_line("judge", "safe")}));
   auto catalog = make_catalog({definition("Explore", {}), definition("judge", {})}, {}, log);
   TaskTool task(catalog);
   tools::ToolContext ctx;

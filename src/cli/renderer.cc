@@ -50,11 +50,15 @@ std::string summarize_input(const Json& input, size_t width) {
   return out;
 }
 
-HumanRenderer::HumanRenderer(std::FILE* err, std::FILE* out, bool color)
-    : err_(err), out_(out), color_(color) {}
+HumanRenderer::HumanRenderer(std::FILE* err, std::FILE* out, Options options)
+    : err_(err), out_(out), opt_(std::move(options)) {}
 
-void HumanRenderer::on_text_delta(std::string_view, std::string_view) {
-  // Whole text blocks arrive as `text` events; a terminal run shows them then.
+void HumanRenderer::on_text_delta(std::string_view agent, std::string_view delta) {
+  if (!opt_.stream || agent != opt_.top_agent) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  streamed_ += delta;
+  std::fwrite(delta.data(), 1, delta.size(), err_);
+  std::fflush(err_);
 }
 
 void HumanRenderer::on_event(const Json& event) {
@@ -82,17 +86,24 @@ void HumanRenderer::flush_pending(int depth) {
 void HumanRenderer::render(const Json& event, int depth) {
   const std::string type = event.value("type", "");
   const std::string indent(depth * 2, ' ');
-  const char* dim = color_ ? "\x1b[2m" : "";
-  const char* bold = color_ ? "\x1b[1m" : "";
-  const char* red = color_ ? "\x1b[31m" : "";
-  const char* reset = color_ ? "\x1b[0m" : "";
+  const char* dim = opt_.color ? "\x1b[2m" : "";
+  const char* bold = opt_.color ? "\x1b[1m" : "";
+  const char* red = opt_.color ? "\x1b[31m" : "";
+  const char* reset = opt_.color ? "\x1b[0m" : "";
+  // Streamed text ends where the next line of ours begins.
+  auto end_stream = [&] {
+    if (!streamed_.empty() && streamed_.back() != '\n') std::fputc('\n', err_);
+    streamed_.clear();
+  };
   if (type == "nested") {
     render(event.at("event"), depth + 1);
   } else if (type == "text") {
+    if (depth == 0 && opt_.stream) return;  // already shown as it streamed
     flush_pending(depth);
     pending_text_ = event.value("text", "");
     if (depth > 0) flush_pending(depth);
   } else if (type == "tool_call") {
+    if (depth == 0) end_stream();
     flush_pending(depth);
     fmt::print(err_, "{}{}● {}{}({}){}\n", indent, bold, event.value("name", ""), reset,
                summarize_input(event.value("input", Json::object()), 100), "");
@@ -113,10 +124,14 @@ void HumanRenderer::render(const Json& event, int depth) {
     const std::string status = event.value("status", "");
     std::string answer = event.value("text", "");
     pending_text_.clear();
+    const bool streamed = !streamed_.empty();
+    end_stream();
     if (status == "completed") {
-      if (!answer.empty() && answer.back() != '\n') answer += '\n';
-      fmt::print(out_, "{}", answer);
-      std::fflush(out_);
+      if (!(streamed && opt_.answer_shown)) {
+        if (!answer.empty() && answer.back() != '\n') answer += '\n';
+        fmt::print(out_, "{}", answer);
+        std::fflush(out_);
+      }
     } else if (status == "limits_exceeded") {
       fmt::print(err_, "{}mecha: stopped: limit reached: {}{}\n", red, event.value("limit", ""), reset);
     } else if (status == "cancelled") {

@@ -24,8 +24,17 @@ class JsonLinesSink final : public agent::EventSink {
 
 class HumanRenderer final : public agent::EventSink {
  public:
-  // `err` gets the progress lines; `out` gets the final answer.
-  HumanRenderer(std::FILE* err, std::FILE* out, bool color);
+  // `err` gets the progress lines; `out` gets the final answer. With `stream`, the top
+  // agent's text is shown on `err` as it arrives (for a terminal); when `answer_shown` is
+  // also true (stdout and stderr are the same terminal) the streamed answer is not
+  // printed a second time.
+  struct Options {
+    bool color = false;
+    bool stream = false;
+    bool answer_shown = false;
+    std::string top_agent = "main";
+  };
+  HumanRenderer(std::FILE* err, std::FILE* out, Options options);
   void on_event(const Json& event) override;
   void on_text_delta(std::string_view agent, std::string_view delta) override;
 
@@ -36,8 +45,9 @@ class HumanRenderer final : public agent::EventSink {
   std::mutex mu_;
   std::FILE* err_;
   std::FILE* out_;
-  bool color_;
+  Options opt_;
   std::string pending_text_;  // the latest text, printed once we know it is not the answer
+  std::string streamed_;      // text streamed since the last tool call
 };
 
 // A one-line summary of a tool's input: `pattern="ERROR", path="log.txt"`, cut at `width`.

@@ -1,4 +1,5 @@
 // `mecha run [options] "task"`: one headless run in the current directory.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -45,6 +46,13 @@ int fail(const Status& s) {
   if (s.kind() == ErrorKind::kUsage) return kExitUsage;
   if (s.kind() == ErrorKind::kCancelled) return kExitCancelled;
   return kExitError;
+}
+
+// True when both descriptors are the same terminal, so what one shows the other need not.
+bool same_terminal(int a, int b) {
+  struct stat sa {}, sb {};
+  return isatty(a) && isatty(b) && fstat(a, &sa) == 0 && fstat(b, &sb) == 0 &&
+         sa.st_rdev == sb.st_rdev;
 }
 
 int run_main(const RunOptions& opt) {
@@ -124,7 +132,11 @@ int run_main(const RunOptions& opt) {
   if (opt.json) {
     sink = std::make_unique<JsonLinesSink>(stdout);
   } else {
-    sink = std::make_unique<HumanRenderer>(stderr, stdout, isatty(STDERR_FILENO) == 1);
+    HumanRenderer::Options view;
+    view.color = view.stream = isatty(STDERR_FILENO) == 1;
+    view.answer_shown = view.stream && same_terminal(STDOUT_FILENO, STDERR_FILENO);
+    view.top_agent = spec.name;
+    sink = std::make_unique<HumanRenderer>(stderr, stdout, view);
   }
 
   agent::Conversation conv;

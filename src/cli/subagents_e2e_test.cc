@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "base/strict_json.h"
-#include "cli/testing/binary_runner.h"
+#include "cli/testing/run_binary.h"
 
 namespace mecha::cli {
 namespace {
@@ -59,7 +59,7 @@ class SubagentsE2E : public ::testing::Test {
   // Whether the binary has these tools (the file and shell tools land on other branches).
   static bool binary_has_tools(const std::filesystem::path& dir,
                                const std::vector<std::string>& names) {
-    auto r = run_mecha(dir, {"tools", "--json"});
+    auto r = run_mecha({"tools", "--json"}, dir);
     auto j = parse_json(r.out, "mecha tools --json");
     if (r.exit_code != 0 || !j || !j->is_array()) return false;
     for (const auto& n : names) {
@@ -98,8 +98,9 @@ TEST_F(SubagentsE2E, ExploreScenarioWithTheRealTools) {
         "disallowedTools: [Bash]\n---\nYou explore; you never change anything.\n");
   write("c.jsonl", std::string("{\"mecha_cassette\": 1}") + kTaskLines + kExploreLines);
 
-  auto top = run_mecha(tree_, {"run", "--json", "--agent", "Explore", "--model", "cassette:c.jsonl",
-                               "count the errors"});
+  auto top = run_mecha(
+      {"run", "--json", "--agent", "Explore", "--model", "cassette:c.jsonl", "count the errors"},
+      tree_);
   ASSERT_EQ(top.exit_code, 0) << top.err << top.out;
   auto ev = events(top.out);
   ASSERT_FALSE(ev.empty());
@@ -108,7 +109,7 @@ TEST_F(SubagentsE2E, ExploreScenarioWithTheRealTools) {
   EXPECT_EQ(trajectory(ev, "Explore"), kWantTrajectory);
   EXPECT_TRUE(std::filesystem::exists(tree_ / "x"));
 
-  auto task = run_mecha(tree_, {"run", "--json", "--model", "cassette:c.jsonl", "count errors"});
+  auto task = run_mecha({"run", "--json", "--model", "cassette:c.jsonl", "count errors"}, tree_);
   ASSERT_EQ(task.exit_code, 0) << task.err << task.out;
   ev = events(task.out);
   ASSERT_FALSE(ev.empty());
@@ -137,8 +138,9 @@ TEST_F(SubagentsE2E, ExploreWithoutToolsIsRefusedBashTopLevelAndThroughTask) {
                              {"rule", "allowlist"},
                              {"message", "tool 'Bash' is not permitted for agent 'Explore'"}};
 
-  auto top = run_mecha(tree_, {"run", "--json", "--agent", "Explore", "--model", "cassette:c.jsonl",
-                               "count the errors"});
+  auto top = run_mecha(
+      {"run", "--json", "--agent", "Explore", "--model", "cassette:c.jsonl", "count the errors"},
+      tree_);
   ASSERT_EQ(top.exit_code, 0) << top.err << top.out;
   auto ev = events(top.out);
   ASSERT_EQ(ev.size(), 5u) << top.out;
@@ -155,7 +157,7 @@ TEST_F(SubagentsE2E, ExploreWithoutToolsIsRefusedBashTopLevelAndThroughTask) {
                              {"blocked_sends", 0},
                              {"malformed_tool_args", 0}}));
 
-  auto task = run_mecha(tree_, {"run", "--json", "--model", "cassette:c.jsonl", "count errors"});
+  auto task = run_mecha({"run", "--json", "--model", "cassette:c.jsonl", "count errors"}, tree_);
   ASSERT_EQ(task.exit_code, 0) << task.err << task.out;
   ev = events(task.out);
   ASSERT_EQ(ev.size(), 8u) << task.out;
@@ -176,7 +178,7 @@ TEST_F(SubagentsE2E, ExploreWithoutToolsIsRefusedBashTopLevelAndThroughTask) {
 TEST_F(SubagentsE2E, AnUnknownAgentIsAUsageError) {
   write(".mecha/agents/a.md", "---\nname: helper\ndescription: d\n---\n");
   write("c.jsonl", "{\"mecha_cassette\": 1}\n");
-  auto r = run_mecha(tree_, {"run", "--agent", "Plan", "--model", "cassette:c.jsonl", "x"});
+  auto r = run_mecha({"run", "--agent", "Plan", "--model", "cassette:c.jsonl", "x"}, tree_);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "mecha: no agent named 'Plan'; agents: helper\n");
 }
@@ -184,13 +186,13 @@ TEST_F(SubagentsE2E, AnUnknownAgentIsAUsageError) {
 TEST_F(SubagentsE2E, ABadDefinitionStopsTheRunNamingFileAndField) {
   write(".claude/agents/e.md", "---\nname: Explore\ndescription: d\npermissionMode: plan\n---\n");
   write("c.jsonl", "{\"mecha_cassette\": 1}\n");
-  auto r = run_mecha(tree_, {"run", "--model", "cassette:c.jsonl", "x"});
+  auto r = run_mecha({"run", "--model", "cassette:c.jsonl", "x"}, tree_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "mecha: " + (tree_ / ".claude/agents/e.md").string() +
                        ":4: unknown field 'permissionMode' in agent definition (fields: name, "
                        "description, tools, disallowedTools, maxTurns, model, provider, "
                        "trusted_output, answer_shape)\n");
-  auto a = run_mecha(tree_, {"agents"});
+  auto a = run_mecha({"agents"}, tree_);
   EXPECT_EQ(a.exit_code, 1);
   EXPECT_EQ(a.err, r.err);
 }
@@ -203,7 +205,7 @@ TEST_F(SubagentsE2E, AgentsListsEffectiveToolsAndCapabilities) {
         "---\nname: lead\ndescription: Delegates.\ntools: [judge, Task]\nmodel: small\n---\n");
   write(".claude/agents/Explore.md",
         "---\nname: Explore\ndescription: Explores.\ndisallowedTools: Bash\ncolor: blue\n---\n");
-  auto r = run_mecha(tree_, {"agents", "--json"});
+  auto r = run_mecha({"agents", "--json"}, tree_);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = parse_json(r.out, "stdout");
   ASSERT_TRUE(j.ok()) << r.out;
@@ -235,7 +237,7 @@ TEST_F(SubagentsE2E, AgentsListsEffectiveToolsAndCapabilities) {
                   {"trusted_output", false},
                   {"answer_shape", nullptr}});
   // A Claude Code definition without `tools` gets every builtin tool but the disallowed.
-  auto builtin = parse_json(run_mecha(tree_, {"tools", "--json"}).out, "tools");
+  auto builtin = parse_json(run_mecha({"tools", "--json"}, tree_).out, "tools");
   ASSERT_TRUE(builtin.ok());
   Json inherited = Json::array();
   for (const auto& t : *builtin) {

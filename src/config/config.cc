@@ -93,8 +93,9 @@ Result<const toml::table*> sub_table(const toml::table& t, const char* key,
   return n->as_table();
 }
 
+// `whole` is false for one file of several: a table may be completed by another file.
 Status read_provider(const std::string& name, const toml::table& t, const std::string& file,
-                     ProviderConfig* p) {
+                     bool whole, ProviderConfig* p) {
   std::string section = fmt::format("[providers.{}]", name);
   TableReader r(t, file, section);
   p->name = name;
@@ -107,6 +108,7 @@ Status read_provider(const std::string& name, const toml::table& t, const std::s
   MECHA_RETURN_IF_ERROR(r.get("stall_timeout", &p->stall_timeout_s));
   MECHA_RETURN_IF_ERROR(r.get("max_tokens", &p->max_tokens));
   MECHA_RETURN_IF_ERROR(r.finish());
+  if (p->kind.empty() && !whole) return ok_status();
   if (p->kind.empty()) {
     return Status::error(fmt::format("{}: {} needs kind = \"openai\" or \"anthropic\"",
                                      where(file, t), section));
@@ -168,7 +170,7 @@ Result<Config> interpret(const toml::table& t, const std::string& file, bool who
                                          name.str()));
       }
       ProviderConfig p;
-      MECHA_RETURN_IF_ERROR(read_provider(std::string(name.str()), *node.as_table(), file, &p));
+      MECHA_RETURN_IF_ERROR(read_provider(std::string(name.str()), *node.as_table(), file, whole, &p));
       c.providers[p.name] = p;
     }
   }

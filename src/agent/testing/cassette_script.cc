@@ -34,18 +34,4 @@ std::shared_ptr<providers::CassetteProvider> cassette(const std::vector<std::str
   return std::shared_ptr<providers::CassetteProvider>(std::move(*c));
 }
 
-Result<providers::CompletionResponse> RequestLog::complete(
-    const providers::CompletionRequest& request, providers::StreamSink* sink) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    requests_.push_back(request);
-  }
-  return inner_->complete(request, sink);
-}
-
-std::vector<providers::CompletionRequest> RequestLog::requests() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return requests_;
-}
-
 }  // namespace mecha::agent::testing

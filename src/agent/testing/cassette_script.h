@@ -3,7 +3,6 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -20,20 +19,5 @@ std::string text_line(const std::string& agent, const std::string& text,
                       const Json& usage = Json::object());
 // REQUIRES: the lines are valid (the test fails otherwise).
 std::shared_ptr<providers::CassetteProvider> cassette(const std::vector<std::string>& lines);
-
-// Passes requests to another provider and keeps a copy of each. Thread-safe.
-class RequestLog final : public providers::Provider {
- public:
-  explicit RequestLog(std::shared_ptr<providers::Provider> inner) : inner_(std::move(inner)) {}
-  Result<providers::CompletionResponse> complete(const providers::CompletionRequest& request,
-                                                 providers::StreamSink* sink) override;
-  std::string model() const override { return inner_->model(); }
-  std::vector<providers::CompletionRequest> requests() const;
-
- private:
-  std::shared_ptr<providers::Provider> inner_;
-  mutable std::mutex mu_;
-  std::vector<providers::CompletionRequest> requests_;
-};
 
 }  // namespace mecha::agent::testing

@@ -1,0 +1,216 @@
+#include "agent/agent.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "agent/testing/checking_provider.h"
+#include "agent/testing/loop_tools.h"
+#include "agent/testing/recording_sink.h"
+#include "providers/cassette.h"
+
+namespace mecha::agent {
+namespace {
+
+using testing::CheckingProvider;
+using testing::RecordingSink;
+
+constexpr const char* kHeader = R"({"mecha_cassette": 1})";
+
+std::string tool_line(const std::string& id, const std::string& name, const std::string& input) {
+  return R"({"response": {"content": [{"type": "tool_use", "id": ")" + id + R"(", "name": ")" +
+         name + R"(", "input": )" + input + R"(}], "usage": {"input_tokens": 10, "output_tokens": 5}}})";
+}
+std::string text_line(const std::string& text) {
+  return R"({"response": {"content": [{"type": "text", "text": ")" + text +
+         R"("}], "usage": {"input_tokens": 10, "output_tokens": 5}}})";
+}
+
+struct Fixture {
+  explicit Fixture(const std::vector<std::string>& lines, tools::ToolRegistry registry =
+                                                              testing::loop_test_registry()) {
+    std::string text = std::string(kHeader) + "\n";
+    for (std::string l : lines) {
+      std::replace(l.begin(), l.end(), '\n', ' ');  // one cassette line per entry
+      text += l + "\n";
+    }
+    auto c = providers::CassetteProvider::parse(text, "test.jsonl");
+    EXPECT_TRUE(c.ok()) << c.message();
+    provider = std::make_shared<CheckingProvider>(std::shared_ptr<providers::Provider>(std::move(*c)));
+    AgentSpec spec;
+    spec.max_turns = 10;
+    agent = std::make_unique<Agent>(spec, provider, std::move(registry));
+    ctx.work_tree = "/tmp";
+    ctx.cancel = &cancel;
+    conv.append(Message::user_text("do the task"));
+  }
+  Outcome run() { return agent->run(ctx, conv, &sink); }
+  // The content of the tool_result answering `id` in the conversation.
+  ToolResultBlock result_for(const std::string& id) const {
+    for (const auto& m : conv.messages()) {
+      for (const auto& b : m.blocks) {
+        if (const auto* r = std::get_if<ToolResultBlock>(&b); r && r->tool_use_id == id) return *r;
+      }
+    }
+    return {};
+  }
+
+  std::shared_ptr<CheckingProvider> provider;
+  std::unique_ptr<Agent> agent;
+  CancelToken cancel;
+  RunContext ctx;
+  Conversation conv;
+  RecordingSink sink;
+};
+
+TEST(AgentLoop, RunsToolsAndEndsWhenTheModelEndsItsTurn) {
+  Fixture f({tool_line("t1", "Echo", R"({"text": "hello"})"), text_line("done")});
+  Outcome o = f.run();
+  EXPECT_EQ(o.status, "completed");
+  EXPECT_EQ(o.text, "done");
+  EXPECT_EQ(o.turns, 2);
+  EXPECT_EQ(o.usage, (Usage{20, 10, 0, 0}));
+  EXPECT_EQ(o.unpriced_calls, 2);
+  EXPECT_FALSE(o.cost_usd.has_value());
+  EXPECT_EQ(f.result_for("t1"), (ToolResultBlock{"t1", "hello", false}));
+  EXPECT_EQ(f.sink.types(), (std::vector<std::string>{"tool_call", "tool_result", "text"}));
+  EXPECT_EQ(f.sink.events()[0], tool_call_event("main", "t1", "Echo", Json{{"text", "hello"}}));
+  EXPECT_EQ(f.sink.events()[1], tool_result_event("main", "t1", false, false, "hello"));
+  EXPECT_TRUE(f.provider->violations().empty());
+  EXPECT_TRUE(check_pairing(f.conv.messages()).ok());
+}
+
+TEST(AgentLoop, EveryRequestKeepsThePairingInvariant) {
+  // Several calls in one response, of every kind of outcome, over several turns.
+  Fixture f({R"({"response": {"content": [
+      {"type": "text", "text": "trying"},
+      {"type": "tool_use", "id": "a", "name": "Echo", "input": {"text": "1"}},
+      {"type": "tool_use", "id": "b", "name": "Nope", "input": {}},
+      {"type": "tool_use", "id": "c", "name": "Fail", "input": {}},
+      {"type": "tool_use", "id": "d", "name": "Echo", "input": {"text": 2}}]}})",
+             tool_line("e", "Echo", R"({"text": "again"})"), text_line("finished")});
+  Outcome o = f.run();
+  ASSERT_EQ(o.status, "completed") << o.error;
+  auto requests = f.provider->requests();
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_TRUE(f.provider->violations().empty());
+  const Message& answers = requests[1].messages.back();
+  ASSERT_EQ(answers.blocks.size(), 4u);
+  std::vector<std::string> ids;
+  for (const auto& b : answers.blocks) ids.push_back(std::get<ToolResultBlock>(b).tool_use_id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"a", "b", "c", "d"}));
+}
+
+TEST(AgentLoop, UnknownToolIsNamedWithTheToolsThatExist) {
+  Fixture f({tool_line("t1", "Grep", R"({"pattern": "x"})"), text_line("ok")});
+  f.run();
+  EXPECT_EQ(f.result_for("t1"),
+            (ToolResultBlock{"t1", "unknown tool 'Grep'; the tools that exist are: Echo, Fail, Noop",
+                             true}));
+}
+
+TEST(AgentLoop, SchemaMismatchNamesTheFieldAndWhatWasExpected) {
+  Fixture f({tool_line("t1", "Echo", R"({"text": 5})"), tool_line("t2", "Echo", R"({})"),
+             text_line("ok")});
+  f.run();
+  EXPECT_EQ(f.result_for("t1"),
+            (ToolResultBlock{"t1", "invalid input for tool 'Echo': field \"text\": expected string, got integer",
+                             true}));
+  EXPECT_EQ(f.result_for("t2"),
+            (ToolResultBlock{"t2",
+                             "invalid input for tool 'Echo': field \"text\" (string) is required but missing",
+                             true}));
+}
+
+TEST(AgentLoop, AFailingToolGivesAnErrorResultAndTheLoopGoesOn) {
+  Fixture f({tool_line("t1", "Fail", "{}"), text_line("recovered")});
+  Outcome o = f.run();
+  EXPECT_EQ(o.status, "completed");
+  EXPECT_EQ(o.text, "recovered");
+  EXPECT_EQ(f.result_for("t1"), (ToolResultBlock{"t1", "the tool failed on purpose", true}));
+}
+
+TEST(AgentLoop, MalformedArgumentsAreCountedAndShownToTheModel) {
+  Fixture f({R"({"response": {"content": [{"type": "tool_use", "id": "t1", "name": "Echo", "input": {}, "raw_input": "{\"text\": \"hi", "input_error": "unexpected end of input"}]}})",
+             text_line("ok")});
+  Outcome o = f.run();
+  EXPECT_EQ(o.malformed_tool_args, 1);
+  EXPECT_EQ(f.result_for("t1").content,
+            "The arguments for tool 'Echo' are not valid JSON (unexpected end of input). Arguments "
+            "received: {\"text\": \"hi. Call the tool again with a JSON object that matches its "
+            "schema.");
+  EXPECT_TRUE(f.result_for("t1").is_error);
+  EXPECT_EQ(done_event(o)["malformed_tool_args"], 1);
+}
+
+TEST(AgentLoop, TurnLimitEndsTheRunAsLimitsExceeded) {
+  Fixture f({tool_line("t1", "Noop", "{}"), tool_line("t2", "Noop", "{}"),
+             tool_line("t3", "Noop", "{}")});
+  AgentSpec spec;
+  spec.max_turns = 2;
+  Agent limited(spec, f.provider, testing::loop_test_registry());
+  Outcome o = limited.run(f.ctx, f.conv, &f.sink);
+  EXPECT_EQ(o.status, "limits_exceeded");
+  EXPECT_TRUE(o.exhausted);
+  EXPECT_EQ(o.turns, 2);
+  EXPECT_EQ(o.limit, "max_turns (2)");
+  // The last call still got its result: the conversation is valid to resume.
+  EXPECT_TRUE(check_pairing(f.conv.messages()).ok());
+  EXPECT_EQ(f.conv.messages().back().role, Role::kUser);
+}
+
+TEST(AgentLoop, CancellingDuringAToolStopsItAndAnswersTheRestAsNotRun) {
+  auto started = std::make_shared<std::atomic<bool>>(false);
+  tools::ToolRegistry registry = testing::loop_test_registry();
+  ASSERT_TRUE(registry.add(testing::make_hang_tool(started)).ok());
+  Fixture f({R"({"response": {"content": [{"type": "tool_use", "id": "h", "name": "Hang", "input": {}}, {"type": "tool_use", "id": "n", "name": "Noop", "input": {}}]}})",
+             text_line("never")},
+            std::move(registry));
+  std::thread canceller([&] {
+    while (!started->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    f.cancel.cancel();
+  });
+  Outcome o = f.run();
+  canceller.join();
+  EXPECT_EQ(o.status, "cancelled");
+  EXPECT_EQ(o.turns, 1);
+  EXPECT_EQ(f.result_for("h"), (ToolResultBlock{"h", "stopped", true}));
+  EXPECT_EQ(f.result_for("n"), (ToolResultBlock{"n", "not run: the run was cancelled", true}));
+  EXPECT_TRUE(check_pairing(f.conv.messages()).ok());
+  EXPECT_EQ(f.provider->requests().size(), 1u);
+}
+
+TEST(AgentLoop, ProviderErrorEndsTheRunWithItsMessage) {
+  Fixture f({tool_line("t1", "Noop", "{}")});
+  Outcome o = f.run();
+  EXPECT_EQ(o.status, "error");
+  EXPECT_EQ(o.error, "cassette exhausted: agent main asked for response 2");
+  EXPECT_EQ(done_event(o)["error"], "cassette exhausted: agent main asked for response 2");
+}
+
+TEST(AgentLoop, CostIsPricedFromTheTableAndUnpricedCallsAreCounted) {
+  Fixture f({text_line("hi")});
+  config::PriceTable prices;
+  prices.set("cassette", config::Price{1.0, 2.0, 0, 0});
+  f.ctx.pricing = &prices;
+  Outcome o = f.run();
+  ASSERT_TRUE(o.cost_usd.has_value());
+  EXPECT_DOUBLE_EQ(*o.cost_usd, (10 * 1.0 + 5 * 2.0) / 1e6);
+  EXPECT_EQ(o.unpriced_calls, 0);
+}
+
+TEST(AgentLoop, DoneEventHasTheContractFields) {
+  Outcome o;
+  o.text = "x";
+  o.turns = 2;
+  Json d = done_event(o);
+  for (const char* key : {"type", "status", "text", "turns", "usage", "cost_usd", "unpriced_calls",
+                          "untrusted", "blocked_tools"}) {
+    EXPECT_TRUE(d.contains(key)) << key;
+  }
+  EXPECT_TRUE(d["cost_usd"].is_null());
+}
+
+}  // namespace
+}  // namespace mecha::agent

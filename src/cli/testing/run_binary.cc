@@ -1,0 +1,83 @@
+#include "cli/testing/run_binary.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace mecha::cli::testing {
+namespace {
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+std::string mecha_binary() {
+#ifdef MECHA_BINARY_DIR
+  return std::string(MECHA_BINARY_DIR) + "/mecha";
+#else
+  return "mecha";
+#endif
+}
+
+TempDir::TempDir() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "mecha-test-XXXXXX").string();
+  char* made = mkdtemp(tmpl.data());
+  path_ = made ? std::filesystem::path(made) : std::filesystem::path(tmpl);
+  path_ = std::filesystem::canonical(path_);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+void TempDir::write(const std::string& name, const std::string& content) const {
+  std::filesystem::path p = path_ / name;
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << content;
+}
+
+BinaryResult run_mecha(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                       const std::string& stdin_text) {
+  TempDir io;
+  const auto in_path = io.path() / "in", out_path = io.path() / "out", err_path = io.path() / "err";
+  std::ofstream(in_path, std::ios::binary) << stdin_text;
+  const std::string binary = mecha_binary();
+  const std::string home = (cwd / ".home").string();
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (chdir(cwd.c_str()) != 0) _exit(126);
+    FILE* in = std::fopen(in_path.c_str(), "rb");
+    FILE* out = std::fopen(out_path.c_str(), "wb");
+    FILE* err = std::fopen(err_path.c_str(), "wb");
+    if (!in || !out || !err) _exit(126);
+    dup2(fileno(in), 0);
+    dup2(fileno(out), 1);
+    dup2(fileno(err), 2);
+    setenv("HOME", home.c_str(), 1);
+    setenv("XDG_CONFIG_HOME", (home + "/.config").c_str(), 1);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(binary.c_str()));
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  BinaryResult r;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out_path);
+  r.err = slurp(err_path);
+  return r;
+}
+
+}  // namespace mecha::cli::testing

@@ -1,0 +1,39 @@
+// Runs the built `mecha` binary as a child process, for end-to-end tests of the CLI.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace mecha::cli::testing {
+
+struct BinaryResult {
+  int exit_code = -1;  // 128+N when killed by signal N
+  std::string out;
+  std::string err;
+};
+
+// The path of build/mecha (from MECHA_BINARY_DIR, set by CMake for tests).
+std::string mecha_binary();
+
+// Runs mecha with `args` in `cwd`, with `stdin_text` on its standard input. HOME and
+// XDG_CONFIG_HOME point into `cwd` so no user config is read.
+BinaryResult run_mecha(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                       const std::string& stdin_text = "");
+
+// A fresh empty directory under the system temp dir, removed when the object goes.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  // Writes `content` to path()/name, creating parent folders.
+  void write(const std::string& name, const std::string& content) const;
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace mecha::cli::testing

@@ -1,0 +1,127 @@
+#include "providers/cassette.h"
+
+#include <gtest/gtest.h>
+
+namespace mecha::providers {
+namespace {
+
+Result<std::unique_ptr<CassetteProvider>> load(const std::string& text) {
+  return CassetteProvider::parse(text, "c.jsonl");
+}
+
+CompletionRequest request(const std::string& agent = "main") {
+  CompletionRequest r;
+  r.agent = agent;
+  r.messages.push_back(Message::user_text("task"));
+  return r;
+}
+
+TEST(Cassette, ReplaysPerAgentInOrder) {
+  auto c = load(R"({"mecha_cassette": 1, "note": "two agents"}
+{"response": {"content": [{"type": "text", "text": "main 1"}]}}
+{"agent": "Explore", "response": {"content": [{"type": "text", "text": "explore 1"}]}}
+{"agent": "main", "response": {"content": [{"type": "text", "text": "main 2"}], "stop_reason": "end_turn", "usage": {"input_tokens": 3, "output_tokens": 4}}}
+)");
+  ASSERT_TRUE(c.ok()) << c.message();
+  auto r1 = (*c)->complete(request("Explore"), nullptr);
+  auto r2 = (*c)->complete(request(), nullptr);
+  auto r3 = (*c)->complete(request(), nullptr);
+  ASSERT_TRUE(r1.ok() && r2.ok() && r3.ok());
+  EXPECT_EQ(r1->message.text(), "explore 1");
+  EXPECT_EQ(r2->message.text(), "main 1");
+  EXPECT_EQ(r3->message.text(), "main 2");
+  EXPECT_EQ(r3->usage, (Usage{3, 4, 0, 0}));
+  EXPECT_EQ(r3->stop_reason, "end_turn");
+  auto r4 = (*c)->complete(request("Explore"), nullptr);
+  ASSERT_FALSE(r4.ok());
+  EXPECT_EQ(r4.message(), "cassette exhausted: agent Explore asked for response 2");
+}
+
+TEST(Cassette, ToolUseResponsesDefaultToStopReasonToolUse) {
+  auto c = load(R"({"mecha_cassette": 1}
+{"response": {"content": [{"type": "tool_use", "id": "t1", "name": "Grep", "input": {"pattern": "E"}}]}}
+)");
+  ASSERT_TRUE(c.ok()) << c.message();
+  auto r = (*c)->complete(request(), nullptr);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->stop_reason, "tool_use");
+  ASSERT_EQ(r->message.tool_uses().size(), 1u);
+  EXPECT_EQ(r->message.tool_uses()[0]->input, (Json{{"pattern", "E"}}));
+}
+
+TEST(Cassette, BadFilesGiveOneErrorNamingTheLine) {
+  struct Case {
+    std::string text;
+    std::string error;
+  };
+  std::vector<Case> cases = {
+      {"", "c.jsonl: empty cassette (no header line)"},
+      {"{\"mecha_cassette\": 2}\n",
+       "c.jsonl:1: cassette version 2 is not supported (this mecha reads version 1)"},
+      {"{\"response\": {}}\n",
+       "c.jsonl:1: the first line must be the header {\"mecha_cassette\": 1} (c.jsonl:1: missing "
+       "field \"mecha_cassette\")"},
+      {"{\"mecha_cassette\": 1}\nnot json\n", "c.jsonl:2: invalid JSON at byte 2: "},
+      {"{\"mecha_cassette\": 1}\n{\"response\": {\"content\": []}, \"extra\": 1}\n",
+       "c.jsonl:2: unknown field \"extra\""},
+      {"{\"mecha_cassette\": 1}\n{\"response\": {\"content\": [{\"type\": \"text\", \"txt\": \"x\"}]}}\n",
+       "c.jsonl:2: response.content[0]: missing field \"text\""},
+      {"{\"mecha_cassette\": 1}\n{\"agent\": \"main\"}\n", "c.jsonl:2: missing field \"response\""},
+      {"{\"mecha_cassette\": 1}\n{\"response\": {\"content\": []}, \"expect\": {\"tools\": []}}\n",
+       "c.jsonl:2: expect: unknown field \"tools\""},
+  };
+  for (const auto& c : cases) {
+    auto r = load(c.text);
+    ASSERT_FALSE(r.ok()) << c.text;
+    EXPECT_EQ(r.message().substr(0, c.error.size()), c.error) << r.message();
+  }
+}
+
+TEST(Cassette, ExpectationsAreCheckedBeforeTheResponseIsGiven) {
+  auto c = load(R"({"mecha_cassette": 1}
+{"response": {"content": [{"type": "text", "text": "a"}]}, "expect": {"tools_include": ["Grep"], "tools_exclude": ["Bash"]}}
+{"response": {"content": [{"type": "text", "text": "b"}]}, "expect": {"last_tool_result_contains": "2 errors"}}
+)");
+  ASSERT_TRUE(c.ok()) << c.message();
+  CompletionRequest req = request();
+  req.tools = {{"Grep", "", Json::object()}, {"Bash", "", Json::object()}};
+  auto r1 = (*c)->complete(req, nullptr);
+  ASSERT_FALSE(r1.ok());
+  EXPECT_EQ(r1.message(),
+            "c.jsonl:2: expectation failed: tools_exclude \"Bash\", but the request offered it");
+
+  auto c2 = load(R"({"mecha_cassette": 1}
+{"response": {"content": [{"type": "text", "text": "b"}]}, "expect": {"last_tool_result_contains": "2 errors"}}
+{"response": {"content": [{"type": "text", "text": "c"}]}, "expect": {"last_tool_result_contains": "2 errors"}}
+)");
+  ASSERT_TRUE(c2.ok());
+  CompletionRequest with_result = request();
+  with_result.messages.push_back(Message{Role::kAssistant, {ToolUseBlock{"t", "Grep", {}, "", ""}}});
+  with_result.messages.push_back(Message{Role::kUser, {ToolResultBlock{"t", "found 2 errors", false}}});
+  auto ok = (*c2)->complete(with_result, nullptr);
+  ASSERT_TRUE(ok.ok()) << ok.message();
+  auto bad = (*c2)->complete(request(), nullptr);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.message(),
+            "c.jsonl:3: expectation failed: last_tool_result_contains \"2 errors\", but the "
+            "request has no tool result");
+}
+
+TEST(Cassette, RecordedLinesReplay) {
+  CompletionResponse r;
+  r.message = Message{Role::kAssistant, {TextBlock{"hi"}, ToolUseBlock{"t1", "Read", Json{{"file_path", "a"}}, "", ""}}};
+  r.stop_reason = "tool_use";
+  r.usage = Usage{1, 2, 0, 0};
+  r.model = "m";
+  std::string text = "{\"mecha_cassette\": 1}\n" + cassette_line_json("sub", r).dump() + "\n";
+  auto c = load(text);
+  ASSERT_TRUE(c.ok()) << c.message();
+  auto back = (*c)->complete(request("sub"), nullptr);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->message, r.message);
+  EXPECT_EQ(back->usage, r.usage);
+  EXPECT_EQ(back->model, "m");
+}
+
+}  // namespace
+}  // namespace mecha::providers
