@@ -1,8 +1,21 @@
 #include "tools/builtin.h"
 
+#include <memory>
+
+#include "tools/edit_tool.h"
+#include "tools/glob_tool.h"
+#include "tools/grep_tool.h"
+#include "tools/read_tool.h"
+#include "tools/write_tool.h"
+
 namespace mecha::tools {
 
-Status add_builtin_tools(const config::Config& /*config*/, ToolRegistry& /*registry*/) {
+Status add_builtin_tools(const config::Config& /*config*/, ToolRegistry& registry) {
+  MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<ReadTool>()));
+  MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<WriteTool>()));
+  MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<EditTool>()));
+  MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<GlobTool>()));
+  MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<GrepTool>()));
   return ok_status();
 }
 

@@ -33,12 +33,12 @@ enum class Phase { kPlan, kExecute };
 // Polymorphic so that a tool of a layer above (a subagent) can find the run it is part of.
 struct ToolContext {
   virtual ~ToolContext() = default;
-  std::filesystem::path work_tree;            // absolute, canonical
-  const CancelToken* cancel = nullptr;        // never null while a tool runs
+  std::filesystem::path work_tree;      // absolute, canonical
+  const CancelToken* cancel = nullptr;  // never null while a tool runs
   Phase phase = Phase::kExecute;
-  std::string agent = "main";                 // the agent making the call
-  std::set<std::string> files_read;           // canonical paths this run has read (Write checks)
-  int refusals = 0;                           // guard refusals so far in this run
+  std::string agent = "main";        // the agent making the call
+  std::set<std::string> files_read;  // canonical paths this run has read (Write checks)
+  int refusals = 0;                  // guard refusals so far in this run
 };
 
 struct ToolOutput {

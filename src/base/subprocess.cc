@@ -1,0 +1,377 @@
+#include "base/subprocess.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+extern char** environ;
+
+namespace mecha {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kPollSlice = std::chrono::milliseconds(100);
+// After the command exits, how long its output pipes may stay open (a background job
+// holding them) before what is left of the group is killed.
+constexpr auto kDrainAfterExit = std::chrono::milliseconds(200);
+
+// An owned file descriptor.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  Fd& operator=(Fd&& o) noexcept {
+    if (this != &o) {
+      reset();
+      fd_ = std::exchange(o.fd_, -1);
+    }
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { reset(); }
+  int get() const { return fd_; }
+  void reset() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+struct Pipe {
+  Fd read, write;
+};
+
+Result<Pipe> make_pipe() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    return Status::error(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+  }
+  return Pipe{Fd(fds[0]), Fd(fds[1])};
+}
+
+// Keeps the first and last `cap / 2` bytes of a stream.
+class OutputKeeper {
+ public:
+  explicit OutputKeeper(size_t cap) : head_cap_(cap / 2), tail_cap_(cap - cap / 2) {}
+
+  void add(std::string_view data) {
+    out_.total += data.size();
+    size_t to_head = std::min(data.size(), head_cap_ - std::min(head_cap_, out_.head.size()));
+    out_.head.append(data.substr(0, to_head));
+    data.remove_prefix(to_head);
+    if (data.empty()) return;
+    tail_.append(data);
+    // Trim in batches so appending stays amortised O(1).
+    if (tail_.size() > 2 * tail_cap_ + 4096) trim();
+  }
+
+  BoundedOutput finish() {
+    trim();
+    out_.tail = std::move(tail_);
+    out_.dropped = out_.total - out_.head.size() - out_.tail.size();
+    if (out_.dropped == 0) {
+      out_.head += out_.tail;
+      out_.tail.clear();
+    }
+    return std::move(out_);
+  }
+
+ private:
+  void trim() {
+    if (tail_.size() > tail_cap_) tail_.erase(0, tail_.size() - tail_cap_);
+  }
+
+  const size_t head_cap_;
+  const size_t tail_cap_;
+  BoundedOutput out_;
+  std::string tail_;
+};
+
+// Blocks SIGPIPE on this thread while it lives, so a child that closes its stdin early
+// gives EPIPE instead of killing us; a SIGPIPE left pending is consumed on the way out.
+class SigpipeBlock {
+ public:
+  SigpipeBlock() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &set, &old_);
+  }
+  ~SigpipeBlock() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGPIPE);
+    timespec zero{0, 0};
+    while (sigtimedwait(&set, nullptr, &zero) > 0) {
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SigpipeBlock(const SigpipeBlock&) = delete;
+  SigpipeBlock& operator=(const SigpipeBlock&) = delete;
+
+ private:
+  sigset_t old_;
+};
+
+[[noreturn]] void child_fail(int report_fd, int err) {
+  ssize_t n = ::write(report_fd, &err, sizeof err);
+  (void)n;
+  _exit(127);
+}
+
+// Runs in the child between fork and exec: only async-signal-safe calls.
+[[noreturn]] void exec_child(pid_t parent, int stdin_fd, int stdout_fd, int stderr_fd,
+                             int report_fd, const char* cwd, char* const* argv, char* const* envp) {
+  ::setsid();
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) _exit(127);  // the parent died before prctl took effect
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD}) ::signal(sig, SIG_DFL);
+  // Before any descriptor is moved or closed, so a cwd of /proc/self/fd/N (a directory the
+  // caller holds open) still means the caller's descriptor.
+  if (cwd != nullptr && ::chdir(cwd) != 0) child_fail(report_fd, errno);
+
+  if (::dup2(stdin_fd, 0) < 0 || ::dup2(stdout_fd, 1) < 0 || ::dup2(stderr_fd, 2) < 0) {
+    child_fail(report_fd, errno);
+  }
+  if (report_fd != 3) {
+    if (::dup3(report_fd, 3, O_CLOEXEC) < 0) child_fail(report_fd, errno);
+    report_fd = 3;
+  }
+  // Everything above 3 stays with us, whoever opened it without O_CLOEXEC.
+  ::syscall(SYS_close_range, 4U, ~0U, 0U);
+  ::execvpe(argv[0], argv, envp);
+  child_fail(report_fd, errno);
+}
+
+bool child_exited(pid_t pid) {
+  siginfo_t info;
+  info.si_pid = 0;
+  // WNOWAIT: the zombie keeps the process-group id reserved until it is reaped, so the
+  // group can still be killed safely afterwards.
+  return ::waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
+}  // namespace
+
+std::string BoundedOutput::text() const {
+  if (dropped == 0) return head + tail;
+  return fmt::format("{}\n[... {} bytes dropped ...]\n{}", head, dropped, tail);
+}
+
+Result<SubprocessResult> run_subprocess(const SubprocessOptions& options) {
+  if (options.argv.empty()) return Status::error("run_subprocess: the command is empty");
+  const auto started = Clock::now();
+
+  // Everything the child needs is built before fork: allocating after fork is unsafe in a
+  // program with threads.
+  std::vector<char*> argv;
+  for (const auto& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  char* const* env = environ;
+  if (options.env) {
+    for (const auto& e : *options.env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+    env = envp.data();
+  }
+  const std::string cwd = options.cwd.string();
+
+  Fd devnull(::open("/dev/null", O_RDWR | O_CLOEXEC));
+  if (devnull.get() < 0)
+    return Status::error(fmt::format("cannot open /dev/null: {}", std::strerror(errno)));
+  auto out_pipe = make_pipe();
+  if (!out_pipe) return out_pipe.status();
+  Pipe err_pipe;
+  if (!options.merge_stderr) {
+    auto p = make_pipe();
+    if (!p) return p.status();
+    err_pipe = std::move(*p);
+  }
+  Pipe in_pipe;
+  if (options.stdin_data) {
+    auto p = make_pipe();
+    if (!p) return p.status();
+    in_pipe = std::move(*p);
+  }
+  auto report = make_pipe();
+  if (!report) return report.status();
+
+  const int child_stdin = options.stdin_data ? in_pipe.read.get() : devnull.get();
+  const int child_stdout = out_pipe->write.get();
+  const int child_stderr = options.merge_stderr ? out_pipe->write.get() : err_pipe.write.get();
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0)
+    return Status::error(
+        fmt::format("cannot start '{}': fork: {}", options.argv[0], std::strerror(errno)));
+  if (pid == 0) {
+    exec_child(parent, child_stdin, child_stdout, child_stderr, report->write.get(),
+               cwd.empty() ? nullptr : cwd.c_str(), argv.data(), env);
+  }
+
+  // The parent keeps only its ends.
+  out_pipe->write.reset();
+  err_pipe.write.reset();
+  in_pipe.read.reset();
+  report->write.reset();
+  devnull.reset();
+
+  int exec_errno = 0;
+  ssize_t got;
+  do {
+    got = ::read(report->read.get(), &exec_errno, sizeof exec_errno);
+  } while (got < 0 && errno == EINTR);
+  if (got == sizeof exec_errno) {
+    int status;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return Status::error(fmt::format("cannot run '{}'{}: {}", options.argv[0],
+                                     cwd.empty() ? "" : fmt::format(" in {}", cwd),
+                                     std::strerror(exec_errno)));
+  }
+
+  SigpipeBlock sigpipe_block;
+  SubprocessResult result;
+  OutputKeeper out_keeper(options.output_cap), err_keeper(options.output_cap);
+  Fd out_fd = std::move(out_pipe->read);
+  Fd err_fd = std::move(err_pipe.read);
+  Fd in_fd = std::move(in_pipe.write);
+  size_t stdin_written = 0;
+  if (in_fd.get() >= 0) {
+    ::fcntl(in_fd.get(), F_SETFL, O_NONBLOCK);
+    if (options.stdin_data->empty()) in_fd.reset();
+  }
+
+  std::optional<Clock::time_point> term_sent;  // when SIGTERM went to the group
+  bool kill_sent = false;
+  std::optional<Clock::time_point> exited_at;  // when the command itself exited
+  auto kill_group = [&](int sig) { ::kill(-pid, sig); };
+  auto begin_kill = [&] {
+    if (term_sent) return;
+    term_sent = Clock::now();
+    kill_group(SIGTERM);
+    in_fd.reset();
+  };
+
+  uint64_t streamed_bytes = 0;
+  char buf[65536];
+  while (true) {
+    const auto now = Clock::now();
+    if (!exited_at && child_exited(pid)) {
+      exited_at = now;
+      in_fd.reset();
+    }
+    if (!term_sent && !exited_at) {
+      if (options.cancel && options.cancel->cancelled()) {
+        result.cancelled = true;
+        begin_kill();
+      } else if (options.timeout && now - started >= *options.timeout) {
+        result.timed_out = true;
+        begin_kill();
+      }
+    }
+    if (term_sent && !kill_sent && now - *term_sent >= options.kill_grace) {
+      kill_group(SIGKILL);
+      kill_sent = true;
+    }
+    const bool pipes_open = out_fd.get() >= 0 || err_fd.get() >= 0;
+    if (exited_at) {
+      if (!pipes_open) break;
+      // The command is gone but something still holds a pipe: a background job of its
+      // group (killed here), or one that left the group (given up on, not waited for).
+      if (now - *exited_at >= kDrainAfterExit) {
+        if (!options.kill_group_on_exit) break;
+        if (!kill_sent) {
+          kill_group(SIGKILL);
+          kill_sent = true;
+        }
+        if (now - *exited_at >= 5 * kDrainAfterExit) break;
+      }
+    }
+
+    pollfd fds[3];
+    int nfds = 0;
+    int out_i = -1, err_i = -1, in_i = -1;
+    if (out_fd.get() >= 0) fds[out_i = nfds++] = {out_fd.get(), POLLIN, 0};
+    if (err_fd.get() >= 0) fds[err_i = nfds++] = {err_fd.get(), POLLIN, 0};
+    if (in_fd.get() >= 0) fds[in_i = nfds++] = {in_fd.get(), POLLOUT, 0};
+    auto slice = kPollSlice;
+    if (options.timeout && !term_sent) {
+      auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(*options.timeout - (now - started));
+      slice = std::clamp(left, std::chrono::milliseconds(1), slice);
+    }
+    if (!pipes_open) slice = std::chrono::milliseconds(10);  // only waiting for the exit
+    int ready = ::poll(fds, nfds, static_cast<int>(slice.count()));
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+
+    auto drain = [&](Fd& fd, int index, OutputKeeper& keeper, bool streamed) {
+      if (index < 0 || !(fds[index].revents & (POLLIN | POLLHUP | POLLERR))) return;
+      ssize_t n = ::read(fd.get(), buf, sizeof buf);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+      if (n <= 0) {
+        fd.reset();
+        return;
+      }
+      std::string_view chunk(buf, static_cast<size_t>(n));
+      if (streamed) {
+        streamed_bytes += chunk.size();
+        if (!result.stopped && !options.on_stdout(chunk)) {
+          result.stopped = true;
+          begin_kill();
+        }
+      } else {
+        keeper.add(chunk);
+      }
+    };
+    drain(out_fd, out_i, out_keeper, static_cast<bool>(options.on_stdout));
+    drain(err_fd, err_i, err_keeper, false);
+    if (in_i >= 0 && (fds[in_i].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      const std::string& data = *options.stdin_data;
+      ssize_t n = ::write(in_fd.get(), data.data() + stdin_written, data.size() - stdin_written);
+      if (n > 0) stdin_written += static_cast<size_t>(n);
+      if ((n < 0 && errno != EAGAIN && errno != EINTR) || stdin_written == data.size()) {
+        in_fd.reset();
+      }
+    }
+  }
+
+  // Leaving the loop with the command alive (a failed poll) or with its group still there
+  // (the command exited and closed its pipes) kills the group; the unreaped leader keeps
+  // the group id from being reused until then.
+  if (!exited_at || (options.kill_group_on_exit && !kill_sent)) kill_group(SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.signal = WTERMSIG(status);
+  }
+  result.out = out_keeper.finish();
+  result.err = err_keeper.finish();
+  if (options.on_stdout) result.out.total = streamed_bytes;
+  result.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
+  return result;
+}
+
+}  // namespace mecha

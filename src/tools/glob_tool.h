@@ -1,0 +1,25 @@
+// Glob: files of the work tree whose paths match a pattern, newest first.
+//
+// Claude Code's input: {pattern, path?}. Patterns are GlobPattern's (`**/*.py`,
+// `src/**/*.{ts,tsx}`). The files are listed by ripgrep, so .gitignore is respected; the
+// matches are sorted by modification time, newest first (ties by path), and capped at
+// kMaxResults with a note saying how many there were.
+#pragma once
+
+#include "tools/tool.h"
+
+namespace mecha::tools {
+
+class GlobTool final : public Tool {
+ public:
+  static constexpr size_t kMaxResults = 100;
+
+  std::string name() const override { return "Glob"; }
+  std::string description() const override;
+  Json input_schema() const override;
+  bool read_only() const override { return true; }
+  Capabilities capabilities() const override { return {}; }
+  ToolOutput call(const Json& input, ToolContext& ctx) override;
+};
+
+}  // namespace mecha::tools
