@@ -13,6 +13,7 @@ using Action = std::function<int()>;
 void add_run_command(CLI::App& app, Action* chosen);
 void add_tools_command(CLI::App& app, Action* chosen);
 void add_agents_command(CLI::App& app, Action* chosen);
+void add_guard_command(CLI::App& app, Action* chosen);
 
 // Exit codes of DESIGN.md.
 inline constexpr int kExitOk = 0;

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   mecha::cli::add_run_command(app, &action);
   mecha::cli::add_tools_command(app, &action);
   mecha::cli::add_agents_command(app, &action);
+  mecha::cli::add_guard_command(app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

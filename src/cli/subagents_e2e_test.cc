@@ -65,7 +65,7 @@ class SubagentsE2E : public ::testing::Test {
     return nullptr;
   }
 
-  // Whether the binary has these tools (the file and shell tools land on other branches).
+  // Whether the binary has these tools.
   static bool binary_has_tools(const std::filesystem::path& dir,
                                const std::vector<std::string>& names) {
     auto r = run_mecha({"tools", "--json"}, dir);
@@ -99,9 +99,8 @@ const Json kWantTrajectory =
 
 // Seed 004's graded scenario with the real Grep and Bash tools: top-level, then through Task.
 TEST_F(SubagentsE2E, ExploreScenarioWithTheRealTools) {
-  if (!binary_has_tools(tree_, {"Grep"})) {
-    GTEST_SKIP() << "this build has no Grep tool yet";
-  }
+  ASSERT_TRUE(binary_has_tools(tree_, {"Grep", "Bash"}))
+      << "the scenario refuses a Bash that exists, and needs a Grep that works";
   write(".claude/agents/Explore.md",
         "---\nname: Explore\ndescription: Explores the code base.\ntools: [Grep]\n"
         "disallowedTools: [Bash]\n---\nYou explore; you never change anything.\n");

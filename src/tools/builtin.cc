@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "tools/bash_tool.h"
 #include "tools/edit_tool.h"
 #include "tools/glob_tool.h"
 #include "tools/grep_tool.h"
@@ -10,12 +11,15 @@
 
 namespace mecha::tools {
 
-Status add_builtin_tools(const config::Config& /*config*/, ToolRegistry& registry) {
+Status add_builtin_tools(const config::Config& config, ToolRegistry& registry) {
   MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<ReadTool>()));
   MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<WriteTool>()));
   MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<EditTool>()));
   MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<GlobTool>()));
   MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<GrepTool>()));
+  auto bash = BashTool::create(config);
+  if (!bash) return bash.status();
+  MECHA_RETURN_IF_ERROR(registry.add(std::move(*bash)));
   return ok_status();
 }
 

@@ -1,0 +1,486 @@
+#include "guard/command_finder.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <map>
+#include <optional>
+
+#include "guard/syntax_tree.h"
+#include "guard/wrappers.h"
+
+namespace mecha::guard {
+namespace {
+
+bool is(TSNode n, const char* type) { return std::strcmp(ts_node_type(n), type) == 0; }
+
+// A tag marks commands found inside a pipeline stage or a <(...) argument, so that the
+// commands they feed can be told who feeds them.
+struct Tag {
+  uint32_t group;
+  uint32_t stage;
+};
+
+class Finder {
+ public:
+  Finder(const FinderLimits& limits, Script& script) : limits_(limits), script_(script) {}
+
+  // Finds the commands of `text` (parsed afresh) and appends them to the script.
+  void run(std::string_view text, int shell_depth, const std::string& via);
+
+  std::optional<Problem> problem;
+
+ private:
+  enum class FrameKind { kVisit, kPushTag, kPopTag, kCloseScope };
+  struct Frame {
+    FrameKind kind;
+    TSNode node{};
+    size_t depth = 0;
+    Tag tag{};
+  };
+  struct Group {
+    bool is_pipeline = true;
+    size_t target = 0;         // for a <(...) group: the step index of the command it feeds
+    std::string first_fed_by;  // a pipeline inside a heredoc: the command whose output starts it
+  };
+
+  void fail(std::string rule, std::string reason) {
+    if (!problem) problem = Problem{std::move(rule), std::move(reason)};
+  }
+  std::string where(uint32_t byte) const {
+    std::string at = position_of(text_, byte);
+    return via_.empty() ? at : fmt::format("{} (in the script given to {})", at, via_);
+  }
+  void walk(const SyntaxTree& tree);
+  void visit(TSNode node, size_t depth, std::vector<Frame>& stack);
+  void visit_command(TSNode node, size_t depth, std::vector<Frame>& stack);
+  void visit_heredoc(TSNode node, bool here_string);
+  void visit_function(TSNode node);
+  void visit_assignment(TSNode node);
+  std::string heredoc_owner(TSNode heredoc);
+  void add_command(std::vector<ShellWord> argv, std::string via, uint32_t offset);
+  void add_script(const ShellWord& text, const std::string& via, uint32_t offset);
+  void resolve_pipes(size_t first_step);
+  void open_scope() { script_.steps.push_back(Step{Step::Kind::kScopeOpen, {}, {}}); }
+  void close_scope() { script_.steps.push_back(Step{Step::Kind::kScopeClose, {}, {}}); }
+
+  const FinderLimits& limits_;
+  Script& script_;
+  std::string text_;
+  std::string via_;
+  int shell_depth_ = 0;
+  size_t nodes_ = 0;
+  size_t commands_ = 0;
+  uint32_t next_group_ = 0;
+  std::vector<Tag> tags_;                         // active while walking
+  std::map<size_t, std::vector<Tag>> step_tags_;  // step index -> its tags
+  std::map<uint32_t, Group> groups_;
+  std::map<uint32_t, std::string> heredoc_pipelines_;  // start byte -> the command fed the heredoc
+};
+
+void Finder::run(std::string_view text, int shell_depth, const std::string& via) {
+  if (shell_depth > limits_.max_shell_depth) {
+    fail("too-complex",
+         fmt::format("shells inside shells nest deeper than {} levels", limits_.max_shell_depth));
+    return;
+  }
+  auto tree = parse_shell(text);
+  if (!tree) {
+    // Over a size or work limit, or a syntax error: the limits' messages start "the command".
+    bool limit = tree.message().rfind("the command", 0) == 0;
+    std::string in = via.empty() ? "" : fmt::format(" (in the script given to {})", via);
+    fail(limit ? "too-complex" : "parse-error", tree.message() + in);
+    return;
+  }
+  // The fields of this object describe one parse; a nested run saves and restores them.
+  std::string saved_text = std::move(text_), saved_via = std::move(via_);
+  std::vector<Tag> saved_tags = std::move(tags_);
+  int saved_depth = shell_depth_;
+  text_ = std::string(text);
+  via_ = via;
+  tags_.clear();
+  shell_depth_ = shell_depth;
+  size_t first = script_.steps.size();
+  walk(*tree);
+  if (!problem) resolve_pipes(first);
+  text_ = std::move(saved_text);
+  via_ = std::move(saved_via);
+  tags_ = std::move(saved_tags);
+  shell_depth_ = saved_depth;
+}
+
+void Finder::walk(const SyntaxTree& tree) {
+  std::vector<Frame> stack;
+  stack.push_back(Frame{FrameKind::kVisit, tree.root(), 0, {}});
+  while (!stack.empty() && !problem) {
+    Frame f = stack.back();
+    stack.pop_back();
+    switch (f.kind) {
+      case FrameKind::kPushTag:
+        tags_.push_back(f.tag);
+        break;
+      case FrameKind::kPopTag:
+        tags_.pop_back();
+        break;
+      case FrameKind::kCloseScope:
+        close_scope();
+        break;
+      case FrameKind::kVisit:
+        if (++nodes_ > limits_.max_nodes) {
+          fail("too-complex",
+               fmt::format("the line has more than {} syntax nodes", limits_.max_nodes));
+        } else if (f.depth > limits_.max_depth) {
+          fail("too-complex", fmt::format("the line nests deeper than {} levels at {}",
+                                          limits_.max_depth, where(ts_node_start_byte(f.node))));
+        } else {
+          visit(f.node, f.depth, stack);
+        }
+        break;
+    }
+  }
+}
+
+void Finder::visit(TSNode node, size_t depth, std::vector<Frame>& stack) {
+  if (is(node, "command")) {
+    visit_command(node, depth, stack);
+    return;
+  }
+  if (is(node, "file_redirect")) {
+    // The operator is the first anonymous child after an optional descriptor.
+    Redirect r;
+    std::optional<TSNode> dest;
+    uint32_t n = ts_node_child_count(node);
+    for (uint32_t i = 0; i < n; ++i) {
+      TSNode c = ts_node_child(node, i);
+      const char* field = ts_node_field_name_for_child(node, i);
+      if (!ts_node_is_named(c) && r.op.empty()) r.op = std::string(ts_node_type(c));
+      if (field != nullptr && std::strcmp(field, "destination") == 0 && !dest) dest = c;
+    }
+    if (dest) {
+      r.target = cook_word(*dest, text_);
+      if (r.target.ifs)
+        fail("not-understood",
+             fmt::format("`$IFS` splits a redirection target at {}", where(r.target.offset)));
+      script_.steps.push_back(Step{Step::Kind::kRedirect, {}, std::move(r)});
+    }
+  } else if (is(node, "variable_assignment")) {
+    visit_assignment(node);
+  } else if (is(node, "heredoc_redirect")) {
+    visit_heredoc(node, false);
+    // `cat <<EOF | sh`: the grammar puts the rest of the pipeline inside the redirect.
+    for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i) {
+      TSNode c = ts_node_named_child(node, i);
+      if (is(c, "pipeline")) heredoc_pipelines_[ts_node_start_byte(c)] = heredoc_owner(node);
+    }
+  } else if (is(node, "herestring_redirect")) {
+    visit_heredoc(node, true);
+  } else if (is(node, "function_definition")) {
+    visit_function(node);
+  } else if (is(node, "command_substitution")) {
+    std::string_view t = std::string_view(text_).substr(
+        ts_node_start_byte(node), ts_node_end_byte(node) - ts_node_start_byte(node));
+    if (!t.empty() && t[0] == '`' && t.find("\\`") != std::string_view::npos) {
+      fail("not-understood", fmt::format("backticks nested inside backticks at {}; use $(...)",
+                                         where(ts_node_start_byte(node))));
+      return;
+    }
+  } else if (is(node, "pipeline")) {
+    uint32_t group = next_group_++;
+    auto owner = heredoc_pipelines_.find(ts_node_start_byte(node));
+    groups_[group] =
+        Group{true, 0, owner == heredoc_pipelines_.end() ? std::string() : owner->second};
+    uint32_t n = ts_node_named_child_count(node);
+    for (uint32_t i = n; i > 0; --i) {
+      stack.push_back({FrameKind::kCloseScope, {}, 0, {}});
+      stack.push_back({FrameKind::kPopTag, {}, 0, {}});
+      stack.push_back({FrameKind::kVisit, ts_node_named_child(node, i - 1), depth + 1, {}});
+      stack.push_back({FrameKind::kPushTag, {}, 0, Tag{group, i - 1}});
+    }
+    // Every stage runs in a subshell of its own: a cd in one does not reach the next.
+    for (uint32_t i = 0; i < n; ++i) open_scope();
+    return;
+  }
+  bool scoped =
+      is(node, "subshell") || is(node, "command_substitution") || is(node, "process_substitution");
+  if (scoped) {
+    open_scope();
+    stack.push_back({FrameKind::kCloseScope, {}, 0, {}});
+  }
+  for (uint32_t i = ts_node_named_child_count(node); i > 0; --i)
+    stack.push_back({FrameKind::kVisit, ts_node_named_child(node, i - 1), depth + 1, {}});
+}
+
+void Finder::visit_command(TSNode node, size_t depth, std::vector<Frame>& stack) {
+  std::vector<ShellWord> argv;
+  std::vector<TSNode> feeding;  // <(...) arguments
+  uint32_t n = ts_node_child_count(node);
+  for (uint32_t i = 0; i < n; ++i) {
+    const char* field = ts_node_field_name_for_child(node, i);
+    if (field == nullptr) continue;
+    TSNode c = ts_node_child(node, i);
+    if (std::strcmp(field, "name") == 0 || std::strcmp(field, "argument") == 0) {
+      argv.push_back(cook_word(c, text_));
+      // <(...) feeds the command; >(...) is fed by it.
+      if (is(c, "process_substitution") && ts_node_start_byte(c) < text_.size() &&
+          text_[ts_node_start_byte(c)] == '<')
+        feeding.push_back(c);
+    }
+  }
+  // Children are visited after the command itself: the substitutions in its words.
+  size_t self_step = script_.steps.size();
+  if (!argv.empty()) add_command(std::move(argv), "", ts_node_start_byte(node));
+  for (uint32_t i = ts_node_named_child_count(node); i > 0; --i) {
+    TSNode c = ts_node_named_child(node, i - 1);
+    bool feeds = false;
+    for (TSNode f : feeding) feeds |= ts_node_eq(f, c);
+    if (feeds) {
+      uint32_t group = next_group_++;
+      groups_[group] = Group{false, self_step, {}};
+      stack.push_back({FrameKind::kPopTag, {}, 0, {}});
+      stack.push_back({FrameKind::kVisit, c, depth + 1, {}});
+      stack.push_back({FrameKind::kPushTag, {}, 0, Tag{group, 0}});
+    } else {
+      stack.push_back({FrameKind::kVisit, c, depth + 1, {}});
+    }
+  }
+}
+
+void Finder::add_command(std::vector<ShellWord> argv, std::string via, uint32_t offset) {
+  // Wrappers are looked through iteratively: each inner command goes round again.
+  struct Pending {
+    std::vector<ShellWord> argv;
+    std::string via;
+  };
+  std::vector<Pending> pending{{std::move(argv), std::move(via)}};
+  while (!pending.empty() && !problem) {
+    Pending p = std::move(pending.front());
+    pending.erase(pending.begin());
+    if (++commands_ > limits_.max_commands) {
+      fail("too-complex", fmt::format("the line runs more than {} commands", limits_.max_commands));
+      return;
+    }
+    const ShellWord& name = p.argv[0];
+    if (name.dynamic || name.text.empty()) {
+      fail("not-understood", fmt::format("the command name `{}` at {} is known only when it runs",
+                                         name.shown(), where(name.offset)));
+      return;
+    }
+    for (const ShellWord& w : p.argv) {
+      if (w.ifs) {
+        fail("not-understood",
+             fmt::format("`$IFS` at {} splits words in a way chosen at run time", where(w.offset)));
+        return;
+      }
+    }
+    if (command_name(name).empty()) {
+      fail("not-understood",
+           fmt::format("`{}` at {} is not a command name", name.shown(), where(name.offset)));
+      return;
+    }
+    LookThrough inner = look_through(p.argv);
+    if (inner.not_understood) {
+      fail("not-understood", fmt::format("{} at {}", *inner.not_understood, where(name.offset)));
+      return;
+    }
+    Command c;
+    c.name = command_name(name);
+    c.argv = std::move(p.argv);
+    c.via = p.via;
+    c.offset = offset;
+    c.reads_script_from_stdin = inner.reads_script_from_stdin;
+    step_tags_[script_.steps.size()] = tags_;
+    script_.steps.push_back(Step{Step::Kind::kCommand, std::move(c), {}});
+    for (auto& ic : inner.commands) {
+      std::string v = p.via.empty() ? ic.via : p.via + ", " + ic.via;
+      pending.push_back({std::move(ic.argv), std::move(v)});
+    }
+    for (const auto& is : inner.scripts) add_script(is.text, is.via, offset);
+    if (pending.size() > 64) {
+      fail("too-complex", "wrappers nest too deeply");
+      return;
+    }
+  }
+}
+
+void Finder::add_script(const ShellWord& text, const std::string& via, uint32_t offset) {
+  if (text.dynamic) {
+    fail("not-understood", fmt::format("the script given to {} at {} is known only when it runs",
+                                       via, where(offset)));
+    return;
+  }
+  open_scope();
+  std::string inner_via = via_.empty() ? via : via_ + ", " + via;
+  run(text.text, shell_depth_ + 1, inner_via);
+  close_scope();
+}
+
+void Finder::visit_heredoc(TSNode node, bool here_string) {
+  // Which command reads it: the body of the statement this redirect belongs to.
+  TSNode parent = ts_node_parent(node);
+  if (ts_node_is_null(parent)) return;
+  TSNode body = is(parent, "command") ? parent : ts_node_child_by_field_name(parent, "body", 4);
+  if (ts_node_is_null(body) || !is(body, "command")) return;
+  TSNode name = ts_node_child_by_field_name(body, "name", 4);
+  if (ts_node_is_null(name)) return;
+  // Follow wrappers to the command that really reads standard input.
+  std::vector<ShellWord> argv;
+  uint32_t n = ts_node_child_count(body);
+  for (uint32_t i = 0; i < n; ++i) {
+    const char* field = ts_node_field_name_for_child(body, i);
+    if (field && (std::strcmp(field, "name") == 0 || std::strcmp(field, "argument") == 0))
+      argv.push_back(cook_word(ts_node_child(body, i), text_));
+  }
+  bool shell = false;
+  for (int hops = 0; hops < 16 && !argv.empty(); ++hops) {
+    LookThrough lt = look_through(argv);
+    if (lt.reads_script_from_stdin) shell = true;
+    if (lt.commands.empty()) break;
+    argv = std::move(lt.commands.front().argv);
+  }
+  if (!shell) return;  // data for a program: a file's content, input to python, ...
+  ShellWord script;
+  if (here_string) {
+    for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i) {
+      script = cook_word(ts_node_named_child(node, i), text_);
+    }
+  } else {
+    std::string start;
+    TSNode body_node{};
+    bool has_body = false;
+    for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i) {
+      TSNode c = ts_node_named_child(node, i);
+      if (is(c, "heredoc_start"))
+        start = std::string(std::string_view(text_).substr(
+            ts_node_start_byte(c), ts_node_end_byte(c) - ts_node_start_byte(c)));
+      if (is(c, "heredoc_body")) {
+        body_node = c;
+        has_body = true;
+      }
+    }
+    if (!has_body) return;
+    bool quoted = start.find_first_of("'\"\\") != std::string::npos;
+    script.offset = ts_node_start_byte(body_node);
+    script.text = text_.substr(ts_node_start_byte(body_node),
+                               ts_node_end_byte(body_node) - ts_node_start_byte(body_node));
+    // Unquoted, its substitutions run first and their output becomes part of the script.
+    if (!quoted) {
+      for (uint32_t i = 0; i < ts_node_named_child_count(body_node); ++i)
+        if (is(ts_node_named_child(body_node, i), "command_substitution")) script.dynamic = true;
+    }
+  }
+  add_script(script, here_string ? "a here-string fed to a shell" : "a heredoc fed to a shell",
+             ts_node_start_byte(node));
+}
+
+std::string Finder::heredoc_owner(TSNode heredoc) {
+  TSNode parent = ts_node_parent(heredoc);
+  if (ts_node_is_null(parent)) return "?";
+  TSNode body = is(parent, "command") ? parent : ts_node_child_by_field_name(parent, "body", 4);
+  if (ts_node_is_null(body) || !is(body, "command")) return "?";
+  TSNode name = ts_node_child_by_field_name(body, "name", 4);
+  return ts_node_is_null(name) ? "?" : command_name(cook_word(name, text_));
+}
+
+void Finder::visit_assignment(TSNode node) {
+  TSNode name = ts_node_child_by_field_name(node, "name", 4);
+  TSNode value = ts_node_child_by_field_name(node, "value", 5);
+  if (ts_node_is_null(name)) return;
+  std::string var(std::string_view(text_).substr(
+      ts_node_start_byte(name), ts_node_end_byte(name) - ts_node_start_byte(name)));
+  SettingKind kind = variable_kind(var);
+  if (kind == SettingKind::kLoads) {
+    fail("not-understood",
+         fmt::format("`{}=` at {} makes programs load code", var, where(ts_node_start_byte(node))));
+  } else if (kind == SettingKind::kCommand) {
+    ShellWord v = ts_node_is_null(value) ? literal_word("") : cook_word(value, text_);
+    add_script(v, var, ts_node_start_byte(node));
+  }
+}
+
+void Finder::visit_function(TSNode node) {
+  TSNode name = ts_node_child_by_field_name(node, "name", 4);
+  TSNode body = ts_node_child_by_field_name(node, "body", 4);
+  if (ts_node_is_null(name) || ts_node_is_null(body)) return;
+  std::string fname = cook_word(name, text_).text;
+  std::string_view btext = std::string_view(text_).substr(
+      ts_node_start_byte(body), ts_node_end_byte(body) - ts_node_start_byte(body));
+  if (btext.find_first_of("|&") == std::string_view::npos) return;
+  // A function that calls itself in a pipeline or in the background multiplies processes.
+  std::vector<TSNode> stack{body};
+  size_t seen = 0;
+  while (!stack.empty() && ++seen < 10000) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    if (is(n, "command")) {
+      TSNode cn = ts_node_child_by_field_name(n, "name", 4);
+      if (!ts_node_is_null(cn) && cook_word(cn, text_).text == fname) {
+        fail("fork-bomb", fmt::format("the function `{}` at {} starts copies of itself without end",
+                                      fname, where(ts_node_start_byte(node))));
+        return;
+      }
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
+      stack.push_back(ts_node_named_child(n, i));
+  }
+}
+
+void Finder::resolve_pipes(size_t first_step) {
+  // Members of each group by stage, in this run's steps only.
+  std::map<uint32_t, std::map<uint32_t, std::vector<size_t>>> members;
+  for (auto it = step_tags_.lower_bound(first_step); it != step_tags_.end(); ++it)
+    for (const Tag& t : it->second) members[t.group][t.stage].push_back(it->first);
+  step_tags_.erase(step_tags_.lower_bound(first_step), step_tags_.end());
+  for (const auto& [group, stages] : members) {
+    const Group& g = groups_[group];
+    if (!g.is_pipeline) {
+      Command& target = script_.steps[g.target].command;
+      for (size_t s : stages.begin()->second)
+        target.fed_by.push_back(script_.steps[s].command.name);
+      continue;
+    }
+    std::vector<std::string> upstream;
+    if (!g.first_fed_by.empty()) upstream.push_back(g.first_fed_by);
+    const std::vector<size_t>* previous = nullptr;
+    for (const auto& [stage, steps] : stages) {
+      for (size_t s : steps) {
+        Command& c = script_.steps[s].command;
+        c.fed_by.insert(c.fed_by.end(), upstream.begin(), upstream.end());
+        if (c.reads_script_from_stdin && previous != nullptr) {
+          // `echo 'ls' | sh`: when the text is echoed literally, screen it as a script.
+          bool literal = previous->size() == 1;
+          ShellWord text;
+          if (literal) {
+            const Command& up = script_.steps[previous->front()].command;
+            literal = up.name == "echo" || up.name == "printf";
+            for (size_t k = 1; literal && k < up.argv.size(); ++k) {
+              if (up.name == "echo" && k == 1 && up.argv[k].text.rfind('-', 0) == 0) continue;
+              literal = !up.argv[k].dynamic;
+              text.text += (text.text.empty() ? "" : " ") + up.argv[k].text;
+            }
+          }
+          if (literal) {
+            add_script(text, "a shell reading echoed text", c.offset);
+          } else {
+            script_.steps[s].command.script_from_unknown_pipe = true;
+          }
+        } else if (c.reads_script_from_stdin && !upstream.empty()) {
+          c.script_from_unknown_pipe = true;
+        }
+      }
+      for (size_t s : steps) upstream.push_back(script_.steps[s].command.name);
+      previous = &steps;
+    }
+  }
+}
+
+}  // namespace
+
+std::variant<Script, Problem> find_commands(std::string_view line, const FinderLimits& limits) {
+  Script script;
+  Finder finder(limits, script);
+  finder.run(line, 0, "");
+  if (finder.problem) return *finder.problem;
+  return script;
+}
+
+}  // namespace mecha::guard

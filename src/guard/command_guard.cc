@@ -1,0 +1,253 @@
+#include "guard/command_guard.h"
+
+#include <fmt/format.h>
+
+#include "guard/operands.h"
+
+namespace mecha::guard {
+namespace {
+
+Verdict refuse(std::string rule, std::string reason) {
+  return Verdict{false, std::move(rule), std::move(reason)};
+}
+
+// The directories the line may be in at a point: more than one after a `cd` that may
+// fail. "" stands for a directory not known in advance.
+using Cwds = std::vector<std::string>;
+constexpr size_t kMaxCwds = 8;
+
+bool has_brace_list(const ShellWord& w) {
+  size_t open = w.text.find('{');
+  return open != std::string::npos && w.text.find(',', open) != std::string::npos &&
+         w.text.find('}', open) != std::string::npos;
+}
+
+bool is_fd_target(const std::string& t) {
+  return t == "-" || (!t.empty() && t.find_first_not_of("0123456789") == std::string::npos);
+}
+
+class Screen {
+ public:
+  explicit Screen(const Places& places) : places_(places) { cwds_.push_back({places.work_tree}); }
+
+  // A word with a brace list ("/etc/{passwd,shadow}") is checked as each of its expansions.
+  std::optional<Verdict> write(const ShellWord& word, const char* what) {
+    if (has_brace_list(word)) {
+      for (const std::string& alt : expand_braces(word.text)) {
+        ShellWord w = word;
+        w.text = alt;
+        if (auto v = write_one(w, what)) return v;
+      }
+      return std::nullopt;
+    }
+    return write_one(word, what);
+  }
+
+  std::optional<Verdict> read(const ShellWord& word) {
+    if (has_brace_list(word)) {
+      for (const std::string& alt : expand_braces(word.text)) {
+        ShellWord w = word;
+        w.text = alt;
+        if (auto v = read_one(w)) return v;
+      }
+      return std::nullopt;
+    }
+    return read_one(word);
+  }
+
+  std::optional<Verdict> write_one(const ShellWord& w, const char* what) {
+    for (const std::string& cwd : cwds_.back()) {
+      Resolved r = resolve_path(w, cwd, places_);
+      if (r.secret)
+        return refuse("secret-path",
+                      fmt::format("{} `{}`, a secret location ({})", what, w.shown(), r.path));
+      if (r.place == Place::kOutside || r.place == Place::kAncestor)
+        return refuse(
+            "write-outside-tree",
+            fmt::format("{} `{}`, which is {}, outside the work tree", what, w.shown(), r.path));
+      if (r.protected_)
+        return refuse("protected-path",
+                      fmt::format("{} `{}`, which is {}, a protected part of the work tree", what,
+                                  w.shown(), r.path));
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Verdict> read_one(const ShellWord& w) {
+    const std::string& t = w.text;
+    // An option's value: `--file=/x`, `-I/x`.
+    if (t.size() > 1 && t[0] == '-') {
+      size_t eq = t.find('=');
+      size_t from = eq != std::string::npos ? eq + 1 : t.find('/');
+      if (from == std::string::npos) return std::nullopt;
+      ShellWord v = w;
+      v.text = t.substr(from);
+      return read_one(v);
+    }
+    for (const std::string& cwd : cwds_.back()) {
+      Resolved r = resolve_path(w, cwd, places_);
+      if (r.secret)
+        return refuse("secret-path",
+                      fmt::format("reads `{}`, a secret location ({})", w.shown(), r.path));
+    }
+    return std::nullopt;
+  }
+
+  std::vector<Place> places_of(const std::vector<ShellWord>& words) {
+    std::vector<Place> out;
+    for (const auto& w : words)
+      for (const std::string& cwd : cwds_.back())
+        out.push_back(resolve_path(w, cwd, places_).place);
+    return out;
+  }
+
+  void change_directory(const Command& c) {
+    Cwds& now = cwds_.back();
+    Cwds next = now;  // a cd may fail and leave the directory as it was
+    std::vector<ShellWord> args;
+    for (size_t i = 1; i < c.argv.size(); ++i)
+      if (c.argv[i].text.empty() || c.argv[i].text[0] != '-' || c.argv[i].text == "-")
+        args.push_back(c.argv[i]);
+    if (c.name == "popd" || (!args.empty() && args[0].text == "-")) {
+      next.push_back("");
+    } else {
+      ShellWord target = args.empty() ? literal_word(std::string(1, kHome)) : args[0];
+      for (const std::string& cwd : now) next.push_back(resolve_directory(target, cwd, places_));
+    }
+    std::sort(next.begin(), next.end());
+    next.erase(std::unique(next.begin(), next.end()), next.end());
+    if (next.size() > kMaxCwds) next = {""};
+    now = std::move(next);
+  }
+
+  void open() { cwds_.push_back(cwds_.back()); }
+  void close() {
+    if (cwds_.size() > 1) cwds_.pop_back();
+  }
+
+ private:
+  const Places& places_;
+  std::vector<Cwds> cwds_;
+};
+
+std::string describe(const Command& c) {
+  std::string s = c.argv[0].shown();
+  if (!c.via.empty()) s += " (run by " + c.via + ")";
+  return s;
+}
+
+}  // namespace
+
+Result<CommandGuard> CommandGuard::create(Policy policy) {
+  // Examples are judged against a fixed tree and home, so they mean the same everywhere.
+  Places example = policy.places;
+  example.work_tree = "/example/tree";
+  example.home = "/example/home";
+  for (const Rule& rule : policy.rules) {
+    for (const auto& line : rule.match) {
+      auto fires = rule_fires_on(rule, line, example);
+      if (!fires)
+        return Status::error(
+            fmt::format("guard rule '{}': example `{}`: {}", rule.name, line, fires.message()));
+      if (!*fires)
+        return Status::error(
+            fmt::format("guard rule '{}' does not match its example `{}`; fix the rule or "
+                        "the example",
+                        rule.name, line));
+    }
+    for (const auto& line : rule.not_match) {
+      auto fires = rule_fires_on(rule, line, example);
+      if (fires && *fires)
+        return Status::error(
+            fmt::format("guard rule '{}' matches `{}`, which it lists under not_match; fix "
+                        "the rule or the example",
+                        rule.name, line));
+    }
+  }
+  return CommandGuard(std::move(policy));
+}
+
+Result<bool> rule_fires_on(const Rule& rule, std::string_view line, const Places& places) {
+  auto found = find_commands(line);
+  if (auto* p = std::get_if<Problem>(&found)) return Status::error(p->reason);
+  Screen screen(places);
+  for (const Step& step : std::get<Script>(found).steps) {
+    if (step.kind == Step::Kind::kScopeOpen) screen.open();
+    if (step.kind == Step::Kind::kScopeClose) screen.close();
+    if (step.kind != Step::Kind::kCommand) continue;
+    Operands ops = operands_of(step.command);
+    CommandFacts facts{&step.command, &ops.flags, screen.places_of(ops.writes)};
+    if (rule_fires(rule, facts)) return true;
+    if (step.command.name == "cd" || step.command.name == "pushd" || step.command.name == "popd")
+      screen.change_directory(step.command);
+  }
+  return false;
+}
+
+CommandGuard CommandGuard::for_work_tree(const std::string& work_tree) const {
+  Policy p = policy_;
+  p.places.work_tree = normalise(work_tree);
+  return CommandGuard(std::move(p));
+}
+
+Verdict CommandGuard::screen(std::string_view line) const {
+  auto found = find_commands(line, limits_);
+  if (auto* p = std::get_if<Problem>(&found)) return refuse(p->rule, p->reason);
+  return screen_script(std::get<Script>(found));
+}
+
+Verdict CommandGuard::screen_script(const Script& script) const {
+  Screen screen(policy_.places);
+  for (const Step& step : script.steps) {
+    switch (step.kind) {
+      case Step::Kind::kScopeOpen:
+        screen.open();
+        continue;
+      case Step::Kind::kScopeClose:
+        screen.close();
+        continue;
+      case Step::Kind::kRedirect: {
+        const Redirect& r = step.redirect;
+        bool writes = r.op.find('>') != std::string::npos;
+        if ((r.op == ">&" || r.op == "<&") && is_fd_target(r.target.text)) continue;
+        if (auto v = writes ? screen.write(r.target, "redirects output to") : screen.read(r.target))
+          return *v;
+        continue;
+      }
+      case Step::Kind::kCommand:
+        break;
+    }
+    const Command& c = step.command;
+    Operands ops = operands_of(c);
+    CommandFacts facts{&c, &ops.flags, screen.places_of(ops.writes)};
+    for (const Rule& rule : policy_.rules) {
+      if (rule_fires(rule, facts))
+        return refuse(rule.name, fmt::format("`{}` {}", describe(c), rule.reason));
+    }
+    if (ops.not_understood)
+      return refuse("not-understood", fmt::format("`{}`: {}", describe(c), *ops.not_understood));
+    if (c.script_from_unknown_pipe)
+      return refuse("not-understood",
+                    fmt::format("`{}` reads commands from a pipe whose text is known only when "
+                                "it runs",
+                                describe(c)));
+    std::string what = fmt::format("`{}` writes", describe(c));
+    for (const auto& w : ops.writes)
+      if (auto v = screen.write(w, what.c_str())) return *v;
+    for (const auto& w : ops.reads)
+      if (auto v = screen.read(w)) return *v;
+    if (c.name == "cd" || c.name == "pushd" || c.name == "popd") screen.change_directory(c);
+  }
+  return Verdict{};
+}
+
+std::string CommandGuard::refusal_message(const Verdict& v, int refusals) const {
+  return fmt::format(
+      "Refused by the command guard, rule '{}': {}. The work tree is {}; commands may write only "
+      "inside it (and /tmp). This rule is permanent: variants of this command will be refused too, "
+      "so do not retry it in another form; choose a different approach that stays inside the work "
+      "tree. Refusals so far in this run: {}.",
+      v.rule, v.reason, policy_.places.work_tree, refusals);
+}
+
+}  // namespace mecha::guard

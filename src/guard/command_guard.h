@@ -1,0 +1,58 @@
+// CommandGuard: the verdict on a shell line before it runs.
+//
+// screen() parses the line (command_finder.h), follows `cd` through it, and refuses when:
+// the line is not understood (parse error, dynamic command name, eval, ...); a rule of the
+// policy fires; something is written outside the work tree or into a protected part of it;
+// a secret location is read or written; a shell reads commands from a pipe whose text is
+// not known. Anything else is allowed: the sandbox is the boundary for what the guard
+// cannot see (what a program does inside, where an unknown path points).
+//
+// Thread-safety: a CommandGuard is immutable after create(); screen() may run on many
+// threads at once.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+#include "guard/command_finder.h"
+#include "guard/policy.h"
+
+namespace mecha::guard {
+
+struct Verdict {
+  bool allowed = true;
+  std::string rule;    // the rule that fired; empty when allowed
+  std::string reason;  // one sentence about this line
+  bool operator==(const Verdict&) const = default;
+};
+
+class CommandGuard {
+ public:
+  // Fails when a rule's examples do not match (or not-match) as written, naming the rule
+  // and the example.
+  static Result<CommandGuard> create(Policy policy);
+
+  Verdict screen(std::string_view line) const;
+
+  // The same policy for another work tree (absolute). Rules are not checked again: their
+  // examples are judged against a fixed example tree, so the answer would not change.
+  CommandGuard for_work_tree(const std::string& work_tree) const;
+
+  // The message the model reads: the rule, the reason, the work tree, that the rule is
+  // permanent, and `refusals` (this one included) so far in the run.
+  std::string refusal_message(const Verdict& verdict, int refusals) const;
+
+  const Policy& policy() const { return policy_; }
+
+ private:
+  explicit CommandGuard(Policy policy) : policy_(std::move(policy)) {}
+  Verdict screen_script(const Script& script) const;
+  Policy policy_;
+  FinderLimits limits_;
+};
+
+// Whether `rule` fires on some command of `line`, judged against `places` (for examples).
+Result<bool> rule_fires_on(const Rule& rule, std::string_view line, const Places& places);
+
+}  // namespace mecha::guard

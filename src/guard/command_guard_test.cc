@@ -1,0 +1,180 @@
+#include "guard/command_guard.h"
+
+#include "guard/operands.h"
+
+#include <gtest/gtest.h>
+
+namespace mecha::guard {
+namespace {
+
+CommandGuard make(const std::string& extra_toml = "") {
+  auto table = toml::parse(extra_toml, std::string("test.toml"));
+  auto policy = load_policy(table, "/work/tree", "/home/user");
+  EXPECT_TRUE(policy.ok()) << policy.message();
+  auto guard = CommandGuard::create(std::move(*policy));
+  EXPECT_TRUE(guard.ok()) << guard.message();
+  return std::move(*guard);
+}
+
+TEST(CommandGuard, RefusalNamesRuleTreePermanenceAndCount) {
+  CommandGuard g = make();
+  Verdict v = g.screen("echo x > /etc/passwd");
+  EXPECT_EQ(
+      v,
+      (Verdict{false, "write-outside-tree",
+               "redirects output to `/etc/passwd`, which is /etc/passwd, outside the work tree"}));
+  EXPECT_EQ(g.refusal_message(v, 3),
+            "Refused by the command guard, rule 'write-outside-tree': redirects output to "
+            "`/etc/passwd`, which is "
+            "/etc/passwd, outside the work tree. The work tree is /work/tree; commands may write "
+            "only inside it "
+            "(and /tmp). This rule is permanent: variants of this command will be refused too, so "
+            "do not retry it "
+            "in another form; choose a different approach that stays inside the work tree. "
+            "Refusals so far in "
+            "this run: 3.");
+}
+
+TEST(CommandGuard, FollowsCdThroughTheLine) {
+  CommandGuard g = make();
+  EXPECT_TRUE(g.screen("cd src && touch a.c").allowed);
+  EXPECT_TRUE(g.screen("(cd /tmp && touch x) && touch y").allowed);
+  EXPECT_EQ(g.screen("cd /etc && touch x").rule, "write-outside-tree");
+  // A cd in a subshell or a pipeline stage does not reach the commands after it.
+  EXPECT_TRUE(g.screen("(cd /etc) ; touch x").allowed);
+  EXPECT_TRUE(g.screen("cd /etc | cat; touch x").allowed);
+  // A cd that may fail leaves both directories possible.
+  EXPECT_EQ(g.screen("cd sub/dir; rm -f ../../../x").rule, "write-outside-tree");
+  // After a cd to a place not known in advance, relative paths are not known either: writes
+  // are left to the sandbox, but a recursive delete there is refused.
+  EXPECT_TRUE(g.screen("cd \"$D\" && rm -f x").allowed);
+  EXPECT_EQ(g.screen("cd \"$D\" && rm -rf x").rule, "delete-tree");
+}
+
+TEST(CommandGuard, RootsHomeIsHomeNotASecret) {
+  auto guard = CommandGuard::create(default_policy("/work/tree", "/root"));
+  ASSERT_TRUE(guard.ok());
+  EXPECT_TRUE(guard->screen("ls ~ /root").allowed);
+  EXPECT_EQ(guard->screen("touch ~/x").rule, "write-outside-tree");
+  EXPECT_EQ(guard->screen("cat /root/.ssh/id_ed25519").rule, "secret-path");
+  EXPECT_EQ(make().screen("ls /root").rule, "secret-path");
+}
+
+TEST(CommandGuard, TextIsNotAPath) {
+  CommandGuard g = make();
+  for (const char* line :
+       {"echo $((total / count))", "let 'mean = total / count'", "awk '{ print $1 / $2 }' f",
+        "sed 's/a/\\//g' f", "printf '%s\\n' / /etc", "echo / > out.txt",
+        "cat > f.js <<'EOF'\nlet mean = total / count;\nEOF", "grep -r '/etc/passwd' src"}) {
+    EXPECT_EQ(g.screen(line), Verdict{}) << line;
+  }
+}
+
+TEST(CommandGuard, PathsAreContainedByComponentNotPrefix) {
+  CommandGuard g = make();
+  EXPECT_TRUE(g.screen("touch /work/tree/a").allowed);
+  EXPECT_EQ(g.screen("touch /work/tree-evil/a").rule, "write-outside-tree");
+  EXPECT_EQ(g.screen("touch /work/tree/../tree-evil/a").rule, "write-outside-tree");
+}
+
+TEST(CommandGuard, ARuleForEchoSeesEveryCommandOfTheLine) {
+  CommandGuard g = make(R"(
+[[guard.rules]]
+name = "no-echo"
+command = "echo"
+reason = "is not allowed here"
+match = ["echo x", "echo x && ls"]
+not_match = ["ls", "printf echo"]
+)");
+  EXPECT_EQ(g.screen("ls && echo x").rule, "no-echo");
+  EXPECT_EQ(g.screen("echo x && ls").rule, "no-echo");
+  EXPECT_EQ(g.screen("ls; cat $(echo f)").rule, "no-echo");
+  EXPECT_TRUE(g.screen("ls && printf x").allowed);
+}
+
+TEST(CommandGuard, ARuleWhoseExamplesFailDoesNotLoad) {
+  auto table = toml::parse(R"(
+[[guard.rules]]
+name = "no-npm-publish"
+command = "npm"
+args = ["publish"]
+reason = "publishes a package"
+match = ["npm publish", "npm run publish-docs"]
+)",
+                           std::string("test.toml"));
+  auto policy = load_policy(table, "/work/tree", "/home/user");
+  ASSERT_TRUE(policy.ok()) << policy.message();
+  auto guard = CommandGuard::create(std::move(*policy));
+  ASSERT_FALSE(guard.ok());
+  EXPECT_EQ(guard.message(),
+            "guard rule 'no-npm-publish' does not match its example `npm run publish-docs`; fix "
+            "the rule or the "
+            "example");
+
+  auto table2 = toml::parse(R"(
+[[guard.rules]]
+name = "no-npm-publish"
+command = "npm"
+args = ["publish"]
+reason = "publishes a package"
+match = ["npm publish"]
+not_match = ["npm --tag x publish"]
+)",
+                            std::string("test.toml"));
+  auto guard2 = CommandGuard::create(std::move(*load_policy(table2, "/work/tree", "/home/user")));
+  ASSERT_FALSE(guard2.ok());
+  EXPECT_EQ(guard2.message(),
+            "guard rule 'no-npm-publish' matches `npm --tag x publish`, which it lists under "
+            "not_match; fix the "
+            "rule or the example");
+}
+
+TEST(Policy, UnknownKeysAndBadValuesNameFileAndKey) {
+  auto bad = [](const char* text) {
+    auto table = toml::parse(text, std::string("/w/.mecha/config.toml"));
+    auto p = load_policy(table, "/work/tree", "/home/user");
+    return p.ok() ? std::string("ok") : p.message();
+  };
+  EXPECT_EQ(bad("[guard]\nwritable = [\"/tmp\"]\n"), "ok");
+  EXPECT_EQ(bad("[guard]\nwriteable = [\"/tmp\"]\n"),
+            "/w/.mecha/config.toml:2: unknown key 'writeable' in [guard] (keys: disable_rules, "
+            "protected, rules, "
+            "secrets, writable)");
+  EXPECT_EQ(bad("[guard]\nsecrets = \"~/.x\"\n"),
+            "/w/.mecha/config.toml:2: key 'secrets' in [guard] must be an array of strings");
+  EXPECT_EQ(bad("[guard]\ndisable_rules = [\"nope\"]\n"),
+            "[guard] disable_rules names 'nope', which is not a rule");
+  EXPECT_EQ(bad("[[guard.rules]]\nname = \"x\"\ncommand = \"a\"\nreason = \"r\"\nmatch = "
+                "[\"a\"]\nflag = [\"r\"]\n"),
+            "/w/.mecha/config.toml:6: [[guard.rules]][0]: unknown key 'flag' in a guard rule "
+            "(keys: args, command, "
+            "fed_by, flags, last_arg, match, name, not_match, paths, reason, unless_args)");
+  EXPECT_EQ(
+      bad("[[guard.rules]]\nname = \"x\"\ncommand = \"(\"\nreason = \"r\"\nmatch = [\"a\"]\n"),
+      "[[guard.rules]][0] (rule 'x'): bad pattern '(': missing ): (");
+  EXPECT_EQ(bad("[[guard.rules]]\nname = \"x\"\ncommand = \"a\"\nreason = \"r\"\n"),
+            "/w/.mecha/config.toml:1: [[guard.rules]][0] (rule 'x'): a guard rule needs at least "
+            "one example in "
+            "'match'");
+}
+
+TEST(Policy, DisablingADefaultRule) {
+  CommandGuard g = make("[guard]\ndisable_rules = [\"killall\"]\n");
+  EXPECT_TRUE(g.screen("killall node").allowed);
+  EXPECT_EQ(make().screen("killall node").rule, "killall");
+}
+
+TEST(SedEffects, FindsWritesReadsAndExecution) {
+  SedEffects e = sed_effects("s/a/b/w out.txt\n/x/w log\n1r in.txt\ny/abc/xyz/;p");
+  EXPECT_EQ(e.writes, (std::vector<std::string>{"out.txt", "log"}));
+  EXPECT_EQ(e.reads, (std::vector<std::string>{"in.txt"}));
+  EXPECT_FALSE(e.executes);
+  EXPECT_TRUE(sed_effects("s/a/b/ge").executes);
+  EXPECT_TRUE(sed_effects("1e id").executes);
+  EXPECT_FALSE(sed_effects("s/e/w/g").executes);
+  EXPECT_TRUE(sed_effects("s/e/w/g").writes.empty());
+  EXPECT_TRUE(sed_effects("a\\ text with w and e").writes.empty());
+}
+
+}  // namespace
+}  // namespace mecha::guard

@@ -1,0 +1,595 @@
+#include "guard/operands.h"
+
+#include <cstring>
+#include <map>
+
+#include "guard/wrappers.h"
+
+// The command table below gives each Spec only the fields that matter for that command.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+namespace mecha::guard {
+namespace {
+
+enum class Mode { kReadAll, kWriteAll, kWriteLast, kText };
+
+struct Spec {
+  Mode mode = Mode::kReadAll;
+  std::string value_short;              // short options taking a value
+  std::vector<std::string> value_long;  // long options taking a value
+  std::string write_short;              // ... whose value is a path written
+  std::vector<std::string> write_long;
+  int skip = 0;              // leading operands that are not paths
+  std::string target_short;  // -t DIR: the destination directory (cp, mv, ln)
+};
+
+const std::map<std::string, Spec>& specs() {
+  static const std::map<std::string, Spec> table = [] {
+    std::map<std::string, Spec> t;
+    Spec write_all{Mode::kWriteAll};
+    for (const char* n : {"rm", "rmdir", "unlink", "touch", "mkdir", "shred", "tee", "sponge"})
+      t[n] = write_all;
+    t["touch"].value_short = "dtr";
+    t["mkdir"].value_short = "m";
+    t["shred"].value_short = "nsu";
+    t["truncate"] = Spec{Mode::kWriteAll, "sr", {"--size", "--reference"}};
+    t["chmod"] = Spec{Mode::kWriteAll, "", {"--reference"}, "", {}, 1};
+    t["chown"] = Spec{Mode::kWriteAll, "", {"--reference", "--from"}, "", {}, 1};
+    t["chgrp"] = t["chown"];
+    t["setfacl"] = Spec{Mode::kWriteAll, "mMxX", {}, "", {}, 0};
+    t["cp"] = Spec{Mode::kWriteLast,
+                   "tS",
+                   {"--target-directory", "--suffix"},
+                   "t",
+                   {"--target-directory"},
+                   0,
+                   "t"};
+    t["install"] = Spec{Mode::kWriteLast,
+                        "tmogS",
+                        {"--target-directory", "--mode", "--owner", "--group"},
+                        "t",
+                        {"--target-directory"},
+                        0,
+                        "t"};
+    t["mv"] = Spec{Mode::kWriteAll,
+                   "tS",
+                   {"--target-directory", "--suffix"},
+                   "t",
+                   {"--target-directory"},
+                   0,
+                   "t"};
+    t["ln"] = Spec{Mode::kWriteLast,
+                   "tS",
+                   {"--target-directory", "--suffix"},
+                   "t",
+                   {"--target-directory"},
+                   0,
+                   "t"};
+    t["rsync"] = Spec{Mode::kWriteLast, "ef", {"--rsh", "--filter", "--exclude", "--include"}};
+    t["scp"] = Spec{Mode::kWriteLast, "cFiJloPS"};
+    t["sort"] = Spec{
+        Mode::kReadAll, "koStT", {"--key", "--output", "--field-separator"}, "o", {"--output"}};
+    t["split"] = Spec{Mode::kWriteLast, "abClnt"};
+    t["csplit"] = Spec{Mode::kReadAll, "bfn", {"--prefix"}, "f", {"--prefix"}};
+    t["patch"] = Spec{Mode::kReadAll, "iopDrFBVYzd", {"--input", "--output"}, "o", {"--output"}};
+    for (const char* cc : {"gcc", "g++", "cc", "c++", "clang", "clang++", "ld", "as"})
+      t[cc] = Spec{Mode::kReadAll, "oIDLlUxe", {}, "o", {}};
+    t["curl"] =
+        Spec{Mode::kReadAll,
+             "oXdHuAeEFKTwxyzbcrmCY",
+             {"--output", "--output-dir", "--data", "--header", "--config", "--upload-file",
+              "--cookie-jar"},
+             "oc",
+             {"--output", "--output-dir", "--cookie-jar", "--dump-header", "--trace", "--stderr"}};
+    t["wget"] =
+        Spec{Mode::kReadAll,
+             "OPoaiUeTt",
+             {"--output-document", "--directory-prefix", "--output-file", "--append-output",
+              "--input-file"},
+             "OPoa",
+             {"--output-document", "--directory-prefix", "--output-file", "--append-output"}};
+    t["unzip"] = Spec{Mode::kReadAll, "dxP", {}, "d", {}};
+    t["time"] = Spec{Mode::kReadAll, "fo", {"--format", "--output"}, "o", {"--output"}};
+    for (const char* z :
+         {"gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lzma"})
+      t[z] = Spec{Mode::kWriteAll, "S", {"--suffix"}};
+    t["zstd"].write_short = "o";
+    t["zstd"].value_short = "o";
+    for (const char* x :
+         {"echo",  "printf", "let",   "expr",    "test",     "[",     "true",     "false",  ":",
+          "alias", "export", "local", "declare", "readonly", "unset", "shift",    "return", "exit",
+          "read",  "mktemp", "sleep", "seq",     "yes",      "date",  "basename", "dirname"})
+      t[x] = Spec{Mode::kText};
+    for (const char* g : {"grep", "egrep", "fgrep", "zgrep"})
+      t[g] = Spec{Mode::kReadAll,
+                  "efmABCdD",
+                  {"--regexp", "--file", "--max-count", "--context", "--include", "--exclude",
+                   "--exclude-dir", "--label"},
+                  "",
+                  {},
+                  1};
+    t["rg"] = Spec{Mode::kReadAll,
+                   "efmABCgtTrjMEd",
+                   {"--regexp", "--file", "--glob", "--type", "--replace", "--pre", "--pre-glob",
+                    "--type-add", "--max-count", "--context", "--iglob", "--max-depth"},
+                   "",
+                   {},
+                   1};
+    t["jq"] = Spec{Mode::kReadAll,
+                   "L",
+                   {"--arg", "--argjson", "--slurpfile", "--rawfile", "--indent"},
+                   "",
+                   {},
+                   1};
+    return t;
+  }();
+  return table;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  for (const auto& x : v)
+    if (x == s) return true;
+  return false;
+}
+
+ShellWord part_of(const ShellWord& w, size_t from) {
+  ShellWord p = w;
+  p.text = w.text.substr(from);
+  return p;
+}
+
+// An option's value that may name a file: checked as a read. `--x=/path`, `-I/path`, `@file`.
+void read_value(const ShellWord& value, Operands& out) {
+  if (!value.text.empty() && value.text[0] == '@') {
+    out.reads.push_back(part_of(value, 1));
+  } else {
+    out.reads.push_back(value);
+  }
+}
+
+struct Parsed {
+  std::vector<ShellWord> operands;
+  bool pattern_given = false;  // -e / -f gave the program or pattern: no operand is one
+};
+
+Parsed parse_options(const Command& c, const Spec& spec, Operands& out) {
+  Parsed p;
+  const auto& argv = c.argv;
+  bool options_done = false;
+  auto take = [&](const std::string& opt, bool is_write, const ShellWord& value) {
+    if (opt == "e" || opt == "f" || opt == "--regexp" || opt == "--file") p.pattern_given = true;
+    if (opt == "e" || opt == "--regexp") return;  // a pattern, not a path
+    if (is_write) {
+      out.writes.push_back(value);
+    } else {
+      read_value(value, out);
+    }
+  };
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const ShellWord& w = argv[i];
+    const std::string& a = w.text;
+    if (options_done || a.size() < 2 || a[0] != '-') {
+      p.operands.push_back(w);
+      continue;
+    }
+    if (a == "--") {
+      options_done = true;
+      continue;
+    }
+    if (a[1] == '-') {
+      size_t eq = a.find('=');
+      std::string name = a.substr(0, eq);
+      out.flags.insert(name.substr(2));
+      bool is_write = contains(spec.write_long, name);
+      if (eq != std::string::npos) {
+        take(name, is_write, part_of(w, eq + 1));
+      } else if (contains(spec.value_long, name) && i + 1 < argv.size()) {
+        take(name, is_write, argv[++i]);
+      }
+      continue;
+    }
+    for (size_t k = 1; k < a.size(); ++k) {
+      char ch = a[k];
+      out.flags.insert(std::string(1, ch));
+      if (spec.value_short.find(ch) == std::string::npos) continue;
+      bool is_write = spec.write_short.find(ch) != std::string::npos;
+      if (k + 1 < a.size()) {
+        take(std::string(1, ch), is_write, part_of(w, k + 1));
+      } else if (i + 1 < argv.size()) {
+        take(std::string(1, ch), is_write, argv[++i]);
+      }
+      break;
+    }
+  }
+  return p;
+}
+
+bool is_number(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+void sed_command(const Command& c, Operands& out) {
+  bool in_place = false;
+  std::vector<ShellWord> programs;
+  std::vector<ShellWord> operands;
+  bool options_done = false;
+  for (size_t i = 1; i < c.argv.size(); ++i) {
+    const ShellWord& w = c.argv[i];
+    const std::string& a = w.text;
+    if (options_done || a.size() < 2 || a[0] != '-') {
+      operands.push_back(w);
+      continue;
+    }
+    if (a == "--") {
+      options_done = true;
+    } else if (a.rfind("--in-place", 0) == 0) {
+      in_place = true;
+    } else if (a == "--expression" && i + 1 < c.argv.size()) {
+      programs.push_back(c.argv[++i]);
+    } else if (a.rfind("--expression=", 0) == 0) {
+      programs.push_back(part_of(w, 13));
+    } else if (a == "--file" && i + 1 < c.argv.size()) {
+      programs.push_back(literal_word(""));
+      out.reads.push_back(c.argv[++i]);
+    } else if (a[1] != '-') {
+      // -i takes an optional attached suffix, so the rest of the bundle is its suffix;
+      // -e, -f and -l take the rest of the bundle or the next word.
+      for (size_t k = 1; k < a.size(); ++k) {
+        char ch = a[k];
+        out.flags.insert(std::string(1, ch));
+        if (ch == 'i') {
+          in_place = true;
+          break;
+        }
+        if (ch == 'e' || ch == 'f' || ch == 'l') {
+          ShellWord v = k + 1 < a.size() ? part_of(w, k + 1)
+                                         : (i + 1 < c.argv.size() ? c.argv[++i] : literal_word(""));
+          if (ch == 'e') programs.push_back(v);
+          if (ch == 'f') {
+            programs.push_back(literal_word(""));
+            out.reads.push_back(v);
+          }
+          break;
+        }
+      }
+    }
+  }
+  if (programs.empty() && !operands.empty()) {
+    programs.push_back(operands.front());
+    operands.erase(operands.begin());
+  }
+  for (const ShellWord& p : programs) {
+    if (p.dynamic) {
+      out.not_understood = "a sed program known only at run time";
+      return;
+    }
+    SedEffects e = sed_effects(p.text);
+    if (e.executes) {
+      out.not_understood = "a sed program that runs shell commands (the `e` command or flag)";
+      return;
+    }
+    for (auto& f : e.writes)
+      if (f != "/dev/stdout" && f != "/dev/stderr") out.writes.push_back(literal_word(f, p.offset));
+    for (auto& f : e.reads) out.reads.push_back(literal_word(f, p.offset));
+  }
+  for (const ShellWord& o : operands) (in_place ? out.writes : out.reads).push_back(o);
+}
+
+// awk: the program is text, but it can write files (`print > "f"`) and run commands.
+void awk_command(const Command& c, Operands& out) {
+  Spec spec{Mode::kReadAll, "fvF", {"--file", "--assign", "--field-separator"}};
+  bool from_file = false;
+  for (const auto& w : c.argv)
+    if (w.text == "-f" || w.text.rfind("--file", 0) == 0) from_file = true;
+  Parsed p = parse_options(c, spec, out);
+  size_t first = 0;
+  if (!from_file && !p.operands.empty()) {
+    const ShellWord& prog = p.operands[0];
+    first = 1;
+    if (prog.dynamic) {
+      out.not_understood = "an awk program known only at run time";
+      return;
+    }
+    const std::string& t = prog.text;
+    if (t.find("system") != std::string::npos || t.find("|") != std::string::npos) {
+      // `||` is a logical or; any other pipe runs a command.
+      std::string without = t;
+      for (size_t at; (at = without.find("||")) != std::string::npos;) without.erase(at, 2);
+      if (t.find("system") != std::string::npos || without.find('|') != std::string::npos) {
+        out.not_understood = "an awk program that runs commands (system() or a pipe)";
+        return;
+      }
+    }
+    // print > "file", print >> "file"
+    for (size_t at = t.find('>'); at != std::string::npos; at = t.find('>', at + 1)) {
+      size_t q = t.find_first_not_of("> \t", at);
+      if (q == std::string::npos || t[q] != '"') continue;
+      size_t end = t.find('"', q + 1);
+      if (end == std::string::npos) continue;
+      out.writes.push_back(literal_word(t.substr(q + 1, end - q - 1), prog.offset));
+    }
+  }
+  for (size_t i = first; i < p.operands.size(); ++i)
+    if (p.operands[i].text.find('=') == std::string::npos) out.reads.push_back(p.operands[i]);
+}
+
+void tar_command(const Command& c, Operands& out) {
+  bool create = false, extract = false;
+  std::vector<ShellWord> archives, dirs, operands;
+  for (size_t i = 1; i < c.argv.size(); ++i) {
+    const ShellWord& w = c.argv[i];
+    const std::string& a = w.text;
+    auto starts = [&](const char* p) { return a.rfind(p, 0) == 0; };
+    if (starts("--to-command") || starts("--use-compress-program") ||
+        starts("--checkpoint-action") || starts("--info-script") || starts("--new-volume-script") ||
+        starts("--rsh-command") || starts("--rmt-command") || a == "-I" || a == "-F") {
+      out.not_understood = "a tar option that runs a command (" + a + ")";
+      return;
+    }
+    if (starts("--file="))
+      archives.push_back(part_of(w, 7));
+    else if (a == "--file" && i + 1 < c.argv.size())
+      archives.push_back(c.argv[++i]);
+    else if (starts("--directory="))
+      dirs.push_back(part_of(w, 12));
+    else if (a == "--directory" && i + 1 < c.argv.size())
+      dirs.push_back(c.argv[++i]);
+    else if (a == "--create" || a == "--append" || a == "--update")
+      create = true;
+    else if (a == "--extract" || a == "--get")
+      extract = true;
+    else if (starts("--"))
+      out.flags.insert(a.substr(2));
+    else if ((i == 1 && !a.empty() && a[0] != '-') || (a.size() > 1 && a[0] == '-')) {
+      // A bundle: "czf out.tgz" or "-xzf in.tgz"; f and C take the next word each.
+      for (size_t k = a[0] == '-' ? 1 : 0; k < a.size(); ++k) {
+        char ch = a[k];
+        out.flags.insert(std::string(1, ch));
+        if (ch == 'c' || ch == 'r' || ch == 'u' || ch == 'A') create = true;
+        if (ch == 'x') extract = true;
+        if (ch == 'I' || ch == 'F') {
+          out.not_understood = "a tar option that runs a command (-" + std::string(1, ch) + ")";
+          return;
+        }
+        if (ch == 'f' || ch == 'C') {
+          ShellWord v = k + 1 < a.size() && a[0] == '-'
+                            ? part_of(w, k + 1)
+                            : (i + 1 < c.argv.size() ? c.argv[++i] : literal_word(""));
+          (ch == 'f' ? archives : dirs).push_back(v);
+          if (a[0] == '-') break;
+        }
+      }
+    } else {
+      operands.push_back(w);
+    }
+  }
+  for (auto& a : archives)
+    if (a.text != "-") (create ? out.writes : out.reads).push_back(a);
+  for (auto& d : dirs) (extract ? out.writes : out.reads).push_back(d);
+  if (extract && dirs.empty()) out.writes.push_back(literal_word("."));
+  for (auto& o : operands) (extract ? out.writes : out.reads).push_back(o);
+}
+
+void find_command(const Command& c, Operands& out) {
+  bool deletes = false;
+  std::vector<ShellWord> starts;
+  size_t i = 1;
+  for (; i < c.argv.size(); ++i) {
+    const std::string& a = c.argv[i].text;
+    if (a == "-H" || a == "-L" || a == "-P") continue;
+    if (!a.empty() && (a[0] == '-' || a == "(" || a == "!")) break;
+    starts.push_back(c.argv[i]);
+  }
+  if (starts.empty()) starts.push_back(literal_word("."));
+  for (; i < c.argv.size(); ++i) {
+    const std::string& a = c.argv[i].text;
+    if (a.size() > 1 && a[0] == '-') out.flags.insert(a.substr(1));
+    if (a == "-delete") deletes = true;
+    if ((a == "-fprint" || a == "-fprint0" || a == "-fls" || a == "-fprintf") &&
+        i + 1 < c.argv.size())
+      out.writes.push_back(c.argv[i + 1]);
+    if (a == "-exec" || a == "-execdir" || a == "-ok" ||
+        a == "-okdir") {  // inner commands are screened apart
+      while (i + 1 < c.argv.size() && c.argv[i + 1].text != ";" && c.argv[i + 1].text != "+") ++i;
+    }
+  }
+  for (auto& s : starts) (deletes ? out.writes : out.reads).push_back(s);
+}
+
+void git_command(const Command& c, Operands& out) {
+  for (size_t i = 1; i < c.argv.size(); ++i) {
+    const std::string& a = c.argv[i].text;
+    if (a == "--global")
+      out.writes.push_back(literal_word(std::string(1, kHome) + "/.gitconfig", c.argv[i].offset));
+    if (a == "--system") out.writes.push_back(literal_word("/etc/gitconfig", c.argv[i].offset));
+    if (a == "-C" && i + 1 < c.argv.size()) out.reads.push_back(c.argv[++i]);
+  }
+  // `git clone URL DIR` writes DIR.
+  if (c.argv.size() > 3 && c.argv[1].text == "clone" &&
+      c.argv.back().text.find("://") == std::string::npos && c.argv.back().text[0] != '-')
+    out.writes.push_back(c.argv.back());
+}
+
+}  // namespace
+
+SedEffects sed_effects(const std::string& s) {
+  SedEffects e;
+  size_t i = 0, n = s.size();
+  auto rest_of_line = [&](size_t from) {
+    size_t end = s.find('\n', from);
+    std::string f = s.substr(from, end == std::string::npos ? std::string::npos : end - from);
+    size_t a = f.find_first_not_of(" \t");
+    i = end == std::string::npos ? n : end;
+    return a == std::string::npos ? std::string() : f.substr(a);
+  };
+  auto skip_delimited = [&](char delim) {  // past the next unescaped delim
+    while (i < n && s[i] != delim) {
+      if (s[i] == '\\') ++i;
+      ++i;
+    }
+    if (i < n) ++i;
+  };
+  while (i < n) {
+    char ch = s[i];
+    if (ch == ' ' || ch == '\t' || ch == '\n' || ch == ';' || ch == '{' || ch == '}' || ch == '!' ||
+        ch == ',' || ch == '$' || (ch >= '0' && ch <= '9') || ch == '~') {
+      ++i;
+    } else if (ch == '/' || ch == '\\') {  // an address: /re/ or \cREc
+      char delim = ch == '/' ? '/' : (i + 1 < n ? s[++i] : '/');
+      ++i;
+      skip_delimited(delim);
+      while (i < n && (s[i] == 'I' || s[i] == 'M')) ++i;
+    } else if (ch == 's' || ch == 'y') {
+      if (i + 1 >= n) break;
+      char delim = s[i + 1];
+      i += 2;
+      skip_delimited(delim);
+      skip_delimited(delim);
+      if (ch == 's') {
+        while (i < n && std::strchr("gpiImMe0123456789w", s[i]) != nullptr) {
+          if (s[i] == 'e') e.executes = true;
+          if (s[i] == 'w') {
+            e.writes.push_back(rest_of_line(i + 1));
+            break;
+          }
+          ++i;
+        }
+      }
+    } else if (ch == 'w' || ch == 'W') {
+      e.writes.push_back(rest_of_line(i + 1));
+    } else if (ch == 'r' || ch == 'R') {
+      e.reads.push_back(rest_of_line(i + 1));
+    } else if (ch == 'e') {
+      e.executes = true;
+      rest_of_line(i + 1);
+    } else if (ch == 'a' || ch == 'i' || ch == 'c') {
+      // Text to the end of the line (GNU one-liner form), with backslash continuations.
+      ++i;
+      while (i < n && s[i] != '\n') {
+        if (s[i] == '\\') ++i;
+        ++i;
+      }
+    } else if (ch == ':' || ch == 'b' || ch == 't' || ch == 'T') {
+      ++i;
+      while (i < n && s[i] != '\n' && s[i] != ';') ++i;
+    } else if (ch == 'l' || ch == 'L' || ch == 'q' || ch == 'Q') {
+      ++i;
+      while (i < n && (s[i] == ' ' || (s[i] >= '0' && s[i] <= '9'))) ++i;
+    } else {
+      ++i;  // single-letter commands: p d n N g G h H x = z F P D
+    }
+  }
+  return e;
+}
+
+Operands operands_of(const Command& c) {
+  Operands out;
+  const std::string& name = c.name;
+  if (name == "sed") {
+    sed_command(c, out);
+    return out;
+  }
+  if (name == "awk" || name == "gawk" || name == "mawk" || name == "nawk") {
+    awk_command(c, out);
+    return out;
+  }
+  if (name == "tar") {
+    tar_command(c, out);
+    return out;
+  }
+  if (name == "find") {
+    find_command(c, out);
+    return out;
+  }
+  if (name == "dd") {
+    for (size_t i = 1; i < c.argv.size(); ++i) {
+      const std::string& a = c.argv[i].text;
+      if (a.rfind("of=", 0) == 0) out.writes.push_back(part_of(c.argv[i], 3));
+      if (a.rfind("if=", 0) == 0) out.reads.push_back(part_of(c.argv[i], 3));
+    }
+    return out;
+  }
+  if (name == "git") git_command(c, out);
+  if (name == "perl") {
+    // perl -i edits its file operands in place; its program (-e) is text.
+    bool in_place = false;
+    std::vector<ShellWord> operands;
+    bool program_given = false;
+    for (size_t i = 1; i < c.argv.size(); ++i) {
+      const std::string& a = c.argv[i].text;
+      if (a.size() > 1 && a[0] == '-') {
+        if (a.find('i') != std::string::npos && a.find_first_of("eE") > a.find('i'))
+          in_place = true;
+        if (a.find_first_of("eE") != std::string::npos) {
+          program_given = true;
+          if (a.find_first_of("eE") == a.size() - 1) ++i;
+        }
+        continue;
+      }
+      operands.push_back(c.argv[i]);
+    }
+    if (!program_given && !operands.empty()) operands.erase(operands.begin());
+    for (auto& o : operands) (in_place ? out.writes : out.reads).push_back(o);
+    return out;
+  }
+  auto it = specs().find(name);
+  Spec spec = it == specs().end() ? Spec{} : it->second;
+  if (spec.mode == Mode::kText) return out;
+  Parsed p = parse_options(c, spec, out);
+  size_t skip = static_cast<size_t>(spec.skip);
+  if (p.pattern_given && (name == "grep" || name == "egrep" || name == "fgrep" || name == "zgrep" ||
+                          name == "rg" || name == "jq"))
+    skip = 0;
+  if ((name == "chmod" || name == "chown" || name == "chgrp") && out.flags.count("reference"))
+    skip = 0;
+  if (name == "install" && out.flags.count("d")) spec.mode = Mode::kWriteAll;
+  if ((name == "gzip" || name == "gunzip" || name == "bzip2" || name == "xz" || name == "zstd") &&
+      (out.flags.count("c") || out.flags.count("stdout") || out.flags.count("t") ||
+       out.flags.count("l")))
+    spec.mode = Mode::kReadAll;
+  if (name == "uniq" && p.operands.size() >= 2) {
+    out.reads.push_back(p.operands[0]);
+    out.writes.push_back(p.operands[1]);
+    return out;
+  }
+  bool has_target = false;
+  for (char ch : spec.target_short) has_target |= out.flags.count(std::string(1, ch)) > 0;
+  has_target |= out.flags.count("target-directory") > 0;
+  std::vector<ShellWord> ops(
+      p.operands.begin() + static_cast<long>(std::min(skip, p.operands.size())), p.operands.end());
+  // rsync and scp destinations on another host are not local paths.
+  if (name == "rsync" || name == "scp") {
+    std::vector<ShellWord> local;
+    for (auto& o : ops) {
+      size_t colon = o.text.find(':');
+      if (colon == std::string::npos || o.text.find('/') < colon) local.push_back(o);
+    }
+    if (!ops.empty() && ops.back().text.find(':') != std::string::npos &&
+        ops.back().text.find('/') > ops.back().text.find(':'))
+      spec.mode = Mode::kReadAll;
+    ops = local;
+  }
+  for (size_t i = 0; i < ops.size(); ++i) {
+    bool write =
+        spec.mode == Mode::kWriteAll || (spec.mode == Mode::kWriteLast && !has_target &&
+                                         (i + 1 == ops.size()) && (ops.size() > 1 || name == "ln"));
+    if (name == "ln" && ops.size() == 1) {
+      // `ln -s TARGET`: the link is made in the current directory, named after the target.
+      out.reads.push_back(ops[i]);
+      out.writes.push_back(literal_word("."));
+      continue;
+    }
+    (write ? out.writes : out.reads).push_back(ops[i]);
+  }
+  if (name == "time" || name == "nohup" || name == "timeout" || name == "env" || name == "nice" ||
+      name == "xargs" || name == "sudo" || name == "doas" || name == "stdbuf" || name == "ionice" ||
+      name == "command" || name == "exec" || name == "builtin" || name == "setsid" ||
+      is_shell(name)) {
+    // The wrapped command is screened as a command of its own; its words are not our reads.
+    out.reads.clear();
+  }
+  (void)is_number;
+  return out;
+}
+
+}  // namespace mecha::guard

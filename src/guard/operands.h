@@ -1,0 +1,34 @@
+// What the words of a known command mean: which are paths it writes, which are paths it
+// reads, and which are text (a sed or awk program, an echo string, a grep pattern), which
+// is never taken for a path. A command not listed here writes nothing the guard can see,
+// and every word of it that is not an option is checked as a path it may read.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "guard/script.h"
+
+namespace mecha::guard {
+
+struct Operands {
+  std::vector<ShellWord> writes;
+  std::vector<ShellWord> reads;
+  std::set<std::string> flags;                // options present: "r", "f", "recursive"
+  std::optional<std::string> not_understood;  // e.g. a sed program that runs commands
+};
+
+Operands operands_of(const Command& command);
+
+// Files a sed program writes (`w FILE`, `s/a/b/w FILE`) and reads (`r FILE`), and whether
+// it runs commands (`e`, `s///e`). Exposed for tests.
+struct SedEffects {
+  std::vector<std::string> writes;
+  std::vector<std::string> reads;
+  bool executes = false;
+};
+SedEffects sed_effects(const std::string& program);
+
+}  // namespace mecha::guard

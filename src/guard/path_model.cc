@@ -1,0 +1,187 @@
+#include "guard/path_model.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+
+namespace mecha::guard {
+
+std::string normalise(std::string_view path) {
+  std::vector<std::string_view> parts;
+  size_t i = 0;
+  while (i <= path.size()) {
+    size_t j = path.find('/', i);
+    if (j == std::string_view::npos) j = path.size();
+    std::string_view part = path.substr(i, j - i);
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    i = j + 1;
+  }
+  std::string out;
+  for (std::string_view p : parts) {
+    out += '/';
+    out += p;
+  }
+  return out.empty() ? "/" : out;
+}
+
+bool within(std::string_view path, std::string_view base) {
+  if (base == "/") return true;
+  if (path.size() < base.size() || path.compare(0, base.size(), base) != 0) return false;
+  return path.size() == base.size() || path[base.size()] == '/';
+}
+
+namespace {
+
+bool has_glob(std::string_view s) { return s.find_first_of("*?[") != std::string_view::npos; }
+
+// A pattern matches a path when it matches the path or one of its ancestors.
+bool matches_location(const std::string& pattern, const std::string& path) {
+  if (!has_glob(pattern)) return within(path, pattern);
+  for (size_t i = 1; i <= path.size(); ++i) {
+    if (i == path.size() || path[i] == '/') {
+      std::string prefix = path.substr(0, i);
+      if (fnmatch(pattern.c_str(), prefix.c_str(), FNM_PATHNAME) == 0) return true;
+    }
+  }
+  return false;
+}
+
+std::string expand_home(const std::string& pattern, const std::string& home) {
+  if (pattern == "~") return home;
+  if (pattern.rfind("~/", 0) == 0) return home + pattern.substr(1);
+  return pattern;
+}
+
+// How much of a word is known.
+enum class Known { kExact, kChild, kDynamic };
+
+// The absolute text of the part of a word known in advance, or "" when it cannot be placed.
+// For a glob, the directory of its first glob component (kChild: something in it; `*` alone
+// stands for everything in it, which for deletion is the directory itself; `.*` also
+// matches `..` in older shells). For an unknown part, the directory before it (kDynamic).
+std::string absolute_text(const ShellWord& word, const std::string& cwd, const Places& places,
+                          Known& known) {
+  std::string t = word.text;
+  known = Known::kExact;
+  size_t unknown = t.find(kUnknown);
+  if (unknown != std::string::npos) {
+    known = Known::kDynamic;
+    t = t.substr(0, unknown);
+    size_t slash = t.rfind('/');
+    if (slash == std::string::npos) {
+      if (t.empty() || t == std::string(1, kHome)) return "";  // `$x`, `~$x`: anything at all
+      t = ".";
+    } else {
+      t = t.substr(0, slash + 1);
+    }
+  } else if (word.glob) {
+    size_t g = t.find_first_of("*?[");
+    if (g != std::string::npos) {
+      size_t start = t.rfind('/', g);
+      start = start == std::string::npos ? 0 : start + 1;
+      size_t end = t.find('/', g);
+      std::string comp =
+          t.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      if (comp.find_first_not_of('*') == std::string::npos) {
+        t = t.substr(0, start) + ".";
+      } else if (comp[0] == '.' && comp.find_first_not_of("*?", 1) == std::string::npos) {
+        t = t.substr(0, start) + "..";
+      } else {
+        t = t.substr(0, start) + ".";
+        known = Known::kChild;
+      }
+    }
+  }
+  if (!t.empty() && t[0] == kHome) t = places.home + t.substr(1);
+  if (t.empty()) return cwd;
+  if (t[0] == '/') return t;
+  if (cwd.empty()) return "";
+  return cwd + "/" + t;
+}
+
+// `~/.ss*/id_rsa`: could the glob expand to a secret location or something under it?
+bool glob_reaches_secret(const ShellWord& word, const std::string& cwd, const Places& places) {
+  std::string t = word.text;
+  if (!t.empty() && t[0] == kHome) t = places.home + t.substr(1);
+  if (t.empty()) return false;
+  if (t[0] != '/') {
+    if (cwd.empty()) return false;
+    t = cwd + "/" + t;
+  }
+  std::string pattern = normalise(t);
+  for (const std::string& s : places.secrets) {
+    std::string secret = expand_home(s, places.home);
+    if (within(places.home, secret)) continue;
+    size_t comps = static_cast<size_t>(std::count(secret.begin(), secret.end(), '/'));
+    // The pattern's first `comps` components against the secret location.
+    size_t cut = 0, seen = 0;
+    while (cut < pattern.size() && seen <= comps) {
+      if (pattern[cut] == '/' && ++seen > comps) break;
+      ++cut;
+    }
+    std::string head = pattern.substr(0, cut);
+    if (fnmatch(head.c_str(), secret.c_str(), FNM_PATHNAME) == 0) return true;
+    if (fnmatch(secret.c_str(), head.c_str(), FNM_PATHNAME) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Resolved resolve_path(const ShellWord& word, const std::string& cwd, const Places& places) {
+  Resolved r;
+  Known known = Known::kExact;
+  std::string abs = absolute_text(word, cwd, places, known);
+  if (abs.empty()) return r;  // kUnknown
+  r.path = normalise(abs);
+  const std::string& tree = places.work_tree;
+  for (const std::string& s : places.secrets) {
+    std::string location = expand_home(s, places.home);
+    // /root is a secret for other users; for root, it is home, and only its secrets are.
+    if (within(places.home, location)) continue;
+    if (matches_location(location, r.path)) r.secret = true;
+  }
+  if (word.glob && !r.secret && known != Known::kDynamic)
+    r.secret = glob_reaches_secret(word, cwd, places);
+  bool outside = false;
+  if (r.path == tree) {
+    r.place = known == Known::kExact ? Place::kTree : Place::kInside;
+  } else if (within(tree, r.path)) {
+    r.place = known == Known::kExact ? Place::kAncestor : Place::kUnknown;
+  } else if (within(r.path, tree)) {
+    r.place = Place::kInside;
+    for (const std::string& p : places.protected_)
+      if (within(r.path, normalise(tree + "/" + p))) r.protected_ = true;
+  } else {
+    outside = true;
+    r.place = Place::kOutside;
+    for (const std::string& w : places.writable)
+      if (within(r.path, w)) r.place = Place::kWritable;
+  }
+  // An unknown part may climb out with `..`: only a place outside stays known.
+  if (known == Known::kDynamic && r.place != Place::kOutside) r.place = Place::kUnknown;
+  if (outside && known == Known::kExact) {
+    // A .env file outside the tree is someone else's secrets; inside, it is the project's.
+    std::string_view base = std::string_view(r.path).substr(r.path.rfind('/') + 1);
+    if (base == ".env" || base.rfind(".env.", 0) == 0) r.secret = true;
+  }
+  return r;
+}
+
+std::string resolve_directory(const ShellWord& word, const std::string& cwd, const Places& places) {
+  if (word.dynamic || word.glob) return "";
+  std::string t = word.text;
+  if (!t.empty() && t[0] == kHome) t = places.home + t.substr(1);
+  if (t.empty()) return "";
+  if (t[0] != '/') {
+    if (cwd.empty()) return "";
+    t = cwd + "/" + t;
+  }
+  return normalise(t);
+}
+
+}  // namespace mecha::guard

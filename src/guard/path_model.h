@@ -1,0 +1,53 @@
+// Where a path word points, resolved lexically against the work tree and the current
+// directory the line has reached, and what kind of place that is.
+//
+// Resolution is lexical: `.` and `..` are applied to the text, symlinks are not followed
+// (the sandbox is the boundary for what a symlink would reach). Containment is by whole
+// path components, so /work/tree-evil is not inside /work/tree.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "guard/shell_word.h"
+
+namespace mecha::guard {
+
+struct Places {
+  std::string work_tree;                // absolute, normalised
+  std::string home;                     // absolute: what ~ and $HOME mean
+  std::vector<std::string> writable;    // absolute: writable outside the tree (/tmp, /dev/null)
+  std::vector<std::string> protected_;  // relative to the tree: never written (.mecha, .git/hooks)
+  std::vector<std::string> secrets;     // `~/` for home; `*` matches within one component
+};
+
+enum class Place {
+  kInside,    // under the work tree
+  kTree,      // the work tree itself
+  kAncestor,  // a directory that contains the work tree (/, /work)
+  kWritable,  // outside, but in a writable location
+  kOutside,   // anywhere else
+  kUnknown,   // known only at run time
+};
+
+struct Resolved {
+  Place place = Place::kUnknown;
+  std::string path;         // normalised absolute path (or its known directory)
+  bool secret = false;      // at or under a secret location
+  bool protected_ = false;  // at or under a protected part of the tree
+};
+
+// Normalises an absolute path: collapses //, applies . and .. ("/a/../b" -> "/b").
+std::string normalise(std::string_view path);
+
+// True when `path` is `base` or under it, component-wise.
+bool within(std::string_view path, std::string_view base);
+
+// Resolves a word against `cwd` ("" when the current directory is not known).
+Resolved resolve_path(const ShellWord& word, const std::string& cwd, const Places& places);
+
+// The directory a `cd` to `word` reaches from `cwd`; "" when not known in advance.
+std::string resolve_directory(const ShellWord& word, const std::string& cwd, const Places& places);
+
+}  // namespace mecha::guard

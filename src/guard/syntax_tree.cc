@@ -1,0 +1,107 @@
+#include "guard/syntax_tree.h"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+extern "C" const TSLanguage* tree_sitter_bash(void);
+
+namespace mecha::guard {
+namespace {
+
+struct ParserDeleter {
+  void operator()(TSParser* p) const { ts_parser_delete(p); }
+};
+
+// One parser per thread: creating one per line would cost more than parsing a short line.
+TSParser* thread_parser() {
+  thread_local std::unique_ptr<TSParser, ParserDeleter> parser;
+  if (!parser) {
+    parser.reset(ts_parser_new());
+    ts_parser_set_language(parser.get(), tree_sitter_bash());
+  }
+  return parser.get();
+}
+
+// The first ERROR or MISSING node in document order, found without recursion.
+TSNode first_error(TSNode root) {
+  std::vector<TSNode> stack{root};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    if (ts_node_is_error(n) || ts_node_is_missing(n)) return n;
+    if (!ts_node_has_error(n)) continue;
+    for (uint32_t i = ts_node_child_count(n); i > 0; --i) stack.push_back(ts_node_child(n, i - 1));
+  }
+  return root;
+}
+
+}  // namespace
+
+std::string position_of(std::string_view text, size_t byte) {
+  size_t line = 1, col = 1;
+  for (size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return fmt::format("line {}, column {}", line, col);
+}
+
+Result<SyntaxTree> parse_shell(std::string_view text) {
+  if (text.size() > kMaxInputBytes) {
+    return Status::error(fmt::format(
+        "the command is {} bytes, over the guard's limit of {} bytes; write long content "
+        "with the Write tool instead",
+        text.size(), kMaxInputBytes));
+  }
+  TSParser* parser = thread_parser();
+  ts_parser_reset(parser);
+  // The parser calls back about every hundred operations: counting the calls bounds its work
+  // deterministically (a clock would make the verdict depend on the machine's load).
+  struct Budget {
+    size_t calls = 0;
+  } budget;
+  TSParseOptions options{};
+  options.payload = &budget;
+  options.progress_callback = [](TSParseState* state) {
+    return ++static_cast<Budget*>(state->payload)->calls > kMaxParseSteps;
+  };
+  struct Source {
+    std::string_view text;
+  } source{text};
+  TSInput input{};
+  input.payload = &source;
+  input.encoding = TSInputEncodingUTF8;
+  input.read = [](void* payload, uint32_t byte, TSPoint, uint32_t* read) -> const char* {
+    std::string_view t = static_cast<Source*>(payload)->text;
+    if (byte >= t.size()) {
+      *read = 0;
+      return "";
+    }
+    *read = static_cast<uint32_t>(t.size() - byte);
+    return t.data() + byte;
+  };
+  TSTree* raw = ts_parser_parse_with_options(parser, nullptr, input, options);
+  if (raw == nullptr) {
+    return Status::error(
+        fmt::format("the command is too complex for the guard to parse (over {} parser steps); "
+                    "split it into smaller commands",
+                    kMaxParseSteps));
+  }
+  SyntaxTree tree(std::string(text), raw);
+  TSNode root = tree.root();
+  if (ts_node_has_error(root)) {
+    TSNode bad = first_error(root);
+    std::string_view near = tree.text_of(bad).substr(0, 20);
+    return Status::error(fmt::format("shell syntax not understood at {}{}",
+                                     position_of(text, ts_node_start_byte(bad)),
+                                     near.empty() ? "" : fmt::format(" (near `{}`)", near)));
+  }
+  return tree;
+}
+
+}  // namespace mecha::guard

@@ -1,0 +1,187 @@
+#include "tools/bash_sandbox.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <mutex>
+
+#include "base/subprocess.h"
+
+namespace mecha::tools {
+namespace {
+
+std::string where(const toml::node& n, const std::string& what) {
+  const auto& src = n.source();
+  std::string file = src.path ? *src.path : std::string("config");
+  if (src.begin.line == 0) return fmt::format("{}: {}", file, what);
+  return fmt::format("{}:{}: {}", file, src.begin.line, what);
+}
+
+bool looks_like_credential(const std::string& name) {
+  std::string up = name;
+  for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (const char* w : {"KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL"})
+    if (up.find(w) != std::string::npos) return true;
+  return false;
+}
+
+Status read_seconds(const toml::node& n, const std::string& key, std::chrono::milliseconds* out) {
+  std::optional<double> v = n.value<double>();
+  if (!v || *v <= 0 || *v > 86400)
+    return Status::error(
+        where(n, fmt::format("key '{}' in [bash] must be a number of seconds above 0", key)));
+  *out = std::chrono::milliseconds(static_cast<int64_t>(*v * 1000));
+  return ok_status();
+}
+
+}  // namespace
+
+Result<BashSettings> bash_settings(const toml::table& config,
+                                   const std::vector<std::string>& api_key_envs) {
+  BashSettings s;
+  if (const toml::node* b = config.get("bash")) {
+    const toml::table* t = b->as_table();
+    if (t == nullptr) return Status::error(where(*b, "[bash] must be a table"));
+    for (const auto& [key, value] : *t) {
+      std::string k(key.str());
+      if (k == "default_timeout_s") {
+        MECHA_RETURN_IF_ERROR(read_seconds(value, k, &s.default_timeout));
+      } else if (k == "max_timeout_s") {
+        MECHA_RETURN_IF_ERROR(read_seconds(value, k, &s.max_timeout));
+      } else if (k == "max_output_chars") {
+        auto v = value.value<int64_t>();
+        if (!v || *v < 100)
+          return Status::error(
+              where(value, "key 'max_output_chars' in [bash] must be an integer of at least 100"));
+        s.max_output_chars = static_cast<size_t>(*v);
+      } else {
+        return Status::error(
+            where(value, fmt::format("unknown key '{}' in [bash] (keys: default_timeout_s, "
+                                     "max_output_chars, max_timeout_s)",
+                                     k)));
+      }
+    }
+    if (s.default_timeout > s.max_timeout)
+      return Status::error(where(*b, "[bash] default_timeout_s is above max_timeout_s"));
+  }
+  if (const toml::node* sb = config.get("sandbox")) {
+    const toml::table* t = sb->as_table();
+    if (t == nullptr) return Status::error(where(*sb, "[sandbox] must be a table"));
+    for (const auto& [key, value] : *t) {
+      std::string k(key.str());
+      if (k == "mode") {
+        auto v = value.value<std::string>();
+        if (!v || (*v != "bwrap" && *v != "off"))
+          return Status::error(
+              where(value, "key 'mode' in [sandbox] must be \"bwrap\" or \"off\""));
+        s.sandbox = *v == "bwrap";
+      } else if (k == "network") {
+        auto v = value.value<bool>();
+        if (!v)
+          return Status::error(where(value, "key 'network' in [sandbox] must be true or false"));
+        s.network = *v;
+      } else if (k == "pass_env") {
+        const toml::array* a = value.as_array();
+        if (a == nullptr)
+          return Status::error(
+              where(value, "key 'pass_env' in [sandbox] must be an array of strings"));
+        s.pass_env.clear();
+        for (const auto& e : *a) {
+          auto v = e.value<std::string>();
+          if (!v)
+            return Status::error(
+                where(e, "key 'pass_env' in [sandbox] must be an array of strings"));
+          bool api_key =
+              std::find(api_key_envs.begin(), api_key_envs.end(), *v) != api_key_envs.end();
+          if (api_key || looks_like_credential(*v))
+            return Status::error(
+                where(e, fmt::format("[sandbox] pass_env names {}, which holds a credential; "
+                                     "commands never get mecha's keys",
+                                     *v)));
+          s.pass_env.push_back(*v);
+        }
+      } else if (k == "set_env") {
+        const toml::table* env = value.as_table();
+        if (env == nullptr)
+          return Status::error(
+              where(value, "key 'set_env' in [sandbox] must be a table of strings"));
+        for (const auto& [name, v] : *env) {
+          auto str = v.value<std::string>();
+          if (!str)
+            return Status::error(
+                where(v, fmt::format("[sandbox] set_env.{} must be a string", name.str())));
+          s.set_env[std::string(name.str())] = *str;
+        }
+      } else {
+        return Status::error(
+            where(value, fmt::format("unknown key '{}' in [sandbox] (keys: mode, network, "
+                                     "pass_env, set_env)",
+                                     k)));
+      }
+    }
+  }
+  return s;
+}
+
+std::vector<std::string> command_environment(const BashSettings& settings) {
+  std::vector<std::string> env;
+  for (const auto& name : settings.pass_env) {
+    if (const char* v = std::getenv(name.c_str())) env.push_back(name + "=" + v);
+  }
+  bool has_path = std::any_of(env.begin(), env.end(),
+                              [](const std::string& e) { return e.rfind("PATH=", 0) == 0; });
+  if (!has_path) env.push_back("PATH=/usr/local/bin:/usr/bin:/bin");
+  for (const auto& [k, v] : settings.set_env) env.push_back(k + "=" + v);
+  env.push_back("PAGER=cat");
+  env.push_back("GIT_PAGER=cat");
+  return env;
+}
+
+std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::string& work_tree,
+                                      const std::vector<std::string>& hidden,
+                                      const std::string& command) {
+  std::vector<std::string> a = {"bwrap",         "--die-with-parent", "--unshare-pid",
+                                "--unshare-ipc", "--unshare-uts",     "--unshare-cgroup-try"};
+  if (!settings.network) a.push_back("--unshare-net");
+  for (const char* s : {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs",
+                        "/tmp", "--tmpfs", "/var/tmp"})
+    a.push_back(s);
+  for (const auto& h : hidden) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(std::filesystem::symlink_status(h, ec))) {
+      a.insert(a.end(), {"--tmpfs", h});
+    } else {
+      a.insert(a.end(), {"--ro-bind", "/dev/null", h});
+    }
+  }
+  a.insert(a.end(), {"--bind", work_tree, work_tree, "--chdir", work_tree, "--", "/bin/bash", "-c",
+                     command});
+  return a;
+}
+
+Status sandbox_available() {
+  static std::once_flag once;
+  static Status status;
+  std::call_once(once, [] {
+    SubprocessOptions o;
+    o.argv = {"bwrap", "--ro-bind", "/", "/", "true"};
+    o.timeout = std::chrono::seconds(10);
+    o.merge_stderr = true;
+    auto r = run_subprocess(o);
+    if (!r.ok()) {
+      status =
+          Status::error(fmt::format("the sandbox (bubblewrap) cannot run here: {}", r.message()));
+    } else if (r->exit_code != 0) {
+      std::string why = r->out.text();
+      why = why.substr(0, why.find('\n'));
+      status =
+          Status::error(fmt::format("the sandbox (bubblewrap) cannot run here: {}",
+                                    why.empty() ? fmt::format("exit code {}", r->exit_code) : why));
+    }
+  });
+  return status;
+}
+
+}  // namespace mecha::tools

@@ -1,0 +1,155 @@
+#include "tools/bash_tool.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "base/subprocess.h"
+#include "tools/bash_output.h"
+
+namespace mecha::tools {
+namespace {
+
+std::string home_directory() {
+  const char* h = std::getenv("HOME");
+  return h != nullptr && h[0] == '/' ? h : "/root";
+}
+
+std::string seconds(std::chrono::milliseconds ms) {
+  if (ms.count() % 1000 == 0) return fmt::format("{} s", ms.count() / 1000);
+  return fmt::format("{:.1f} s", static_cast<double>(ms.count()) / 1000.0);
+}
+
+// Secret locations of the policy that exist, to hide inside the sandbox.
+std::vector<std::string> hidden_paths(const guard::Places& places) {
+  std::vector<std::string> out;
+  for (const auto& s : places.secrets) {
+    if (s.find_first_of("*?[") != std::string::npos) continue;
+    std::string p = s.rfind("~/", 0) == 0 ? places.home + s.substr(1) : s;
+    if (guard::within(places.work_tree, p) || guard::within(p, places.work_tree)) continue;
+    std::error_code ec;
+    auto st = std::filesystem::symlink_status(p, ec);
+    if (ec || !std::filesystem::exists(st) || std::filesystem::is_symlink(st)) continue;
+    out.push_back(p);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<BashTool>> BashTool::create(const config::Config& config) {
+  std::vector<std::string> key_envs = {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"};
+  for (const auto& [name, p] : config.providers)
+    if (!p.api_key_env.empty()) key_envs.push_back(p.api_key_env);
+  auto settings = bash_settings(config.table, key_envs);
+  if (!settings) return settings.status();
+  std::error_code ec;
+  auto policy = guard::load_policy(config.table, std::filesystem::current_path(ec).string(),
+                                   home_directory());
+  if (!policy) return policy.status();
+  auto guard = guard::CommandGuard::create(std::move(*policy));
+  if (!guard) return guard.status();
+  return std::make_shared<BashTool>(std::move(*guard), std::move(*settings));
+}
+
+std::string BashTool::description() const {
+  return fmt::format(
+      "Runs a bash command in the work tree and returns its output (stdout and stderr "
+      "interleaved) and exit code. Each call is a fresh shell; the directory starts at the work "
+      "tree. Commands are screened before they run: writing outside the work tree (except "
+      "/tmp), reading secrets (~/.ssh, credentials), privilege escalation, downloading and "
+      "running code, and commands the guard cannot understand (eval, a command name in a "
+      "variable) are refused, permanently. Commands run in a sandbox: the file system is "
+      "read-only outside the work tree and /tmp{}. timeout is in milliseconds (default {}, at "
+      "most {}); a command that runs longer is killed with everything it started and reports "
+      "exit code 124. Output over {} characters keeps the beginning and the end. Use the "
+      "Read, Write, Edit, Glob and Grep tools for files rather than cat, echo, sed or grep.",
+      settings_.network ? "" : ", and there is no network", settings_.default_timeout.count(),
+      settings_.max_timeout.count(), settings_.max_output_chars);
+}
+
+Json BashTool::input_schema() const {
+  Json schema = Json::parse(R"json({
+    "type": "object",
+    "properties": {
+      "command": {"type": "string", "description": "The bash command to run"},
+      "timeout": {"type": "integer", "minimum": 1, "description": "Milliseconds before the command is killed"},
+      "description": {"type": "string", "description": "What the command does, in five to ten words"}
+    },
+    "required": ["command"],
+    "additionalProperties": false
+  })json");
+  schema["properties"]["timeout"]["maximum"] = settings_.max_timeout.count();
+  return schema;
+}
+
+Capabilities BashTool::capabilities() const {
+  // Without network a command can only touch this machine, like the file tools; with it, it
+  // can fetch what an attacker wrote and send data out.
+  Capabilities c;
+  c.untrusted_input = settings_.network;
+  c.external_send = settings_.network;
+  return c;
+}
+
+ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
+  const std::string command = input.at("command").get<std::string>();
+  std::chrono::milliseconds timeout = settings_.default_timeout;
+  if (input.contains("timeout"))
+    timeout = std::min(std::chrono::milliseconds(input.at("timeout").get<int64_t>()),
+                       settings_.max_timeout);
+
+  guard::CommandGuard guard = guard_.for_work_tree(ctx.work_tree.string());
+  guard::Verdict verdict = guard.screen(command);
+  if (!verdict.allowed) {
+    ++ctx.refusals;
+    return ToolOutput::refusal(verdict.rule, guard.refusal_message(verdict, ctx.refusals));
+  }
+
+  SubprocessOptions o;
+  if (settings_.sandbox) {
+    if (Status s = sandbox_available(); !s.ok()) {
+      return ToolOutput::error(s.message() +
+                               "; the command was not run (set [sandbox] mode = \"off\" in the "
+                               "config to run commands without a sandbox)");
+    }
+    o.argv = sandbox_argv(settings_, ctx.work_tree.string(), hidden_paths(guard.policy().places),
+                          command);
+  } else {
+    o.argv = {"/bin/bash", "-c", command};
+  }
+  o.cwd = ctx.work_tree;
+  o.env = command_environment(settings_);
+  o.timeout = timeout;
+  o.cancel = ctx.cancel;
+  o.merge_stderr = true;
+  // Bytes kept by the runner: enough for max_output_chars characters of any width.
+  o.output_cap = settings_.max_output_chars * 4;
+  auto r = run_subprocess(o);
+  if (!r.ok())
+    return ToolOutput::error(fmt::format("the command could not be started: {}", r.message()));
+  if (r->cancelled) return ToolOutput::error("cancelled: the command was killed");
+
+  std::string out =
+      cap_output(r->out.head, r->out.tail, r->out.dropped, settings_.max_output_chars);
+  if (!out.empty() && out.back() != '\n') out += '\n';
+  if (r->timed_out) {
+    out += fmt::format(
+        "Exit code: 124\nThe command timed out after {} and was killed, with every process it "
+        "started. Run something quicker, or give a longer timeout (at most {}).",
+        seconds(timeout), seconds(settings_.max_timeout));
+    ToolOutput t = ToolOutput::error(std::move(out));
+    t.external = settings_.network;
+    return t;
+  }
+  if (r->signal != 0) {
+    out += fmt::format("Exit code: {} (killed by signal {})", 128 + r->signal, r->signal);
+  } else {
+    out += fmt::format("Exit code: {}", r->exit_code);
+  }
+  ToolOutput result = ToolOutput::ok(std::move(out));
+  result.external = settings_.network;
+  return result;
+}
+
+}  // namespace mecha::tools

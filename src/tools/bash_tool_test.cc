@@ -1,0 +1,243 @@
+#include "tools/bash_tool.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "tools/bash_output.h"
+#include "tools/testing/temp_tree.h"
+
+namespace mecha::tools {
+namespace {
+
+using testing::TempTree;
+
+BashTool make_tool(const TempTree& t, bool sandbox, bool network = false,
+                   size_t max_chars = 30000) {
+  auto g = guard::CommandGuard::create(guard::default_policy(t.root().string(), "/home/nobody"));
+  EXPECT_TRUE(g.ok()) << g.message();
+  BashSettings s;
+  s.sandbox = sandbox;
+  s.network = network;
+  s.max_output_chars = max_chars;
+  return BashTool(std::move(*g), s);
+}
+
+ToolOutput run(BashTool& tool, TempTree& t, const std::string& command,
+               std::optional<int> timeout_ms = {}) {
+  Json in = {{"command", command}};
+  if (timeout_ms) in["timeout"] = *timeout_ms;
+  return tool.call(in, t.ctx());
+}
+
+// Whether any process on the machine has exactly this command line.
+bool process_exists(const std::string& cmdline_with_nuls) {
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream in(e.path() / "cmdline", std::ios::binary);
+    std::string c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (c == cmdline_with_nuls) return true;
+  }
+  return false;
+}
+
+bool gone_within(const std::string& cmdline, std::chrono::seconds limit) {
+  auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (!process_exists(cmdline)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+std::string unique_sleep() {
+  std::random_device rd;
+  return fmt::format("1000.{}", rd() % 1000000 + 1000000);
+}
+
+// Sandbox tests need bubblewrap to work on this machine; elsewhere they are skipped.
+#define SKIP_WITHOUT_SANDBOX()                                                \
+  do {                                                                        \
+    if (Status s = sandbox_available(); !s.ok()) GTEST_SKIP() << s.message(); \
+  } while (0)
+
+class BashToolTest : public ::testing::TestWithParam<bool> {  // sandboxed or not
+ protected:
+  void SetUp() override {
+    if (GetParam()) SKIP_WITHOUT_SANDBOX();
+  }
+};
+
+TEST_P(BashToolTest, RunsInTheWorkTreeAndReportsTheExitCode) {
+  TempTree t;
+  BashTool tool = make_tool(t, GetParam());
+  ToolOutput out = run(tool, t, "echo hi; pwd; echo err >&2; exit 3");
+  EXPECT_FALSE(out.is_error);
+  EXPECT_EQ(out.content, "hi\n" + t.root().string() + "\nerr\nExit code: 3");
+  EXPECT_EQ(run(tool, t, "true").content, "Exit code: 0");
+}
+
+TEST_P(BashToolTest, TimeoutKillsEveryProcessAndReports124) {
+  TempTree t;
+  BashTool tool = make_tool(t, GetParam());
+  std::string arg = unique_sleep();
+  ToolOutput out = run(tool, t, "sleep " + arg + " & echo started; sleep 30", 1000);
+  EXPECT_TRUE(out.is_error);
+  EXPECT_EQ(out.content,
+            "started\nExit code: 124\nThe command timed out after 1 s and was killed, with every "
+            "process it "
+            "started. Run something quicker, or give a longer timeout (at most 600 s).");
+  EXPECT_TRUE(gone_within(std::string("sleep\0", 6) + arg + std::string("\0", 1),
+                          std::chrono::seconds(10)));
+  // The run goes on: the next call works.
+  EXPECT_EQ(run(tool, t, "echo again").content, "again\nExit code: 0");
+}
+
+TEST_P(BashToolTest, LongOutputKeepsHeadAndTail) {
+  TempTree t;
+  BashTool tool = make_tool(t, GetParam(), false, 100);
+  ToolOutput out = run(tool, t, "seq 1 10000");
+  // 48,894 bytes; the first 50 and the last 50 characters are kept.
+  EXPECT_EQ(out.content.substr(0, 20), "1\n2\n3\n4\n5\n6\n7\n8\n9\n10");
+  EXPECT_NE(out.content.find("\n[... 48794 bytes of output cut here; the first 50 and last 50 "
+                             "characters are kept ...]\n"),
+            std::string::npos)
+      << out.content;
+  EXPECT_EQ(out.content.substr(out.content.size() - 28), "9998\n9999\n10000\nExit code: 0");
+}
+
+TEST_P(BashToolTest, RefusalIsCountedAndNamesTheRule) {
+  TempTree t;
+  BashTool tool = make_tool(t, GetParam());
+  ToolOutput first = run(tool, t, "echo x > /etc/passwd");
+  ToolOutput second = run(tool, t, "sudo ls");
+  EXPECT_TRUE(first.is_error);
+  EXPECT_EQ(first.refusal_rule, "write-outside-tree");
+  EXPECT_EQ(second.refusal_rule, "privilege-escalation");
+  EXPECT_EQ(t.ctx().refusals, 2);
+  EXPECT_NE(first.content.find("The work tree is " + t.root().string()), std::string::npos)
+      << first.content;
+  EXPECT_NE(second.content.find("Refusals so far in this run: 2."), std::string::npos)
+      << second.content;
+}
+
+INSTANTIATE_TEST_SUITE_P(SandboxOnAndOff, BashToolTest, ::testing::Values(true, false),
+                         [](const auto& info) { return info.param ? "Sandboxed" : "Unsandboxed"; });
+
+TEST(BashSandbox, RefusesAWriteOutsideTheTreeThatTheGuardCannotSee) {
+  SKIP_WITHOUT_SANDBOX();
+  TempTree t;
+  BashTool tool = make_tool(t, true);
+  // Outside the tree and outside /tmp (the sandbox's /tmp is private): the build folder.
+  std::string outside = std::string(MECHA_BINARY_DIR) + "/sandbox-probe-" + unique_sleep() + ".txt";
+  t.write("target.txt", outside);
+  ToolOutput out = run(tool, t, "p=$(cat target.txt); echo x > \"$p\"");
+  EXPECT_FALSE(std::filesystem::exists(outside));
+  EXPECT_NE(out.content.find("Read-only file system"), std::string::npos) << out.content;
+  EXPECT_NE(out.content.find("Exit code: 1"), std::string::npos) << out.content;
+  // Inside the tree and in /tmp, writes work.
+  EXPECT_EQ(run(tool, t, "echo y > inside.txt && echo z > /tmp/t && cat /tmp/t").content,
+            "z\nExit code: 0");
+  EXPECT_EQ(t.read("inside.txt"), "y\n");
+}
+
+TEST(BashSandbox, HasNoNetworkUnlessTheConfigAllowsIt) {
+  SKIP_WITHOUT_SANDBOX();
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(fd, 16), 0);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  int port = ntohs(addr.sin_port);
+
+  TempTree t;
+  t.write("target.txt", fmt::format("/dev/tcp/127.0.0.1/{}", port));
+  const std::string connect = "t=$(cat target.txt); : < \"$t\" && echo connected";
+  BashTool closed = make_tool(t, true, /*network=*/false);
+  ToolOutput out = run(closed, t, connect);
+  EXPECT_EQ(out.content.find("connected"), std::string::npos) << out.content;
+  EXPECT_NE(out.content.find("Exit code: 1"), std::string::npos) << out.content;
+
+  BashTool open = make_tool(t, true, /*network=*/true);
+  EXPECT_EQ(run(open, t, connect).content, "connected\nExit code: 0");
+  ::close(fd);
+}
+
+TEST(BashSandbox, HidesSecretLocations) {
+  SKIP_WITHOUT_SANDBOX();
+  TempTree t;
+  std::filesystem::create_directories(t.base() / "home/.ssh");
+  std::ofstream(t.base() / "home/.ssh/id_rsa") << "PRIVATE";
+  auto policy = guard::default_policy(t.root().string(), (t.base() / "home").string());
+  BashSettings s;
+  BashTool tool(std::move(*guard::CommandGuard::create(policy)), s);
+  t.write("target.txt", (t.base() / "home/.ssh/id_rsa").string());
+  ToolOutput out = run(tool, t, "cat \"$(cat target.txt)\"");
+  EXPECT_EQ(out.content.find("PRIVATE"), std::string::npos) << out.content;
+}
+
+TEST(CapOutput, KeepsShortOutputWholeAndMakesItValid) {
+  EXPECT_EQ(cap_output("abc", "", 0, 10), "abc");
+  EXPECT_EQ(cap_output("a\xff"
+                       "b",
+                       "", 0, 10),
+            "a\xEF\xBF\xBD"
+            "b");
+  EXPECT_EQ(cap_output("0123456789abcdef", "", 0, 10),
+            "01234\n[... 6 bytes of output cut here; the first 5 and last 5 characters are kept "
+            "...]\nbcdef");
+  EXPECT_EQ(
+      cap_output("héllo wörld", "", 0, 4),
+      "hé\n[... 8 bytes of output cut here; the first 2 and last 2 characters are kept ...]\nld");
+  EXPECT_EQ(cap_output("head", "tail", 1000, 100),
+            "head\n[... 1000 bytes of output cut here; the first 50 and last 50 characters are "
+            "kept ...]\ntail");
+}
+
+TEST(BashTool, WithoutBubblewrapEveryCallIsRefusedInOneLine) {
+  if (sandbox_available().ok()) GTEST_SKIP() << "bubblewrap works here";
+  TempTree t;
+  BashTool tool = make_tool(t, true);
+  ToolOutput out = run(tool, t, "echo hi");
+  EXPECT_TRUE(out.is_error);
+  EXPECT_EQ(out.content.find('\n'), std::string::npos) << out.content;
+}
+
+TEST(BashSettings, StrictConfig) {
+  auto read = [](const char* text) {
+    auto table = toml::parse(text, std::string("c.toml"));
+    auto s = bash_settings(table, {"MY_KEY_VAR"});
+    return s.ok() ? std::string("ok") : s.message();
+  };
+  EXPECT_EQ(read("[sandbox]\nmode = \"off\"\nnetwork = true\n[bash]\nmax_timeout_s = "
+                 "60\ndefault_timeout_s = 30\n"),
+            "ok");
+  EXPECT_EQ(read("[sandbox]\nmode = \"none\"\n"),
+            "c.toml:2: key 'mode' in [sandbox] must be \"bwrap\" or \"off\"");
+  EXPECT_EQ(read("[sandbox]\nnet = true\n"),
+            "c.toml:2: unknown key 'net' in [sandbox] (keys: mode, network, pass_env, set_env)");
+  EXPECT_EQ(read("[sandbox]\npass_env = [\"PATH\", \"ANTHROPIC_API_KEY\"]\n"),
+            "c.toml:2: [sandbox] pass_env names ANTHROPIC_API_KEY, which holds a credential; "
+            "commands never get "
+            "mecha's keys");
+  EXPECT_EQ(read("[bash]\ntimeout = 3\n"),
+            "c.toml:2: unknown key 'timeout' in [bash] (keys: default_timeout_s, max_output_chars, "
+            "max_timeout_s)");
+  EXPECT_EQ(read("[bash]\ndefault_timeout_s = 700\n"),
+            "c.toml:1: [bash] default_timeout_s is above max_timeout_s");
+}
+
+}  // namespace
+}  // namespace mecha::tools
