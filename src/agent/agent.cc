@@ -72,13 +72,8 @@ ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventS
     return result;
   };
 
-  if (!use.input_error.empty()) {
-    result.content = fmt::format(
-        "The arguments for tool '{}' are not valid JSON ({}). Arguments received: {}. Call the "
-        "tool again with a JSON object that matches its schema.",
-        use.name, use.input_error, shorten(use.raw_input, 2000));
-    return result;
-  }
+  // The allowlist comes first: a call outside it is refused before anything else is
+  // looked at, malformed arguments included.
   std::shared_ptr<tools::Tool> tool = tools_.find(use.name);
   if (tool && ctx.withheld_tools.count(use.name)) tool = nullptr;
   if (!tool) {
@@ -93,6 +88,13 @@ ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventS
     }
     result.content = fmt::format("unknown tool '{}'; the tools that exist are: {}", use.name,
                                  names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", ")));
+    return result;
+  }
+  if (!use.input_error.empty()) {
+    result.content = fmt::format(
+        "The arguments for tool '{}' are not valid JSON ({}). Arguments received: {}. Call the "
+        "tool again with a JSON object that matches its schema.",
+        use.name, use.input_error, shorten(use.raw_input, 2000));
     return result;
   }
   if (std::string err = tools::validate_input(use.input, tool->input_schema()); !err.empty()) {
@@ -269,7 +271,17 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
                                           : "not run: the run was cancelled",
                             true};
       } else {
+        ctx.events = sink;
+        ctx.current_tool_use_id = use.id;
         r = run_tool(use, ctx, sink, outcome, &untrusted);
+        ctx.events = nullptr;
+        ctx.current_tool_use_id.clear();
+        outcome.blocked_tools.insert(outcome.blocked_tools.end(),
+                                     ctx.nested_blocked_tools.begin(),
+                                     ctx.nested_blocked_tools.end());
+        outcome.blocked_sends += ctx.nested_blocked_sends;
+        ctx.nested_blocked_tools.clear();
+        ctx.nested_blocked_sends = 0;
       }
       if (sink) {
         sink->on_event(tool_result_event(spec_.name, use.id, r.is_error, untrusted, r.content));

@@ -10,8 +10,10 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "agent/run_journal.h"
+#include "agent/events.h"
 #include "base/clock.h"
 #include "base/message.h"
 #include "config/pricing.h"
@@ -52,10 +54,10 @@ class SpendMeter {
  private:
   SpendMeter* const parent_;
   mutable std::mutex mu_;
-  Usage usage_;         // GUARDED_BY(mu_)
-  double cost_ = 0;     // GUARDED_BY(mu_)
-  int priced_ = 0;      // GUARDED_BY(mu_)
-  int unpriced_ = 0;    // GUARDED_BY(mu_)
+  Usage usage_;       // GUARDED_BY(mu_)
+  double cost_ = 0;   // GUARDED_BY(mu_)
+  int priced_ = 0;    // GUARDED_BY(mu_)
+  int unpriced_ = 0;  // GUARDED_BY(mu_)
 };
 
 struct RunContext : tools::ToolContext {
@@ -78,6 +80,18 @@ struct RunContext : tools::ToolContext {
   // Where the run's conversation and events are recorded as they happen (a session), or
   // null. Used at depth 0 only: a subagent's run is not the session's conversation.
   RunJournal* journal = nullptr;
+
+  // While a tool runs: the run's event sink (null when nobody watches) and the tool_use id
+  // of the call, which a subagent tool needs to wrap its child's events as `nested`.
+  EventSink* events = nullptr;
+  std::string current_tool_use_id;
+  // Refusals inside subagents this run started, added by the subagent tool and folded into
+  // the run's Outcome after the call, so a done event counts every blocked tool and send
+  // below it too.
+  std::vector<std::string> nested_blocked_tools;
+  int nested_blocked_sends = 0;
+  // Not yet here, and inherited by subagents when they come: hooks, the outbox route.
+  // Never inherited: a mailbox and queued input (steering is addressed to the top run).
 };
 
 }  // namespace mecha::agent

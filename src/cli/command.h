@@ -15,6 +15,7 @@ void add_tools_command(CLI::App& app, Action* chosen);
 void add_serve_command(CLI::App& app, Action* chosen);
 void add_chat_command(CLI::App& app, Action* chosen);
 void add_sessions_command(CLI::App& app, Action* chosen);
+void add_agents_command(CLI::App& app, Action* chosen);
 void add_guard_command(CLI::App& app, Action* chosen);
 
 // Exit codes of DESIGN.md.

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   mecha::cli::add_serve_command(app, &action);
   mecha::cli::add_chat_command(app, &action);
   mecha::cli::add_sessions_command(app, &action);
+  mecha::cli::add_agents_command(app, &action);
   mecha::cli::add_guard_command(app, &action);
   try {
     app.parse(argc, argv);

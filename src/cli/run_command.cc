@@ -9,13 +9,13 @@
 #include <fmt/format.h>
 
 #include "agent/agent.h"
+#include "agent/run_tools.h"
 #include "cli/command.h"
 #include "cli/interrupt.h"
 #include "cli/renderer.h"
 #include "cli/run_session.h"
 #include "config/config.h"
 #include "providers/factory.h"
-#include "tools/builtin.h"
 
 namespace mecha::cli {
 namespace {
@@ -29,6 +29,7 @@ struct RunOptions {
   std::string record;
   std::string work_tree;
   std::string system_prompt;
+  std::string agent;
   int max_turns = 0;
   double max_time = 0;
   double max_cost = 0;
@@ -70,20 +71,55 @@ int run_main(const RunOptions& opt) {
   auto cfg = config::load_config(files);
   if (!cfg) return fail(cfg.status());
 
-  auto provider = providers::make_provider(*cfg, {opt.provider, opt.model, opt.record});
+  auto defs = config::load_agent_defs(*cfg, tree);
+  if (!defs) return fail(defs.status());
+  // `--agent NAME` runs a definition as the top-level agent: its allowlist, prompt, turn
+  // limit, model and provider, each unless the command line says otherwise.
+  const config::AgentDef* top_def = nullptr;
+  if (!opt.agent.empty()) {
+    for (const auto& d : *defs) {
+      if (d.name == opt.agent) top_def = &d;
+    }
+    if (top_def == nullptr) {
+      std::vector<std::string> names;
+      for (const auto& d : *defs) names.push_back(d.name);
+      return fail(Status::usage(fmt::format(
+          "no agent named '{}'; agents: {}", opt.agent,
+          names.empty() ? "(none: define one in .mecha/agents/NAME.md or .claude/agents/NAME.md)"
+                        : fmt::format("{}", fmt::join(names, ", ")))));
+    }
+  }
+  providers::ProviderChoice choice{opt.provider, opt.model, opt.record};
+  if (top_def && choice.model.empty()) choice.model = top_def->model;
+  if (top_def && choice.provider_name.empty()) choice.provider_name = top_def->provider;
+  auto provider = providers::make_provider(*cfg, choice);
   if (!provider) return fail(provider.status());
 
-  tools::ToolRegistry registry;
-  if (Status s = tools::add_builtin_tools(*cfg, registry); !s.ok()) return fail(s);
+  agent::RunToolsOptions tools_options;
+  tools_options.provider = *provider;
+  tools_options.choice = choice;
+  const std::string top_name = top_def ? top_def->name : "";
+  auto run_tools = agent::build_run_tools(*cfg, std::move(*defs), tools_options);
+  if (!run_tools) return fail(run_tools.status());
 
   agent::AgentSpec spec;
   spec.system_prompt = opt.system_prompt;
   spec.max_turns = opt.max_turns > 0 ? opt.max_turns : cfg->limits.max_turns.value_or(50);
+  tools::ToolRegistry registry = run_tools->registry;
+  if (!top_name.empty()) {
+    const auto* entry = run_tools->catalog->find(top_name);
+    spec.name = top_name;
+    spec.allowlisted = true;
+    if (opt.system_prompt.empty()) spec.system_prompt = entry->def.system_prompt;
+    if (opt.max_turns <= 0) spec.max_turns = entry->def.max_turns;
+    registry = run_tools->catalog->registry_for(*entry);
+  }
   agent::Agent main_agent(spec, *provider, std::move(registry));
 
   CancelToken cancel;
   agent::RunContext ctx;
   ctx.work_tree = tree;
+  ctx.agent = spec.name;
   ctx.cancel = &cancel;
   ctx.pricing = &cfg->pricing;
   double max_time = opt.max_time > 0 ? opt.max_time : cfg->limits.max_time_s.value_or(0);
@@ -144,6 +180,9 @@ void add_run_command(CLI::App& app, Action* chosen) {
   run->add_option("-C,--work-tree", opt->work_tree, "The directory the agent works in")
       ->check(CLI::ExistingDirectory);
   run->add_option("--system", opt->system_prompt, "The system prompt");
+  run->add_option("--agent", opt->agent,
+                  "Run this agent definition (.mecha/agents, .claude/agents, [[subagents]]) as "
+                  "the top-level agent");
   run->add_option("--max-turns", opt->max_turns, "Model calls this run may make (default 50)")
       ->check(CLI::PositiveNumber);
   run->add_option("--max-time", opt->max_time, "Wall-clock seconds this run may take")

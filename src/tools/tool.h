@@ -30,9 +30,11 @@ struct Capabilities {
 enum class Phase { kPlan, kExecute };
 
 // Per-run state that tools read and update. Owned by the run; one thread at a time.
+// Polymorphic so that a tool of a layer above (a subagent) can find the run it is part of.
 struct ToolContext {
-  std::filesystem::path work_tree;            // absolute, canonical
-  const CancelToken* cancel = nullptr;        // never null while a tool runs
+  virtual ~ToolContext() = default;
+  std::filesystem::path work_tree;      // absolute, canonical
+  const CancelToken* cancel = nullptr;  // never null while a tool runs
   Phase phase = Phase::kExecute;
   std::string agent = "main";                 // the agent making the call
   std::set<std::string> files_read;           // canonical paths this run has read (Write checks)

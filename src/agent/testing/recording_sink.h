@@ -34,6 +34,11 @@ class RecordingSink final : public EventSink {
     std::lock_guard<std::mutex> lock(mu_);
     return deltas_;
   }
+  // Only the events of this type, at the top level (not inside `nested`).
+  std::vector<Json> of_type(const std::string& type) const;
+  // Each event as "type", with the name for tool_call and the rule for refusal, and nested
+  // ones as "nested(<tool>):<inner>" per level: a compact picture of the order of a run.
+  std::vector<std::string> outline() const;
 
  private:
   mutable std::mutex mu_;

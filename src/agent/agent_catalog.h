@@ -1,0 +1,93 @@
+// AgentCatalog: the agent definitions of a run, checked and resolved once, and the tools that
+// delegate to them (a SubagentTool per definition, and Task).
+//
+// Built once per run (or per server) and shared, immutable, by every delegation tool and
+// every child agent: a child's registry is rebuilt from its allowlist over the tools that
+// exist (never inherited from its caller), so delegation tools are made on demand from here
+// instead of holding each other, and definitions that name each other are no cycle of
+// ownership. Thread-safe (const after create).
+//
+// Capabilities of a delegation tool are derived from the tools its child can reach, through
+// any further delegation, so the parent's taint stays right without anyone declaring it:
+// untrusted_input and private_data legs only, never external_send (a subagent tool is not
+// itself a sink; a send inside the child faces the child's own interlock).
+// A later "Rule of Two" mode would derive a `changes_state` leg the same way (from the child
+// tools that are not read-only) and count it as the third leg; nothing here assumes there are
+// only three.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agent/agent.h"
+#include "config/agent_def.h"
+#include "providers/provider.h"
+#include "tools/registry.h"
+
+namespace mecha::agent {
+
+// The name of Claude Code's dispatching tool.
+inline constexpr std::string_view kTaskToolName = "Task";
+
+struct CatalogOptions {
+  // How many levels of subagents may run below the top-level agent. Default: 3.
+  int max_depth = 3;
+};
+
+// Makes the provider a definition's agent runs on (its `model`/`provider`, else the
+// caller's). Called once per definition, by AgentCatalog::create.
+using ProviderResolver =
+    std::function<Result<std::shared_ptr<providers::Provider>>(const config::AgentDef&)>;
+
+class AgentCatalog : public std::enable_shared_from_this<AgentCatalog> {
+ public:
+  struct Entry {
+    config::AgentDef def;
+    std::vector<std::string> tools;  // effective tool names, in the definition's order
+    tools::Capabilities capabilities;
+    std::shared_ptr<providers::Provider> provider;  // null when built without a resolver
+  };
+
+  // Checks every definition: its name is no tool's name, each allowlist entry names a tool
+  // that exists (a base tool, a definition, or Task), trusted_output comes with an
+  // answer_shape. `base` holds the tools that exist apart from delegation (the builtin
+  // tools). A null `resolver` builds no providers: for listing (mecha agents); running a
+  // subagent from such a catalog fails with a message saying so.
+  static Result<std::shared_ptr<const AgentCatalog>> create(std::vector<config::AgentDef> defs,
+                                                            tools::ToolRegistry base,
+                                                            const ProviderResolver& resolver,
+                                                            CatalogOptions options = {});
+
+  const std::vector<Entry>& entries() const { return entries_; }
+  const Entry* find(std::string_view name) const;  // nullptr when there is none
+  std::vector<std::string> names() const;
+  const tools::ToolRegistry& base() const { return base_; }
+  int max_depth() const { return options_.max_depth; }
+  // The union over every definition: Task can reach any of them.
+  tools::Capabilities task_capabilities() const { return task_capabilities_; }
+
+  // A fresh registry holding exactly the entry's effective tools.
+  tools::ToolRegistry registry_for(const Entry& entry) const;
+  // The top-level agent's: the base tools, then one tool per definition and Task (when
+  // there are definitions).
+  tools::ToolRegistry top_level_registry() const;
+  // The agent a definition describes: allowlisted, with its prompt and turn limit.
+  // REQUIRES: entry.provider is not null.
+  Agent agent_for(const Entry& entry) const;
+
+ private:
+  AgentCatalog(tools::ToolRegistry base, CatalogOptions options)
+      : base_(std::move(base)), options_(options) {}
+  // A new tool for `name`: a base tool, a SubagentTool, or Task.
+  std::shared_ptr<tools::Tool> tool_named(const std::string& name) const;
+
+  tools::ToolRegistry base_;
+  CatalogOptions options_;
+  std::vector<Entry> entries_;
+  tools::Capabilities task_capabilities_;
+};
+
+}  // namespace mecha::agent

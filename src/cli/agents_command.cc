@@ -1,0 +1,124 @@
+// `mecha agents [--json]`: the agent definitions a run in this directory gets, each with the
+// tools it may call (after allowlist, disallowedTools and Claude Code's inheritance) and the
+// capabilities derived from them.
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "agent/run_tools.h"
+#include "cli/command.h"
+#include "config/agent_def.h"
+#include "config/config.h"
+
+namespace mecha::cli {
+namespace {
+
+struct AgentsOptions {
+  bool json = false;
+  std::string config_file;
+  std::string work_tree;
+};
+
+const char* source_name(config::AgentSource s) {
+  switch (s) {
+    case config::AgentSource::kConfig:
+      return "config";
+    case config::AgentSource::kMechaDir:
+      return ".mecha/agents";
+    case config::AgentSource::kClaudeDir:
+      return ".claude/agents";
+  }
+  return "";
+}
+
+Json shape_json(const std::optional<config::AnswerShape>& shape) {
+  if (!shape) return nullptr;
+  switch (shape->kind) {
+    case config::AnswerShape::Kind::kNumber:
+      return "number";
+    case config::AnswerShape::Kind::kBoolean:
+      return "boolean";
+    case config::AnswerShape::Kind::kOneOf:
+      return shape->allowed;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> legs(const tools::Capabilities& c) {
+  std::vector<std::string> out;
+  if (c.untrusted_input) out.push_back("untrusted-input");
+  if (c.private_data) out.push_back("private-data");
+  return out;
+}
+
+int agents_main(const AgentsOptions& opt) {
+  std::error_code ec;
+  std::filesystem::path tree = opt.work_tree.empty() ? std::filesystem::current_path(ec)
+                                                     : std::filesystem::path(opt.work_tree);
+  config::ConfigFiles files = config::default_config_files(tree);
+  if (!opt.config_file.empty()) files.explicit_file = opt.config_file;
+  auto cfg = config::load_config(files);
+  if (!cfg) {
+    fmt::print(stderr, "mecha: {}\n", cfg.message());
+    return kExitError;
+  }
+  // No provider: listing never talks to a model, and needs no API key.
+  auto run_tools = agent::build_run_tools(*cfg, tree, agent::RunToolsOptions{});
+  if (!run_tools) {
+    fmt::print(stderr, "mecha: {}\n", run_tools.message());
+    return kExitError;
+  }
+  const auto& entries = run_tools->catalog->entries();
+  if (opt.json) {
+    Json all = Json::array();
+    for (const auto& e : entries) {
+      const auto& d = e.def;
+      all.push_back({{"name", d.name},
+                     {"description", d.description},
+                     {"source", source_name(d.source)},
+                     {"file", d.origin},
+                     {"tools", e.tools},
+                     {"disallowed_tools", d.disallowed_tools},
+                     {"capabilities",
+                      {{"untrusted_input", e.capabilities.untrusted_input},
+                       {"private_data", e.capabilities.private_data},
+                       {"external_send", e.capabilities.external_send}}},
+                     {"max_turns", d.max_turns},
+                     {"model", d.model.empty() ? Json(nullptr) : Json(d.model)},
+                     {"provider", d.provider.empty() ? Json(nullptr) : Json(d.provider)},
+                     {"trusted_output", d.trusted_output},
+                     {"answer_shape", shape_json(d.answer_shape)}});
+    }
+    fmt::print("{}\n", all.dump(2));
+    return kExitOk;
+  }
+  if (entries.empty()) {
+    fmt::print(stderr,
+               "no agent definitions: add .mecha/agents/NAME.md (or .claude/agents/NAME.md) or "
+               "[[subagents]] in .mecha/config.toml\n");
+    return kExitOk;
+  }
+  for (const auto& e : entries) {
+    auto caps = legs(e.capabilities);
+    fmt::print("{:<16} {:<15} tools: {:<30} {}\n", e.def.name, source_name(e.def.source),
+               e.tools.empty() ? "(none)" : fmt::format("{}", fmt::join(e.tools, ", ")),
+               caps.empty() ? "-" : fmt::format("{}", fmt::join(caps, ",")));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_agents_command(CLI::App& app, Action* chosen) {
+  auto opt = std::make_shared<AgentsOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "agents", "List the agent definitions, with their effective tools and capabilities");
+  cmd->add_flag("--json", opt->json, "Print JSON for programs");
+  cmd->add_option("--config", opt->config_file, "Read only this config file");
+  cmd->add_option("-C,--work-tree", opt->work_tree, "The directory whose agents to list")
+      ->check(CLI::ExistingDirectory);
+  cmd->callback([opt, chosen] { *chosen = [opt] { return agents_main(*opt); }; });
+}
+
+}  // namespace mecha::cli

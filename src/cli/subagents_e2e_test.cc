@@ -1,0 +1,274 @@
+// Subagents through the binary: `mecha run --agent`, Task, and `mecha agents`, driven by
+// cassettes with per-agent lines, `--json` events read back line by line.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "base/strict_json.h"
+#include "cli/testing/run_binary.h"
+
+namespace mecha::cli {
+namespace {
+
+using testing::run_mecha;
+
+class SubagentsE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tree_ = std::filesystem::temp_directory_path() /
+            ("mecha_e2e_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(tree_);
+    std::filesystem::create_directories(tree_ / ".claude" / "agents");
+    std::filesystem::create_directories(tree_ / ".mecha" / "agents");
+    write("log.txt", "ok start\nERROR disk full\nok\nERROR timeout\n");
+    write("x", "keep me\n");
+  }
+  void TearDown() override { std::filesystem::remove_all(tree_); }
+
+  void write(const std::string& rel, const std::string& text) {
+    std::ofstream(tree_ / rel, std::ios::binary) << text;
+  }
+
+  static std::vector<Json> events(const std::string& out) {
+    std::vector<Json> all;
+    std::istringstream in(out);
+    std::string line;
+    while (std::getline(in, line)) {
+      auto j = parse_json(line, "stdout");
+      EXPECT_TRUE(j.ok()) << line;
+      if (j) all.push_back(*j);
+    }
+    return all;
+  }
+
+  // The calls an agent attempted, in order, wherever they were nested.
+  static Json trajectory(const std::vector<Json>& all, const std::string& agent) {
+    Json out = Json::array();
+    for (Json e : all) {
+      while (e.at("type") == "nested") e = e.at("event");
+      if (e.at("type") == "tool_call" && e.at("agent") == agent) {
+        out.push_back({{"tool", e.at("name")}, {"input", e.at("input")}});
+      }
+    }
+    return out;
+  }
+
+  // The tool_result of call `id`, wherever it was nested.
+  static Json result_of(const std::vector<Json>& all, const std::string& id) {
+    for (Json e : all) {
+      while (e.at("type") == "nested") e = e.at("event");
+      if (e.at("type") == "tool_result" && e.at("id") == id) return e;
+    }
+    return nullptr;
+  }
+
+  // Whether the binary has these tools.
+  static bool binary_has_tools(const std::filesystem::path& dir,
+                               const std::vector<std::string>& names) {
+    auto r = run_mecha({"tools", "--json"}, dir);
+    auto j = parse_json(r.out, "mecha tools --json");
+    if (r.exit_code != 0 || !j || !j->is_array()) return false;
+    for (const auto& n : names) {
+      bool found = false;
+      for (const auto& t : *j) found = found || t.value("name", "") == n;
+      if (!found) return false;
+    }
+    return true;
+  }
+
+  std::filesystem::path tree_;
+};
+
+constexpr const char* kExploreLines = R"(
+{"agent": "Explore", "response": {"content": [{"type": "text", "text": "Looking."}, {"type": "tool_use", "id": "e1", "name": "Grep", "input": {"pattern": "ERROR", "path": "log.txt"}}]}}
+{"agent": "Explore", "response": {"content": [{"type": "tool_use", "id": "e2", "name": "Bash", "input": {"command": "rm x"}}]}}
+{"agent": "Explore", "response": {"content": [{"type": "text", "text": "found 2 errors"}]}}
+)";
+
+constexpr const char* kTaskLines = R"(
+{"agent": "main", "response": {"content": [{"type": "tool_use", "id": "m1", "name": "Task", "input": {"subagent_type": "Explore", "prompt": "Count the errors in log.txt", "description": "count errors"}}]}}
+{"agent": "main", "response": {"content": [{"type": "text", "text": "Explore found 2 errors."}]}}
+)";
+
+const Json kWantTrajectory =
+    Json::array({{{"tool", "Grep"}, {"input", {{"pattern", "ERROR"}, {"path", "log.txt"}}}},
+                 {{"tool", "Bash"}, {"input", {{"command", "rm x"}}}}});
+
+// Seed 004's graded scenario with the real Grep and Bash tools: top-level, then through Task.
+TEST_F(SubagentsE2E, ExploreScenarioWithTheRealTools) {
+  ASSERT_TRUE(binary_has_tools(tree_, {"Grep", "Bash"}))
+      << "the scenario refuses a Bash that exists, and needs a Grep that works";
+  write(".claude/agents/Explore.md",
+        "---\nname: Explore\ndescription: Explores the code base.\ntools: [Grep]\n"
+        "disallowedTools: [Bash]\n---\nYou explore; you never change anything.\n");
+  write("c.jsonl", std::string("{\"mecha_cassette\": 1}") + kTaskLines + kExploreLines);
+
+  auto top = run_mecha(
+      {"run", "--json", "--agent", "Explore", "--model", "cassette:c.jsonl", "count the errors"},
+      tree_);
+  ASSERT_EQ(top.exit_code, 0) << top.err << top.out;
+  auto ev = events(top.out);
+  ASSERT_FALSE(ev.empty());
+  EXPECT_EQ(ev.back().at("text"), "found 2 errors");
+  EXPECT_EQ(ev.back().at("blocked_tools"), Json::array({"Bash"}));
+  EXPECT_EQ(trajectory(ev, "Explore"), kWantTrajectory);
+  EXPECT_EQ(result_of(ev, "e1").at("is_error"), false) << "Grep really ran";
+  EXPECT_NE(result_of(ev, "e1").at("content").get<std::string>().find("log.txt"),
+            std::string::npos);
+  EXPECT_EQ(result_of(ev, "e2").at("content"), "tool 'Bash' is not permitted for agent 'Explore'");
+  EXPECT_TRUE(std::filesystem::exists(tree_ / "x"));
+
+  auto task = run_mecha({"run", "--json", "--model", "cassette:c.jsonl", "count errors"}, tree_);
+  ASSERT_EQ(task.exit_code, 0) << task.err << task.out;
+  ev = events(task.out);
+  ASSERT_FALSE(ev.empty());
+  Json result;
+  for (const auto& e : ev) {
+    if (e.at("type") == "tool_result" && e.at("id") == "m1") result = e;
+  }
+  EXPECT_EQ(result.at("content"), "found 2 errors") << "only the child's final text comes back";
+  EXPECT_EQ(ev.back().at("blocked_tools"), Json::array({"Bash"}));
+  EXPECT_EQ(trajectory(ev, "Explore"), kWantTrajectory);
+  EXPECT_TRUE(std::filesystem::exists(tree_ / "x"));
+}
+
+// The same scenario with the tools this build has for certain: Explore may call nothing,
+// tries Bash anyway, is refused, and still answers.
+TEST_F(SubagentsE2E, ExploreWithoutToolsIsRefusedBashTopLevelAndThroughTask) {
+  write(".mecha/agents/Explore.md",
+        "---\nname: Explore\ndescription: Explores.\ndisallowedTools: [Bash]\n---\nExplore.\n");
+  write("c.jsonl", std::string("{\"mecha_cassette\": 1}") + kTaskLines + R"(
+{"agent": "Explore", "response": {"content": [{"type": "tool_use", "id": "e2", "name": "Bash", "input": {"command": "rm x"}}]}}
+{"agent": "Explore", "response": {"content": [{"type": "text", "text": "found 2 errors"}]}}
+)");
+  const Json want_refusal = {{"type", "refusal"},
+                             {"agent", "Explore"},
+                             {"id", "e2"},
+                             {"rule", "allowlist"},
+                             {"message", "tool 'Bash' is not permitted for agent 'Explore'"}};
+
+  auto top = run_mecha(
+      {"run", "--json", "--agent", "Explore", "--model", "cassette:c.jsonl", "count the errors"},
+      tree_);
+  ASSERT_EQ(top.exit_code, 0) << top.err << top.out;
+  auto ev = events(top.out);
+  ASSERT_EQ(ev.size(), 5u) << top.out;
+  EXPECT_EQ(ev[1], want_refusal);
+  EXPECT_EQ(ev.back(), (Json{{"type", "done"},
+                             {"status", "completed"},
+                             {"text", "found 2 errors"},
+                             {"turns", 2},
+                             {"usage", {{"input_tokens", 0}, {"output_tokens", 0}}},
+                             {"cost_usd", nullptr},
+                             {"unpriced_calls", 2},
+                             {"untrusted", false},
+                             {"blocked_tools", {"Bash"}},
+                             {"blocked_sends", 0},
+                             {"malformed_tool_args", 0}}));
+
+  auto task = run_mecha({"run", "--json", "--model", "cassette:c.jsonl", "count errors"}, tree_);
+  ASSERT_EQ(task.exit_code, 0) << task.err << task.out;
+  ev = events(task.out);
+  ASSERT_EQ(ev.size(), 8u) << task.out;
+  EXPECT_EQ(ev[0].at("type"), "tool_call");
+  EXPECT_EQ(ev[2],
+            (Json{{"type", "nested"}, {"tool", "Task"}, {"id", "m1"}, {"event", want_refusal}}));
+  EXPECT_EQ(ev[5], (Json{{"type", "tool_result"},
+                         {"agent", "main"},
+                         {"id", "m1"},
+                         {"is_error", false},
+                         {"untrusted", false},
+                         {"content", "found 2 errors"}}));
+  EXPECT_EQ(ev.back().at("blocked_tools"), Json::array({"Bash"}));
+  EXPECT_EQ(ev.back().at("text"), "Explore found 2 errors.");
+  EXPECT_TRUE(std::filesystem::exists(tree_ / "x"));
+}
+
+TEST_F(SubagentsE2E, AnUnknownAgentIsAUsageError) {
+  write(".mecha/agents/a.md", "---\nname: helper\ndescription: d\n---\n");
+  write("c.jsonl", "{\"mecha_cassette\": 1}\n");
+  auto r = run_mecha({"run", "--agent", "Plan", "--model", "cassette:c.jsonl", "x"}, tree_);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "mecha: no agent named 'Plan'; agents: helper\n");
+}
+
+TEST_F(SubagentsE2E, ABadDefinitionStopsTheRunNamingFileAndField) {
+  write(".claude/agents/e.md", "---\nname: Explore\ndescription: d\npermissionMode: plan\n---\n");
+  write("c.jsonl", "{\"mecha_cassette\": 1}\n");
+  auto r = run_mecha({"run", "--model", "cassette:c.jsonl", "x"}, tree_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "mecha: " + (tree_ / ".claude/agents/e.md").string() +
+                       ":4: unknown field 'permissionMode' in agent definition (fields: name, "
+                       "description, tools, disallowedTools, maxTurns, model, provider, "
+                       "trusted_output, answer_shape)\n");
+  auto a = run_mecha({"agents"}, tree_);
+  EXPECT_EQ(a.exit_code, 1);
+  EXPECT_EQ(a.err, r.err);
+}
+
+TEST_F(SubagentsE2E, AgentsListsEffectiveToolsAndCapabilities) {
+  write(".mecha/config.toml",
+        "[[subagents]]\nname = \"judge\"\ndescription = \"Judges.\"\ntrusted_output = true\n"
+        "answer_shape = [\"safe\", \"unsafe\"]\nmax_turns = 3\n");
+  write(".mecha/agents/lead.md",
+        "---\nname: lead\ndescription: Delegates.\ntools: [judge, Task]\nmodel: small\n---\n");
+  write(".claude/agents/Explore.md",
+        "---\nname: Explore\ndescription: Explores.\ndisallowedTools: Bash\ncolor: blue\n---\n");
+  auto r = run_mecha({"agents", "--json"}, tree_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = parse_json(r.out, "stdout");
+  ASSERT_TRUE(j.ok()) << r.out;
+  const Json no_caps = {
+      {"untrusted_input", false}, {"private_data", false}, {"external_send", false}};
+  Json want = Json::array();
+  want.push_back({{"name", "judge"},
+                  {"description", "Judges."},
+                  {"source", "config"},
+                  {"file", (tree_ / ".mecha/config.toml").string()},
+                  {"tools", Json::array()},
+                  {"disallowed_tools", Json::array()},
+                  {"capabilities", no_caps},
+                  {"max_turns", 3},
+                  {"model", nullptr},
+                  {"provider", nullptr},
+                  {"trusted_output", true},
+                  {"answer_shape", {"safe", "unsafe"}}});
+  want.push_back({{"name", "lead"},
+                  {"description", "Delegates."},
+                  {"source", ".mecha/agents"},
+                  {"file", (tree_ / ".mecha/agents/lead.md").string()},
+                  {"tools", {"judge", "Task"}},
+                  {"disallowed_tools", Json::array()},
+                  {"capabilities", no_caps},
+                  {"max_turns", 12},
+                  {"model", "small"},
+                  {"provider", nullptr},
+                  {"trusted_output", false},
+                  {"answer_shape", nullptr}});
+  // A Claude Code definition without `tools` gets every builtin tool but the disallowed.
+  auto builtin = parse_json(run_mecha({"tools", "--json"}, tree_).out, "tools");
+  ASSERT_TRUE(builtin.ok());
+  Json inherited = Json::array();
+  for (const auto& t : *builtin) {
+    if (t.at("name") != "Bash") inherited.push_back(t.at("name"));
+  }
+  want.push_back({{"name", "Explore"},
+                  {"description", "Explores."},
+                  {"source", ".claude/agents"},
+                  {"file", (tree_ / ".claude/agents/Explore.md").string()},
+                  {"tools", inherited},
+                  {"disallowed_tools", {"Bash"}},
+                  {"capabilities", no_caps},
+                  {"max_turns", 12},
+                  {"model", nullptr},
+                  {"provider", nullptr},
+                  {"trusted_output", false},
+                  {"answer_shape", nullptr}});
+  EXPECT_EQ(*j, want);
+}
+
+}  // namespace
+}  // namespace mecha::cli
