@@ -65,13 +65,13 @@ class SessionsCli : public ::testing::Test {
 };
 
 constexpr const char* kTwoTurns = R"({"mecha_cassette": 1}
-{"response": {"content": [{"type": "text", "text": "Looking."}, {"type": "tool_use", "id": "t1", "name": "Grep", "input": {"pattern": "ERROR"}}], "usage": {"input_tokens": 1000000, "output_tokens": 0}}}
+{"response": {"content": [{"type": "text", "text": "Looking."}, {"type": "tool_use", "id": "t1", "name": "Grope", "input": {"pattern": "ERROR"}}], "usage": {"input_tokens": 1000000, "output_tokens": 0}}}
 {"response": {"content": [{"type": "text", "text": "found 2 errors"}], "usage": {"input_tokens": 1000000, "output_tokens": 0}}}
 )";
 
 // Checks that the resumed request holds the first run's tool result.
 constexpr const char* kFollowUp = R"({"mecha_cassette": 1}
-{"expect": {"last_tool_result_contains": "unknown tool 'Grep'"}, "response": {"content": [{"type": "text", "text": "still 2"}], "usage": {"input_tokens": 10, "output_tokens": 1}}}
+{"expect": {"last_tool_result_contains": "unknown tool 'Grope'"}, "response": {"content": [{"type": "text", "text": "still 2"}], "usage": {"input_tokens": 10, "output_tokens": 1}}}
 )";
 
 constexpr const char* kPricing = R"([pricing."cassette"]
@@ -121,9 +121,9 @@ turns: 3 · cost: unpriced (3 unpriced calls) · untrusted: no
 
 > find errors in log.txt
 Looking.
-● Grep(pattern="ERROR")
+● Grope(pattern="ERROR")
   ⎿ error [t1]:
-    unknown tool 'Grep'; the tools that exist are: (none)
+    unknown tool 'Grope'; the tools that exist are: Read, Write, Edit, Glob, Grep, Bash
 found 2 errors
 ── run ended: completed · 2 turns · cost unknown
 ── run started TIME (pid N), resumed
