@@ -265,6 +265,7 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
       if (sink) sink->on_event(tool_call_event(spec_.name, use.id, use.name, use.input));
       ToolResultBlock r;
       bool untrusted = false;
+      const bool private_before = ctx.taint.private_data;
       if (cancelled()) {
         r = ToolResultBlock{use.id,
                             out_of_time() ? "not run: the run reached its time limit"
@@ -284,7 +285,10 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
         ctx.nested_blocked_sends = 0;
       }
       if (sink) {
-        sink->on_event(tool_result_event(spec_.name, use.id, r.is_error, untrusted, r.content));
+        Json ev = tool_result_event(spec_.name, use.id, r.is_error, untrusted, r.content);
+        // The private label goes into the session so a resumed run keeps that leg too.
+        if (!private_before && ctx.taint.private_data) ev["private"] = true;
+        sink->on_event(ev);
       }
       results.blocks.push_back(std::move(r));
     }

@@ -75,7 +75,9 @@ TEST(Trifecta, PromptInjectionSendIsBlockedHeadless) {
   auto results = sink.of_type("tool_result");
   ASSERT_EQ(results.size(), 3u);
   EXPECT_EQ(results[0], tool_result_event("main", "t1", false, true, testing::kAttackerText));
-  EXPECT_EQ(results[1], tool_result_event("main", "t2", false, false, testing::kPrivateText));
+  Json private_result = tool_result_event("main", "t2", false, false, testing::kPrivateText);
+  private_result["private"] = true;  // the leg it arms, kept by the session
+  EXPECT_EQ(results[1], private_result);
   EXPECT_EQ(results[2], tool_result_event("main", "t3", true, false, kBlockedSend));
 
   // The done event says why: a blocked send, in a run that read untrusted content.

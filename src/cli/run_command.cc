@@ -151,6 +151,7 @@ int run_main(const RunOptions& opt) {
   ctx.journal = (*session)->journal();
   // A resumed conversation holds what earlier runs read: the taint carries over (seed 002).
   ctx.taint.untrusted = (*session)->untrusted();
+  ctx.taint.private_data = (*session)->private_data();
 
   agent::Conversation conv(std::move(*messages));
   InterruptScope interrupts(&cancel);

@@ -34,6 +34,8 @@ class RunSession {
   Result<std::vector<Message>> conversation() const { return session_->conversation(); }
   // True once the session's log holds an untrusted tool result (from any run of it).
   bool untrusted() const { return session_->untrusted(); }
+  // True once the session's log holds a result of a tool that reads private data.
+  bool private_data() const { return session_->private_data(); }
   // Records run_end with the outcome's status, turns, cost and limit.
   Status finish(const agent::Outcome& outcome);
 

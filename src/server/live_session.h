@@ -25,6 +25,7 @@ class LiveSession {
   LiveSession(std::unique_ptr<store::Session> log, std::vector<Message> conversation)
       : log_(std::move(log)), conversation_(std::move(conversation)) {
     taint_.untrusted = log_->untrusted();
+    taint_.private_data = log_->private_data();
   }
   LiveSession(const LiveSession&) = delete;
   LiveSession& operator=(const LiveSession&) = delete;

@@ -80,6 +80,8 @@ class ConversationBuilder::Impl {
     MECHA_RETURN_IF_ERROR(obj->get("is_error", &b.is_error));
     MECHA_RETURN_IF_ERROR(obj->get("untrusted", &untrusted));
     MECHA_RETURN_IF_ERROR(obj->get_optional("agent", &agent));
+    bool private_data = false;
+    MECHA_RETURN_IF_ERROR(obj->get_optional("private", &private_data));
     MECHA_RETURN_IF_ERROR(obj->finish());
     // Only a result for a call of the last assistant message belongs in the conversation;
     // the first one logged for a call wins.

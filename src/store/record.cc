@@ -62,12 +62,14 @@ Record Record::tool_call(std::string_view agent, std::string_view id, std::strin
 }
 
 Record Record::tool_result(std::string_view agent, std::string_view id, bool is_error,
-                           bool untrusted, std::string_view content) {
-  return make(RecordKind::kToolResult, Json{{"agent", agent},
-                                            {"id", id},
-                                            {"is_error", is_error},
-                                            {"untrusted", untrusted},
-                                            {"content", content}});
+                           bool untrusted, std::string_view content, bool private_data) {
+  Json body{{"agent", agent},
+            {"id", id},
+            {"is_error", is_error},
+            {"untrusted", untrusted},
+            {"content", content}};
+  if (private_data) body["private"] = true;
+  return make(RecordKind::kToolResult, std::move(body));
 }
 
 Record Record::refusal(std::string_view agent, std::string_view id, std::string_view rule,
@@ -90,6 +92,12 @@ Record Record::note(std::string_view agent, std::string_view text) {
 
 Record Record::run_start(Json body) { return make(RecordKind::kRunStart, std::move(body)); }
 Record Record::run_end(Json body) { return make(RecordKind::kRunEnd, std::move(body)); }
+
+bool Record::private_result() const {
+  if (kind != RecordKind::kToolResult || !body.is_object()) return false;
+  auto it = body.find("private");
+  return it != body.end() && (!it->is_boolean() || it->get<bool>());
+}
 
 bool Record::untrusted_result() const {
   if (kind != RecordKind::kToolResult || !body.is_object()) return false;

@@ -7,7 +7,8 @@
 //   user_message       {"message": <message>}                  a prompt or follow-up
 //   assistant_message  {"agent", "message": <message>}         the model's reply, tool calls
 //   included tool_call          {"agent", "id", "name", "input"}         a tool is about to run
-//   tool_result        {"agent", "id", "is_error", "untrusted", "content"}
+//   tool_result        {"agent", "id", "is_error", "untrusted", "content", "private"?}
+//                      ("private": true when the tool reads the user's private data)
 //   refusal            {"agent", "id", "rule", "message"}
 //   usage              {"agent", "model", "usage": <usage>, "cost_usd": number|null}   one model
 //   call note               {"agent", "text"} run_start          {"pid", "prompt", ...} free-form,
@@ -55,7 +56,7 @@ struct Record {
   static Record tool_call(std::string_view agent, std::string_view id, std::string_view name,
                           const Json& input);
   static Record tool_result(std::string_view agent, std::string_view id, bool is_error,
-                            bool untrusted, std::string_view content);
+                            bool untrusted, std::string_view content, bool private_data = false);
   static Record refusal(std::string_view agent, std::string_view id, std::string_view rule,
                         std::string_view message);
   static Record usage(std::string_view agent, std::string_view model, const Usage& usage,
@@ -66,6 +67,8 @@ struct Record {
 
   // True for a tool_result labelled untrusted (seed 002: the label is the log's, for good).
   bool untrusted_result() const;
+  // True for a tool_result of a tool that reads private data.
+  bool private_result() const;
 };
 
 // One line of `mecha sessions export`: {"seq", "at" (ISO 8601 UTC), "kind", "body"}.

@@ -233,6 +233,20 @@ bool Session::untrusted() const {
   return false;
 }
 
+bool Session::private_data() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const StoredRecord& r : log_) {
+    // Only tool results can carry the label; the cheap text test spares parsing the rest.
+    if (r.kind != RecordKind::kToolResult || r.body.find("\"private\"") == std::string::npos) {
+      continue;
+    }
+    auto parsed = parse_stored(r, id_);
+    // A label that cannot be read counts as private: never read as clean.
+    if (!parsed || parsed->private_result()) return true;
+  }
+  return false;
+}
+
 Result<std::vector<Message>> Session::conversation() const {
   std::lock_guard<std::mutex> lock(mu_);
   // Only the records the conversation is made of are parsed, one at a time.
@@ -480,7 +494,10 @@ Status SessionStore::append_locked(const std::string& id, const Record& r,
   SessionSummary delta;
   summarize({r}, &delta);
   auto upd = db_.prepare(
-      "UPDATE sessions SET records = records + 1, updated_ms = ?, turns = turns + ?, "
+      // updated_ms is kept strictly increasing across the store, so "last" is the session
+      // written last even when two writes fall in one millisecond.
+      "UPDATE sessions SET records = records + 1, "
+      "updated_ms = MAX(?, (SELECT MAX(updated_ms) FROM sessions) + 1), turns = turns + ?, "
       "cost_usd = cost_usd + ?, priced_calls = priced_calls + ?, "
       "unpriced_calls = unpriced_calls + ?, untrusted = MAX(untrusted, ?) WHERE id = ?");
   if (!upd) return upd.status();

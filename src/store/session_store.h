@@ -99,6 +99,9 @@ class Session {
   int64_t record_count() const;
   // True once any tool_result in the log is labelled untrusted; never false again.
   bool untrusted() const;
+  // True once any tool_result in the log came from a tool that reads private data; with
+  // untrusted() it restores a resumed run's taint, so the interlock holds across runs.
+  bool private_data() const;
   // The conversation for the model (conversation_log.h).
   Result<std::vector<Message>> conversation() const;
 

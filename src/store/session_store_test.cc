@@ -127,6 +127,30 @@ TEST(SessionStore, UntrustedHoldsAfterReopenAndNeverClears) {
   EXPECT_TRUE(sum->untrusted);
 }
 
+TEST(SessionStore, PrivateDataHoldsAfterReopen) {
+  TempDir dir;
+  auto path = dir.path() / "s.db";
+  std::string id;
+  {
+    auto store = open_store(path);
+    auto s = store->create("t");
+    ASSERT_TRUE(s.ok());
+    id = (*s)->id();
+    ASSERT_TRUE((*s)->append(Record::tool_result("main", "a", false, false, "clean")).ok());
+    EXPECT_FALSE((*s)->private_data());
+    ASSERT_TRUE((*s)->append(Record::tool_result("main", "b", false, false, "mail", true)).ok());
+    EXPECT_TRUE((*s)->private_data());
+  }
+  auto store = open_store(path);
+  auto s = store->open_session(id);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE((*s)->private_data());
+  EXPECT_FALSE((*s)->untrusted());
+  // The labelled result still rebuilds into the conversation.
+  auto conv = (*s)->conversation();
+  ASSERT_TRUE(conv.ok()) << conv.message();
+}
+
 TEST(SessionStore, SummaryColumnsEqualWhatTheRecordsSay) {
   TempDir dir;
   auto store = open_store(dir.path() / "s.db");
