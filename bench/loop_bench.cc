@@ -15,10 +15,13 @@ namespace {
 std::string cassette_text(int turns) {
   std::string text = "{\"mecha_cassette\": 1}\n";
   for (int i = 0; i < turns - 1; ++i) {
-    text += R"({"response": {"content": [{"type": "tool_use", "id": "t)" + std::to_string(i) +
-            R"(", "name": "Noop", "input": {}}], "usage": {"input_tokens": 10, "output_tokens": 2}}})" "\n";
+    text +=
+        R"({"response": {"content": [{"type": "tool_use", "id": "t)" + std::to_string(i) +
+        R"(", "name": "Noop", "input": {}}], "usage": {"input_tokens": 10, "output_tokens": 2}}})"
+        "\n";
   }
-  text += R"({"response": {"content": [{"type": "text", "text": "done"}]}})" "\n";
+  text += R"({"response": {"content": [{"type": "text", "text": "done"}]}})"
+          "\n";
   return text;
 }
 
@@ -42,7 +45,8 @@ void BM_LoopTurns(benchmark::State& state) {
     state.ResumeTiming();
     auto start = std::chrono::steady_clock::now();
     Outcome o = agent.run(ctx, conv, nullptr);
-    total_us += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    total_us +=
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     if (o.turns != turns) state.SkipWithError("wrong number of turns");
   }
   state.counters["us_per_turn"] = total_us / (static_cast<double>(turns) * state.iterations());

@@ -79,15 +79,16 @@ ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventS
   if (!tool) {
     if (spec_.allowlisted) {
       outcome.blocked_tools.push_back(use.name);
-      return refuse("allowlist", fmt::format("tool '{}' is not permitted for agent '{}'", use.name,
-                                             spec_.name));
+      return refuse("allowlist",
+                    fmt::format("tool '{}' is not permitted for agent '{}'", use.name, spec_.name));
     }
     std::vector<std::string> names;
     for (const auto& t : tools_.all()) {
       if (!ctx.withheld_tools.count(t->name())) names.push_back(t->name());
     }
-    result.content = fmt::format("unknown tool '{}'; the tools that exist are: {}", use.name,
-                                 names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", ")));
+    result.content =
+        fmt::format("unknown tool '{}'; the tools that exist are: {}", use.name,
+                    names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", ")));
     return result;
   }
   if (!use.input_error.empty()) {
@@ -116,8 +117,9 @@ ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventS
                                             {"agent", spec_.name},
                                             {"tool", use.name},
                                             {"input", use.input},
-                                            {"reason", "the run has read both untrusted and "
-                                                       "private content"}});
+                                            {"reason",
+                                             "the run has read both untrusted and "
+                                             "private content"}});
     }
     if (!approved) {
       ++outcome.blocked_sends;
@@ -277,8 +279,7 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
         r = run_tool(use, ctx, sink, outcome, &untrusted);
         ctx.events = nullptr;
         ctx.current_tool_use_id.clear();
-        outcome.blocked_tools.insert(outcome.blocked_tools.end(),
-                                     ctx.nested_blocked_tools.begin(),
+        outcome.blocked_tools.insert(outcome.blocked_tools.end(), ctx.nested_blocked_tools.begin(),
                                      ctx.nested_blocked_tools.end());
         outcome.blocked_sends += ctx.nested_blocked_sends;
         ctx.nested_blocked_tools.clear();

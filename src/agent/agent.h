@@ -54,8 +54,7 @@ Json done_event(const Outcome& outcome);
 
 class Agent {
  public:
-  Agent(AgentSpec spec, std::shared_ptr<providers::Provider> provider,
-        tools::ToolRegistry tools);
+  Agent(AgentSpec spec, std::shared_ptr<providers::Provider> provider, tools::ToolRegistry tools);
 
   // Runs until the model ends its turn. `conv` must end with the user's message.
   Outcome run(RunContext& ctx, Conversation& conv, EventSink* sink) const;

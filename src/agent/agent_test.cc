@@ -20,7 +20,8 @@ constexpr const char* kHeader = R"({"mecha_cassette": 1})";
 
 std::string tool_line(const std::string& id, const std::string& name, const std::string& input) {
   return R"({"response": {"content": [{"type": "tool_use", "id": ")" + id + R"(", "name": ")" +
-         name + R"(", "input": )" + input + R"(}], "usage": {"input_tokens": 10, "output_tokens": 5}}})";
+         name + R"(", "input": )" + input +
+         R"(}], "usage": {"input_tokens": 10, "output_tokens": 5}}})";
 }
 std::string text_line(const std::string& text) {
   return R"({"response": {"content": [{"type": "text", "text": ")" + text +
@@ -28,8 +29,8 @@ std::string text_line(const std::string& text) {
 }
 
 struct Fixture {
-  explicit Fixture(const std::vector<std::string>& lines, tools::ToolRegistry registry =
-                                                              testing::loop_test_registry()) {
+  explicit Fixture(const std::vector<std::string>& lines,
+                   tools::ToolRegistry registry = testing::loop_test_registry()) {
     std::string text = std::string(kHeader) + "\n";
     for (std::string l : lines) {
       std::replace(l.begin(), l.end(), '\n', ' ');  // one cassette line per entry
@@ -37,7 +38,8 @@ struct Fixture {
     }
     auto c = providers::CassetteProvider::parse(text, "test.jsonl");
     EXPECT_TRUE(c.ok()) << c.message();
-    provider = std::make_shared<CheckingProvider>(std::shared_ptr<providers::Provider>(std::move(*c)));
+    provider =
+        std::make_shared<CheckingProvider>(std::shared_ptr<providers::Provider>(std::move(*c)));
     AgentSpec spec;
     spec.max_turns = 10;
     agent = std::make_unique<Agent>(spec, provider, std::move(registry));
@@ -106,8 +108,8 @@ TEST(AgentLoop, UnknownToolIsNamedWithTheToolsThatExist) {
   Fixture f({tool_line("t1", "Grep", R"({"pattern": "x"})"), text_line("ok")});
   f.run();
   EXPECT_EQ(f.result_for("t1"),
-            (ToolResultBlock{"t1", "unknown tool 'Grep'; the tools that exist are: Echo, Fail, Noop",
-                             true}));
+            (ToolResultBlock{
+                "t1", "unknown tool 'Grep'; the tools that exist are: Echo, Fail, Noop", true}));
 }
 
 TEST(AgentLoop, SchemaMismatchNamesTheFieldAndWhatWasExpected) {
@@ -115,12 +117,14 @@ TEST(AgentLoop, SchemaMismatchNamesTheFieldAndWhatWasExpected) {
              text_line("ok")});
   f.run();
   EXPECT_EQ(f.result_for("t1"),
-            (ToolResultBlock{"t1", "invalid input for tool 'Echo': field \"text\": expected string, got integer",
-                             true}));
-  EXPECT_EQ(f.result_for("t2"),
-            (ToolResultBlock{"t2",
-                             "invalid input for tool 'Echo': field \"text\" (string) is required but missing",
-                             true}));
+            (ToolResultBlock{
+                "t1", "invalid input for tool 'Echo': field \"text\": expected string, got integer",
+                true}));
+  EXPECT_EQ(
+      f.result_for("t2"),
+      (ToolResultBlock{
+          "t2", "invalid input for tool 'Echo': field \"text\" (string) is required but missing",
+          true}));
 }
 
 TEST(AgentLoop, AFailingToolGivesAnErrorResultAndTheLoopGoesOn) {
@@ -132,8 +136,9 @@ TEST(AgentLoop, AFailingToolGivesAnErrorResultAndTheLoopGoesOn) {
 }
 
 TEST(AgentLoop, MalformedArgumentsAreCountedAndShownToTheModel) {
-  Fixture f({R"({"response": {"content": [{"type": "tool_use", "id": "t1", "name": "Echo", "input": {}, "raw_input": "{\"text\": \"hi", "input_error": "unexpected end of input"}]}})",
-             text_line("ok")});
+  Fixture f(
+      {R"({"response": {"content": [{"type": "tool_use", "id": "t1", "name": "Echo", "input": {}, "raw_input": "{\"text\": \"hi", "input_error": "unexpected end of input"}]}})",
+       text_line("ok")});
   Outcome o = f.run();
   EXPECT_EQ(o.malformed_tool_args, 1);
   EXPECT_EQ(f.result_for("t1").content,
@@ -164,9 +169,10 @@ TEST(AgentLoop, CancellingDuringAToolStopsItAndAnswersTheRestAsNotRun) {
   auto started = std::make_shared<std::atomic<bool>>(false);
   tools::ToolRegistry registry = testing::loop_test_registry();
   ASSERT_TRUE(registry.add(testing::make_hang_tool(started)).ok());
-  Fixture f({R"({"response": {"content": [{"type": "tool_use", "id": "h", "name": "Hang", "input": {}}, {"type": "tool_use", "id": "n", "name": "Noop", "input": {}}]}})",
-             text_line("never")},
-            std::move(registry));
+  Fixture f(
+      {R"({"response": {"content": [{"type": "tool_use", "id": "h", "name": "Hang", "input": {}}, {"type": "tool_use", "id": "n", "name": "Noop", "input": {}}]}})",
+       text_line("never")},
+      std::move(registry));
   std::thread canceller([&] {
     while (!started->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     f.cancel.cancel();

@@ -8,11 +8,12 @@ Json text_event(std::string_view agent, std::string_view text) {
 
 Json tool_call_event(std::string_view agent, std::string_view id, std::string_view name,
                      const Json& input) {
-  return Json{{"type", "tool_call"}, {"agent", agent}, {"id", id}, {"name", name}, {"input", input}};
+  return Json{
+      {"type", "tool_call"}, {"agent", agent}, {"id", id}, {"name", name}, {"input", input}};
 }
 
-Json tool_result_event(std::string_view agent, std::string_view id, bool is_error,
-                       bool untrusted, std::string_view content) {
+Json tool_result_event(std::string_view agent, std::string_view id, bool is_error, bool untrusted,
+                       std::string_view content) {
   return Json{{"type", "tool_result"}, {"agent", agent},         {"id", id},
               {"is_error", is_error},  {"untrusted", untrusted}, {"content", content}};
 }

@@ -24,8 +24,8 @@ class EventSink {
 Json text_event(std::string_view agent, std::string_view text);
 Json tool_call_event(std::string_view agent, std::string_view id, std::string_view name,
                      const Json& input);
-Json tool_result_event(std::string_view agent, std::string_view id, bool is_error,
-                       bool untrusted, std::string_view content);
+Json tool_result_event(std::string_view agent, std::string_view id, bool is_error, bool untrusted,
+                       std::string_view content);
 Json refusal_event(std::string_view agent, std::string_view id, std::string_view rule,
                    std::string_view message);
 Json nested_event(std::string_view tool, std::string_view id, const Json& event);

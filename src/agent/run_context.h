@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "agent/run_journal.h"
 #include "agent/events.h"
+#include "agent/run_journal.h"
 #include "base/clock.h"
 #include "base/message.h"
 #include "config/pricing.h"

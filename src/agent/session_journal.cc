@@ -60,8 +60,7 @@ void SessionJournal::record_event(const Json& event) {
     if (results_seen_.count(id)) return;
     results_seen_.insert(id);
     (void)append(store::Record::tool_result(agent, id, flag(event, "is_error", true),
-                                            flag(event, "untrusted", true),
-                                            field(event, "content"),
+                                            flag(event, "untrusted", true), field(event, "content"),
                                             flag(event, "private", false)));
   } else if (type == "refusal") {
     (void)append(store::Record::refusal(agent, field(event, "id"), field(event, "rule"),

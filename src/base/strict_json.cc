@@ -30,9 +30,9 @@ Result<Json> parse_json(std::string_view text, const std::string& where) {
   try {
     return Json::parse(text.begin(), text.end());
   } catch (const Json::parse_error& e) {
-    return Status::error(fmt::format("{}: invalid JSON at byte {}: {}", where, e.byte,
-                                     std::string_view(e.what()).substr(
-                                         std::string_view(e.what()).find(':') + 2)));
+    return Status::error(
+        fmt::format("{}: invalid JSON at byte {}: {}", where, e.byte,
+                    std::string_view(e.what()).substr(std::string_view(e.what()).find(':') + 2)));
   }
 }
 
@@ -59,7 +59,8 @@ bool StrictObject::has(std::string_view key) const { return j_->contains(key); }
 namespace {
 
 Status wrong_type(const std::string& where, const char* expected, const Json& got) {
-  return Status::error(fmt::format("{}: expected {}, got {}", where, expected, json_type_name(got)));
+  return Status::error(
+      fmt::format("{}: expected {}, got {}", where, expected, json_type_name(got)));
 }
 
 Status convert(const Json& v, const std::string& where, std::string* out) {

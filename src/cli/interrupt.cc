@@ -1,7 +1,7 @@
 #include "cli/interrupt.h"
 
-#include <csignal>
 #include <unistd.h>
+#include <csignal>
 
 #include <atomic>
 

@@ -38,8 +38,8 @@ std::string summarize_input(const Json& input, size_t width) {
   if (input.is_object()) {
     for (const auto& [k, v] : input.items()) {
       if (!out.empty()) out += ", ";
-      std::string val = v.is_string() ? Json(first_line(v.get<std::string>(), width)).dump()
-                                      : v.dump();
+      std::string val =
+          v.is_string() ? Json(first_line(v.get<std::string>(), width)).dump() : v.dump();
       out += k + "=" + val;
       if (out.size() > width) break;
     }
@@ -117,7 +117,8 @@ void HumanRenderer::render(const Json& event, int depth) {
                  reset);
     }
   } else if (type == "refusal") {
-    fmt::print(err_, "{}  {}⎿ refused by rule '{}'{}\n", indent, red, event.value("rule", ""), reset);
+    fmt::print(err_, "{}  {}⎿ refused by rule '{}'{}\n", indent, red, event.value("rule", ""),
+               reset);
   } else if (type == "note") {
     fmt::print(err_, "{}{}note: {}{}\n", indent, dim, event.value("text", ""), reset);
   } else if (type == "done") {
@@ -133,7 +134,8 @@ void HumanRenderer::render(const Json& event, int depth) {
         std::fflush(out_);
       }
     } else if (status == "limits_exceeded") {
-      fmt::print(err_, "{}mecha: stopped: limit reached: {}{}\n", red, event.value("limit", ""), reset);
+      fmt::print(err_, "{}mecha: stopped: limit reached: {}{}\n", red, event.value("limit", ""),
+                 reset);
     } else if (status == "cancelled") {
       fmt::print(err_, "mecha: cancelled\n");
     } else {
@@ -143,7 +145,8 @@ void HumanRenderer::render(const Json& event, int depth) {
     std::string cost = event["cost_usd"].is_number()
                            ? fmt::format("${:.4f}", event["cost_usd"].get<double>())
                            : std::string("cost unknown");
-    if (event.value("unpriced_calls", 0) > 0 && event["cost_usd"].is_number()) cost += " + unpriced calls";
+    if (event.value("unpriced_calls", 0) > 0 && event["cost_usd"].is_number())
+      cost += " + unpriced calls";
     fmt::print(err_, "{}{} turns · {} in / {} out tokens · {}{}\n", dim, event.value("turns", 0),
                usage.value("input_tokens", 0), usage.value("output_tokens", 0), cost, reset);
   }

@@ -53,15 +53,16 @@ int fail(const Status& s) {
 
 // True when both descriptors are the same terminal, so what one shows the other need not.
 bool same_terminal(int a, int b) {
-  struct stat sa {}, sb {};
+  struct stat sa {
+  }, sb{};
   return isatty(a) && isatty(b) && fstat(a, &sa) == 0 && fstat(b, &sb) == 0 &&
          sa.st_rdev == sb.st_rdev;
 }
 
 int run_main(const RunOptions& opt) {
   std::error_code ec;
-  std::filesystem::path tree =
-      opt.work_tree.empty() ? std::filesystem::current_path(ec) : std::filesystem::path(opt.work_tree);
+  std::filesystem::path tree = opt.work_tree.empty() ? std::filesystem::current_path(ec)
+                                                     : std::filesystem::path(opt.work_tree);
   tree = std::filesystem::canonical(tree, ec);
   if (ec) return fail(Status::usage(fmt::format("work tree {}: {}", opt.work_tree, ec.message())));
   if (opt.task.empty()) return fail(Status::usage("the task is empty: mecha run \"what to do\""));
@@ -125,8 +126,9 @@ int run_main(const RunOptions& opt) {
   double max_time = opt.max_time > 0 ? opt.max_time : cfg->limits.max_time_s.value_or(0);
   if (max_time > 0) {
     ctx.max_time_s = max_time;
-    ctx.deadline = ctx.clock->now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                          std::chrono::duration<double>(max_time));
+    ctx.deadline =
+        ctx.clock->now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                               std::chrono::duration<double>(max_time));
   }
   double max_cost = opt.max_cost > 0 ? opt.max_cost : cfg->limits.max_cost_usd.value_or(0);
   if (max_cost > 0) ctx.max_cost_usd = max_cost;

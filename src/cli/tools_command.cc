@@ -18,7 +18,8 @@ struct ToolsOptions {
 
 std::string one_line(const std::string& description) {
   size_t end = description.find_first_of(".\n");
-  return description.substr(0, end == std::string::npos ? description.size() : end + (description[end] == '.'));
+  return description.substr(
+      0, end == std::string::npos ? description.size() : end + (description[end] == '.'));
 }
 
 int tools_main(const ToolsOptions& opt) {
@@ -58,7 +59,8 @@ int tools_main(const ToolsOptions& opt) {
     if (c.private_data) caps.push_back("private-data");
     if (c.external_send) caps.push_back("external-send");
     fmt::print("{:<12} {:<10} {:<40} {}\n", t->name(), t->read_only() ? "read-only" : "writes",
-               caps.empty() ? "-" : fmt::format("{}", fmt::join(caps, ",")), one_line(t->description()));
+               caps.empty() ? "-" : fmt::format("{}", fmt::join(caps, ",")),
+               one_line(t->description()));
   }
   return kExitOk;
 }

@@ -65,8 +65,8 @@ class TableReader {
   Status finish() const {
     for (const auto& [k, v] : t_) {
       if (!seen_.count(std::string(k.str()))) {
-        return Status::error(fmt::format("{}: unknown key '{}' in {}", where(file_, v), k.str(),
-                                         section_));
+        return Status::error(
+            fmt::format("{}: unknown key '{}' in {}", where(file_, v), k.str(), section_));
       }
     }
     return ok_status();
@@ -83,12 +83,13 @@ class TableReader {
   std::set<std::string> seen_;
 };
 
-Result<const toml::table*> sub_table(const toml::table& t, const char* key,
-                                     const std::string& file, const std::string& section) {
+Result<const toml::table*> sub_table(const toml::table& t, const char* key, const std::string& file,
+                                     const std::string& section) {
   const toml::node* n = t.get(key);
   if (n == nullptr) return static_cast<const toml::table*>(nullptr);
   if (!n->is_table()) {
-    return Status::error(fmt::format("{}: '{}' in {} must be a table", where(file, *n), key, section));
+    return Status::error(
+        fmt::format("{}: '{}' in {} must be a table", where(file, *n), key, section));
   }
   return n->as_table();
 }
@@ -110,16 +111,17 @@ Status read_provider(const std::string& name, const toml::table& t, const std::s
   MECHA_RETURN_IF_ERROR(r.finish());
   if (p->kind.empty() && !whole) return ok_status();
   if (p->kind.empty()) {
-    return Status::error(fmt::format("{}: {} needs kind = \"openai\" or \"anthropic\"",
-                                     where(file, t), section));
+    return Status::error(
+        fmt::format("{}: {} needs kind = \"openai\" or \"anthropic\"", where(file, t), section));
   }
   if (p->kind != "openai" && p->kind != "anthropic") {
-    return Status::error(fmt::format(
-        "{}: unknown provider kind \"{}\" in {} (expected \"openai\" or \"anthropic\")",
-        where(file, *t.get("kind")), p->kind, section));
+    return Status::error(
+        fmt::format("{}: unknown provider kind \"{}\" in {} (expected \"openai\" or \"anthropic\")",
+                    where(file, *t.get("kind")), p->kind, section));
   }
   if (p->base_url.empty()) {
-    p->base_url = p->kind == "anthropic" ? "https://api.anthropic.com/v1" : "https://api.openai.com/v1";
+    p->base_url =
+        p->kind == "anthropic" ? "https://api.anthropic.com/v1" : "https://api.openai.com/v1";
   }
   if (p->api_key_env.empty() && p->kind == "anthropic") p->api_key_env = "ANTHROPIC_API_KEY";
   return ok_status();
@@ -148,7 +150,7 @@ Status read_pricing(const toml::table& t, const std::string& file, PriceTable* t
 }
 
 // Sections interpreted by layers above config (they check their own keys).
-const char* const kDelegatedSections[] = {"subagents", "guard", "sandbox", "bash", "tools",
+const char* const kDelegatedSections[] = {"subagents",   "guard", "sandbox",     "bash",  "tools",
                                           "mcp_servers", "hooks", "permissions", "server"};
 
 Result<Config> interpret(const toml::table& t, const std::string& file, bool whole) {
@@ -166,11 +168,12 @@ Result<Config> interpret(const toml::table& t, const std::string& file, bool who
   if (*providers) {
     for (const auto& [name, node] : **providers) {
       if (!node.is_table()) {
-        return Status::error(fmt::format("{}: [providers.{}] must be a table", where(file, node),
-                                         name.str()));
+        return Status::error(
+            fmt::format("{}: [providers.{}] must be a table", where(file, node), name.str()));
       }
       ProviderConfig p;
-      MECHA_RETURN_IF_ERROR(read_provider(std::string(name.str()), *node.as_table(), file, whole, &p));
+      MECHA_RETURN_IF_ERROR(
+          read_provider(std::string(name.str()), *node.as_table(), file, whole, &p));
       c.providers[p.name] = p;
     }
   }
@@ -182,9 +185,12 @@ Result<Config> interpret(const toml::table& t, const std::string& file, bool who
   if (!limits) return limits.status();
   if (*limits) {
     TableReader r(**limits, file, "[limits]");
-    if ((*limits)->contains("max_turns")) MECHA_RETURN_IF_ERROR(r.get("max_turns", &c.limits.max_turns));
-    if ((*limits)->contains("max_time")) MECHA_RETURN_IF_ERROR(r.get("max_time", &c.limits.max_time_s));
-    if ((*limits)->contains("max_cost")) MECHA_RETURN_IF_ERROR(r.get("max_cost", &c.limits.max_cost_usd));
+    if ((*limits)->contains("max_turns"))
+      MECHA_RETURN_IF_ERROR(r.get("max_turns", &c.limits.max_turns));
+    if ((*limits)->contains("max_time"))
+      MECHA_RETURN_IF_ERROR(r.get("max_time", &c.limits.max_time_s));
+    if ((*limits)->contains("max_cost"))
+      MECHA_RETURN_IF_ERROR(r.get("max_cost", &c.limits.max_cost_usd));
     MECHA_RETURN_IF_ERROR(r.finish());
   }
   if (whole && !c.default_provider.empty() && !c.providers.count(c.default_provider)) {
@@ -218,7 +224,9 @@ void merge_into(toml::table& base, const toml::table& over) {
 
 Result<std::string> read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::error(fmt::format("cannot read config {}: {}", path.string(), std::strerror(errno)));
+  if (!in)
+    return Status::error(
+        fmt::format("cannot read config {}: {}", path.string(), std::strerror(errno)));
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -252,7 +260,8 @@ Result<Config> load_config(const ConfigFiles& files) {
     paths.push_back(*files.explicit_file);
   } else {
     std::error_code ec;
-    if (files.user_file && std::filesystem::exists(*files.user_file, ec)) paths.push_back(*files.user_file);
+    if (files.user_file && std::filesystem::exists(*files.user_file, ec))
+      paths.push_back(*files.user_file);
     if (files.project_file && std::filesystem::exists(*files.project_file, ec)) {
       paths.push_back(*files.project_file);
     }

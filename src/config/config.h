@@ -23,8 +23,9 @@ struct ProviderConfig {
   std::string kind;  // "openai" (chat completions) or "anthropic" (messages)
   std::string base_url;
   std::string model;
-  std::string api_key_env;  // Default: OPENAI_API_KEY / ANTHROPIC_API_KEY by kind; optional for openai
-  int max_retries = 4;      // attempts after the first, for 429, 5xx and connection failures
+  std::string
+      api_key_env;      // Default: OPENAI_API_KEY / ANTHROPIC_API_KEY by kind; optional for openai
+  int max_retries = 4;  // attempts after the first, for 429, 5xx and connection failures
   double connect_timeout_s = 10;
   double stall_timeout_s = 120;  // no bytes for this long mid-stream ends the call
   int max_tokens = 8192;

@@ -57,7 +57,8 @@ TEST(Config, BadFilesGiveOneErrorNamingFileLineAndKey) {
       {"[providers.x]\nmodel = \"m\"\n",
        "config.toml:1: [providers.x] needs kind = \"openai\" or \"anthropic\""},
       {"colour = 1\n", "config.toml:1: unknown key 'colour' in the top level"},
-      {"[limits]\nmax_turns = \"ten\"\n", "config.toml:2: key 'max_turns' in [limits] must be an integer"},
+      {"[limits]\nmax_turns = \"ten\"\n",
+       "config.toml:2: key 'max_turns' in [limits] must be an integer"},
       {"provider = \"nope\"\n", "config.toml: provider = \"nope\" names no [providers.nope] table"},
       {"[providers.x\nkind = 1\n", "config.toml:1:"},
   };
@@ -89,8 +90,8 @@ TEST(Config, ProjectFileWinsKeyByKey) {
   files.explicit_file = dir / "missing.toml";
   auto missing = load_config(files);
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.message(),
-            "cannot read config " + (dir / "missing.toml").string() + ": No such file or directory");
+  EXPECT_EQ(missing.message(), "cannot read config " + (dir / "missing.toml").string() +
+                                   ": No such file or directory");
   std::filesystem::remove_all(dir);
 }
 

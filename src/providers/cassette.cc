@@ -13,8 +13,8 @@ Result<std::vector<std::string>> read_string_list(StrictObject& obj, std::string
   const Json* v = obj.find(key);
   if (v == nullptr) return out;
   if (!v->is_array()) {
-    return Status::error(fmt::format("{}: expected an array of strings, got {}",
-                                     obj.where_of(key), json_type_name(*v)));
+    return Status::error(fmt::format("{}: expected an array of strings, got {}", obj.where_of(key),
+                                     json_type_name(*v)));
   }
   for (const auto& x : *v) {
     if (!x.is_string()) {
@@ -64,7 +64,8 @@ Result<CompletionResponse> parse_response(const Json& j, const std::string& wher
     r.message.blocks.push_back(std::move(b));
   }
   MECHA_RETURN_IF_ERROR(obj->get_optional("stop_reason", &r.stop_reason));
-  if (r.stop_reason.empty()) r.stop_reason = r.message.tool_uses().empty() ? "end_turn" : "tool_use";
+  if (r.stop_reason.empty())
+    r.stop_reason = r.message.tool_uses().empty() ? "end_turn" : "tool_use";
   if (const Json* u = obj->find("usage")) {
     auto usage = usage_from_json(*u, obj->where_of("usage"));
     if (!usage) return usage.status();
@@ -89,7 +90,8 @@ const ToolResultBlock* last_tool_result(const std::vector<Message>& messages) {
 
 Result<std::unique_ptr<CassetteProvider>> CassetteProvider::open(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::error(fmt::format("cannot open cassette {}: {}", path, std::strerror(errno)));
+  if (!in)
+    return Status::error(fmt::format("cannot open cassette {}: {}", path, std::strerror(errno)));
   std::stringstream ss;
   ss << in.rdbuf();
   return parse(ss.str(), path);
@@ -118,9 +120,9 @@ Result<std::unique_ptr<CassetteProvider>> CassetteProvider::parse(std::string_vi
       int64_t version = 0;
       Status st = obj->get("mecha_cassette", &version);
       if (!st.ok()) {
-        return Status::error(fmt::format(
-            "{}: the first line must be the header {{\"mecha_cassette\": 1}} ({})", where,
-            st.message()));
+        return Status::error(
+            fmt::format("{}: the first line must be the header {{\"mecha_cassette\": 1}} ({})",
+                        where, st.message()));
       }
       if (version != 1) {
         return Status::error(
@@ -182,9 +184,9 @@ Status CassetteProvider::check(const CassetteLine& line, const CompletionRequest
   };
   for (const auto& n : e.tools_include) {
     if (!offered_has(n)) {
-      return Status::error(fmt::format(
-          "{}: expectation failed: tools_include \"{}\", but the request offered [{}]", where, n,
-          fmt::join(offered, ", ")));
+      return Status::error(
+          fmt::format("{}: expectation failed: tools_include \"{}\", but the request offered [{}]",
+                      where, n, fmt::join(offered, ", ")));
     }
   }
   for (const auto& n : e.tools_exclude) {

@@ -38,8 +38,7 @@ class CassetteProvider final : public Provider {
   static Result<std::unique_ptr<CassetteProvider>> parse(std::string_view text,
                                                          const std::string& name);
 
-  Result<CompletionResponse> complete(const CompletionRequest& request,
-                                      StreamSink* sink) override;
+  Result<CompletionResponse> complete(const CompletionRequest& request, StreamSink* sink) override;
   std::string model() const override { return "cassette"; }
 
  private:

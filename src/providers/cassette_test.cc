@@ -64,7 +64,8 @@ TEST(Cassette, BadFilesGiveOneErrorNamingTheLine) {
       {"{\"mecha_cassette\": 1}\nnot json\n", "c.jsonl:2: invalid JSON at byte 2: "},
       {"{\"mecha_cassette\": 1}\n{\"response\": {\"content\": []}, \"extra\": 1}\n",
        "c.jsonl:2: unknown field \"extra\""},
-      {"{\"mecha_cassette\": 1}\n{\"response\": {\"content\": [{\"type\": \"text\", \"txt\": \"x\"}]}}\n",
+      {"{\"mecha_cassette\": 1}\n{\"response\": {\"content\": [{\"type\": \"text\", \"txt\": "
+       "\"x\"}]}}\n",
        "c.jsonl:2: response.content[0]: missing field \"text\""},
       {"{\"mecha_cassette\": 1}\n{\"agent\": \"main\"}\n", "c.jsonl:2: missing field \"response\""},
       {"{\"mecha_cassette\": 1}\n{\"response\": {\"content\": []}, \"expect\": {\"tools\": []}}\n",
@@ -96,8 +97,10 @@ TEST(Cassette, ExpectationsAreCheckedBeforeTheResponseIsGiven) {
 )");
   ASSERT_TRUE(c2.ok());
   CompletionRequest with_result = request();
-  with_result.messages.push_back(Message{Role::kAssistant, {ToolUseBlock{"t", "Grep", {}, "", ""}}});
-  with_result.messages.push_back(Message{Role::kUser, {ToolResultBlock{"t", "found 2 errors", false}}});
+  with_result.messages.push_back(
+      Message{Role::kAssistant, {ToolUseBlock{"t", "Grep", {}, "", ""}}});
+  with_result.messages.push_back(
+      Message{Role::kUser, {ToolResultBlock{"t", "found 2 errors", false}}});
   auto ok = (*c2)->complete(with_result, nullptr);
   ASSERT_TRUE(ok.ok()) << ok.message();
   auto bad = (*c2)->complete(request(), nullptr);
@@ -109,7 +112,9 @@ TEST(Cassette, ExpectationsAreCheckedBeforeTheResponseIsGiven) {
 
 TEST(Cassette, RecordedLinesReplay) {
   CompletionResponse r;
-  r.message = Message{Role::kAssistant, {TextBlock{"hi"}, ToolUseBlock{"t1", "Read", Json{{"file_path", "a"}}, "", ""}}};
+  r.message =
+      Message{Role::kAssistant,
+              {TextBlock{"hi"}, ToolUseBlock{"t1", "Read", Json{{"file_path", "a"}}, "", ""}}};
   r.stop_reason = "tool_use";
   r.usage = Usage{1, 2, 0, 0};
   r.model = "m";

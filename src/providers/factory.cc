@@ -18,10 +18,11 @@ Result<const config::ProviderConfig*> pick(const config::Config& config, const s
     if (it == config.providers.end()) {
       std::vector<std::string> names;
       for (const auto& [n, _] : config.providers) names.push_back(n);
-      return Status::usage(fmt::format(
-          "no provider named '{}' in the config ({}); providers: {}", name,
-          config.sources.empty() ? "no config file was found" : fmt::format("{}", fmt::join(config.sources, ", ")),
-          names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", "))));
+      return Status::usage(
+          fmt::format("no provider named '{}' in the config ({}); providers: {}", name,
+                      config.sources.empty() ? "no config file was found"
+                                             : fmt::format("{}", fmt::join(config.sources, ", ")),
+                      names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", "))));
     }
     return &it->second;
   }
@@ -52,10 +53,10 @@ Result<std::shared_ptr<Provider>> make_live(const config::Config& config,
   if (!cfg.api_key_env.empty()) {
     const char* v = std::getenv(cfg.api_key_env.c_str());
     if (v == nullptr || *v == '\0') {
-      return Status::error(fmt::format(
-          "provider '{}' needs an API key: set the environment variable {} (named by "
-          "api_key_env in [providers.{}])",
-          cfg.name, cfg.api_key_env, cfg.name));
+      return Status::error(
+          fmt::format("provider '{}' needs an API key: set the environment variable {} (named by "
+                      "api_key_env in [providers.{}])",
+                      cfg.name, cfg.api_key_env, cfg.name));
     }
     key = v;
   }

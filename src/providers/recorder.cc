@@ -17,7 +17,8 @@ Result<std::unique_ptr<RecordingProvider>> RecordingProvider::create(
   }
   out << Json{{"mecha_cassette", 1}, {"note", "recorded from " + inner->model()}}.dump() << "\n";
   out.flush();
-  return std::unique_ptr<RecordingProvider>(new RecordingProvider(std::move(inner), std::move(out)));
+  return std::unique_ptr<RecordingProvider>(
+      new RecordingProvider(std::move(inner), std::move(out)));
 }
 
 Result<CompletionResponse> RecordingProvider::complete(const CompletionRequest& request,

@@ -17,8 +17,7 @@ class RecordingProvider final : public Provider {
   static Result<std::unique_ptr<RecordingProvider>> create(std::shared_ptr<Provider> inner,
                                                            const std::string& path);
 
-  Result<CompletionResponse> complete(const CompletionRequest& request,
-                                      StreamSink* sink) override;
+  Result<CompletionResponse> complete(const CompletionRequest& request, StreamSink* sink) override;
   std::string model() const override { return inner_->model(); }
 
  private:

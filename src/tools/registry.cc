@@ -30,8 +30,8 @@ Result<ToolRegistry> ToolRegistry::subset(const std::vector<std::string>& names)
   for (const auto& n : names) {
     auto t = find(n);
     if (!t) {
-      return Status::error(fmt::format("no tool named '{}' (tools: {})", n,
-                                       fmt::join(this->names(), ", ")));
+      return Status::error(
+          fmt::format("no tool named '{}' (tools: {})", n, fmt::join(this->names(), ", ")));
     }
     if (!out.find(n)) (void)out.add(t);
   }

@@ -13,7 +13,8 @@ bool has_type(const Json& value, const std::string& type) {
   if (type == "string") return value.is_string();
   if (type == "integer") {
     return value.is_number_integer() || value.is_number_unsigned() ||
-           (value.is_number_float() && value.get<double>() == static_cast<int64_t>(value.get<double>()));
+           (value.is_number_float() &&
+            value.get<double>() == static_cast<int64_t>(value.get<double>()));
   }
   if (type == "number") return value.is_number();
   if (type == "boolean") return value.is_boolean();
@@ -75,20 +76,28 @@ std::string validate_input(const Json& input, const Json& schema) {
       }
     }
     if (v.is_number()) {
-      if (auto m = s.find("minimum"); m != s.end() && m->is_number() && v.get<double>() < m->get<double>()) {
-        return fmt::format("{}: must be at least {}, got {}", field_name(it.path), m->dump(), v.dump());
+      if (auto m = s.find("minimum");
+          m != s.end() && m->is_number() && v.get<double>() < m->get<double>()) {
+        return fmt::format("{}: must be at least {}, got {}", field_name(it.path), m->dump(),
+                           v.dump());
       }
-      if (auto m = s.find("maximum"); m != s.end() && m->is_number() && v.get<double>() > m->get<double>()) {
-        return fmt::format("{}: must be at most {}, got {}", field_name(it.path), m->dump(), v.dump());
+      if (auto m = s.find("maximum");
+          m != s.end() && m->is_number() && v.get<double>() > m->get<double>()) {
+        return fmt::format("{}: must be at most {}, got {}", field_name(it.path), m->dump(),
+                           v.dump());
       }
     }
     if (v.is_string()) {
       size_t n = v.get_ref<const std::string&>().size();
-      if (auto m = s.find("minLength"); m != s.end() && m->is_number_unsigned() && n < m->get<size_t>()) {
-        return fmt::format("{}: must be at least {} characters long", field_name(it.path), m->dump());
+      if (auto m = s.find("minLength");
+          m != s.end() && m->is_number_unsigned() && n < m->get<size_t>()) {
+        return fmt::format("{}: must be at least {} characters long", field_name(it.path),
+                           m->dump());
       }
-      if (auto m = s.find("maxLength"); m != s.end() && m->is_number_unsigned() && n > m->get<size_t>()) {
-        return fmt::format("{}: must be at most {} characters long", field_name(it.path), m->dump());
+      if (auto m = s.find("maxLength");
+          m != s.end() && m->is_number_unsigned() && n > m->get<size_t>()) {
+        return fmt::format("{}: must be at most {} characters long", field_name(it.path),
+                           m->dump());
       }
     }
     if (v.is_object()) {
@@ -96,8 +105,8 @@ std::string validate_input(const Json& input, const Json& schema) {
       if (auto r = s.find("required"); r != s.end() && r->is_array()) {
         for (const auto& name : *r) {
           if (name.is_string() && !v.contains(name.get<std::string>())) {
-            std::string p = it.path.empty() ? name.get<std::string>()
-                                            : it.path + "." + name.get<std::string>();
+            std::string p =
+                it.path.empty() ? name.get<std::string>() : it.path + "." + name.get<std::string>();
             const Json* ps = nullptr;
             if (props != s.end() && props->contains(name.get<std::string>())) {
               ps = &(*props)[name.get<std::string>()];
@@ -120,7 +129,8 @@ std::string validate_input(const Json& input, const Json& schema) {
             if (props != s.end() && props->is_object()) {
               for (const auto& [k, _] : props->items()) known.push_back(k);
             }
-            return fmt::format("field \"{}\" is not accepted (fields: {})", p, fmt::join(known, ", "));
+            return fmt::format("field \"{}\" is not accepted (fields: {})", p,
+                               fmt::join(known, ", "));
           }
           if (extra->is_object()) stack.push_back({&child, &*extra, p, it.depth + 1});
         }

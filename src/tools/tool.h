@@ -36,9 +36,9 @@ struct ToolContext {
   std::filesystem::path work_tree;      // absolute, canonical
   const CancelToken* cancel = nullptr;  // never null while a tool runs
   Phase phase = Phase::kExecute;
-  std::string agent = "main";                 // the agent making the call
-  std::set<std::string> files_read;           // canonical paths this run has read (Write checks)
-  int refusals = 0;                           // guard refusals so far in this run
+  std::string agent = "main";        // the agent making the call
+  std::set<std::string> files_read;  // canonical paths this run has read (Write checks)
+  int refusals = 0;                  // guard refusals so far in this run
 };
 
 struct ToolOutput {

@@ -14,7 +14,8 @@ namespace mecha::agent::testing {
 
 class CheckingProvider final : public providers::Provider {
  public:
-  explicit CheckingProvider(std::shared_ptr<providers::Provider> inner) : inner_(std::move(inner)) {}
+  explicit CheckingProvider(std::shared_ptr<providers::Provider> inner)
+      : inner_(std::move(inner)) {}
 
   Result<providers::CompletionResponse> complete(const providers::CompletionRequest& request,
                                                  providers::StreamSink* sink) override;

@@ -1,8 +1,8 @@
 #include "cli/testing/run_binary.h"
 
 #include <sys/wait.h>
-#include <csignal>
 #include <unistd.h>
+#include <csignal>
 
 #include <cstdlib>
 #include <fstream>
@@ -46,8 +46,8 @@ void TempDir::write(const std::string& name, const std::string& content) const {
   std::ofstream(p, std::ios::binary) << content;
 }
 
-RunningMecha::RunningMecha(const std::vector<std::string>& args,
-                           const std::filesystem::path& cwd, const std::string& stdin_text) {
+RunningMecha::RunningMecha(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                           const std::string& stdin_text) {
   std::string tmpl = (std::filesystem::temp_directory_path() / "mecha-io-XXXXXX").string();
   io_ = mkdtemp(tmpl.data()) ? std::filesystem::path(tmpl) : std::filesystem::path();
   const auto in_path = io_ / "in", out_path = io_ / "out", err_path = io_ / "err";
