@@ -198,9 +198,9 @@ int chat_main(const ChatFlags& flags) {
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
       return report_failure(Status::error(fmt::format("socketpair: {}", std::strerror(errno))));
     }
-    own_daemon->attach(server::UniqueFd(pair[0]));
-    own_thread = std::thread([&] { (void)own_daemon->serve(server::UniqueFd()); });
-    client = server::Client::over(server::UniqueFd(pair[1]), software);
+    own_daemon->attach(UniqueFd(pair[0]));
+    own_thread = std::thread([&] { (void)own_daemon->serve(UniqueFd()); });
+    client = server::Client::over(UniqueFd(pair[1]), software);
   }
   auto finish = [&](int code) {
     if (own_daemon) {

@@ -25,9 +25,9 @@
 #include <set>
 #include <vector>
 
+#include "base/unique_fd.h"
 #include "server/connection.h"
 #include "server/turn.h"
-#include "server/unique_fd.h"
 #include "server/worker_pool.h"
 #include "store/session_store.h"
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "server/unique_fd.h"
+#include "base/unique_fd.h"
 #include "wire/codec.h"
 #include "wire/frame_reader.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "base/result.h"
-#include "server/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace mecha::server {
 

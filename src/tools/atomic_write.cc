@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "tools/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace mecha::tools {
 namespace {

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "tools/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace mecha::tools {
 

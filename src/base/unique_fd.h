@@ -1,4 +1,4 @@
-// UniqueFd: an owned file descriptor, closed when it goes away.
+// UniqueFd: an owned file descriptor, closed when it goes away. Move-only.
 #pragma once
 
 #include <fcntl.h>
@@ -6,7 +6,7 @@
 
 #include <utility>
 
-namespace mecha::tools {
+namespace mecha {
 
 class UniqueFd {
  public:
@@ -26,9 +26,9 @@ class UniqueFd {
 
   int get() const { return fd_; }
   bool valid() const { return fd_ >= 0; }
-  void reset() {
+  void reset(int fd = -1) {
     if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
+    fd_ = fd;
   }
   // Gives up ownership without closing (for a descriptor closed by hand).
   int release_unclosed() { return std::exchange(fd_, -1); }
@@ -39,4 +39,4 @@ class UniqueFd {
   int fd_ = -1;
 };
 
-}  // namespace mecha::tools
+}  // namespace mecha
