@@ -39,7 +39,7 @@ class AnthropicDecoder final : public StreamDecoder {
   std::string_view final_event() const override { return "message_stop"; }
 
   // The assembled answer. REQUIRES: finished()
-  CompletionResponse response() const;
+  CompletionResponse response() const override;
 
  private:
   struct OpenBlock {

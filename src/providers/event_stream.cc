@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "providers/redact.h"
+
 namespace mecha::providers {
 namespace {
 
@@ -49,6 +51,16 @@ Status stream_events(const HttpClient& client, const HttpRequest& request, Strea
       "{}: the stream ended before its final event ({}) after {} events ({} bytes); the last "
       "event was: {}",
       prefix, decoder.final_event(), parser.events(), total, last_event));
+}
+
+Result<CompletionResponse> stream_completion(const HttpClient& client, const HttpRequest& request,
+                                             StreamDecoder& decoder, const std::string& api_key,
+                                             const std::string& model) {
+  Status st = stream_events(client, request, decoder);
+  if (!st.ok()) return Status::error(redact_secrets(st.message(), api_key), st.kind());
+  CompletionResponse r = decoder.response();
+  if (r.model.empty()) r.model = model;
+  return r;
 }
 
 }  // namespace mecha::providers

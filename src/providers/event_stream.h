@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "providers/http.h"
+#include "providers/provider.h"
 #include "providers/sse.h"
 
 namespace mecha::providers {
@@ -20,6 +21,8 @@ class StreamDecoder {
   virtual bool finished() const = 0;
   // That final event as a person would recognise it: "data: [DONE]", "message_stop".
   virtual std::string_view final_event() const = 0;
+  // What the stream said, once finished().
+  virtual CompletionResponse response() const = 0;
 };
 
 // Posts `request` and feeds the answer's events to `decoder`. Besides the transport's
@@ -30,5 +33,11 @@ class StreamDecoder {
 //  - the decoder refuses an event.
 // Messages start with "POST <url>: " and are not redacted (the caller knows the secrets).
 Status stream_events(const HttpClient& client, const HttpRequest& request, StreamDecoder& decoder);
+
+// stream_events, then the decoder's response: a failure has `api_key` redacted, and a
+// response that names no model takes `model`, the one asked for.
+Result<CompletionResponse> stream_completion(const HttpClient& client, const HttpRequest& request,
+                                             StreamDecoder& decoder, const std::string& api_key,
+                                             const std::string& model);
 
 }  // namespace mecha::providers

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "providers/api_json.h"
-#include "providers/redact.h"
 
 namespace mecha::providers {
 namespace {
@@ -182,11 +181,7 @@ Result<CompletionResponse> OpenAiProvider::complete(const CompletionRequest& req
   http.cancel = request.cancel;
 
   OpenAiDecoder decoder(request.agent, sink);
-  Status st = stream_events(http_, http, decoder);
-  if (!st.ok()) return Status::error(redact_secrets(st.message(), api_key_), st.kind());
-  CompletionResponse r = decoder.response();
-  if (r.model.empty()) r.model = cfg_.model;
-  return r;
+  return stream_completion(http_, http, decoder, api_key_, cfg_.model);
 }
 
 }  // namespace mecha::providers

@@ -46,7 +46,7 @@ class OpenAiDecoder final : public StreamDecoder {
   std::string_view final_event() const override { return "data: [DONE]"; }
 
   // The assembled answer. REQUIRES: finished()
-  CompletionResponse response() const;
+  CompletionResponse response() const override;
 
  private:
   struct ToolCall {
