@@ -176,5 +176,13 @@ TEST(RunCommand, VersionPrintsAndExitsZero) {
   EXPECT_EQ(r.out, "mecha 0.1.0\n");
 }
 
+TEST(RunCommand, NoSubcommandIsAUsageError) {
+  TempDir dir;
+  auto r = run_mecha({}, dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "A subcommand is required\nRun with --help for more information.\n");
+}
+
 }  // namespace
 }  // namespace mecha::cli

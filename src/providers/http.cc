@@ -1,17 +1,16 @@
 #include "providers/http.h"
 
-#include <curl/curl.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <thread>
 
 #include "base/strict_json.h"
+#include "providers/libcurl.h"
 
 namespace mecha::providers {
 namespace {
@@ -21,13 +20,16 @@ constexpr auto kPollInterval = std::chrono::milliseconds(50);
 constexpr size_t kMaxErrorBody = 64 << 10;
 
 struct EasyDeleter {
-  void operator()(CURL* h) const { curl_easy_cleanup(h); }
+  const Libcurl* lib;
+  void operator()(CURL* h) const { lib->easy_cleanup(h); }
 };
 struct MultiDeleter {
-  void operator()(CURLM* h) const { curl_multi_cleanup(h); }
+  const Libcurl* lib;
+  void operator()(CURLM* h) const { lib->multi_cleanup(h); }
 };
 struct SlistDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+  const Libcurl* lib;
+  void operator()(curl_slist* l) const { lib->slist_free_all(l); }
 };
 using EasyHandle = std::unique_ptr<CURL, EasyDeleter>;
 using MultiHandle = std::unique_ptr<CURLM, MultiDeleter>;
@@ -36,14 +38,16 @@ using HeaderList = std::unique_ptr<curl_slist, SlistDeleter>;
 // Keeps an easy handle in a multi handle for the length of one transfer.
 class MultiMembership {
  public:
-  MultiMembership(CURLM* multi, CURL* easy) : multi_(multi), easy_(easy) {
-    curl_multi_add_handle(multi_, easy_);
+  MultiMembership(const Libcurl& lib, CURLM* multi, CURL* easy)
+      : lib_(lib), multi_(multi), easy_(easy) {
+    lib_.multi_add_handle(multi_, easy_);
   }
-  ~MultiMembership() { curl_multi_remove_handle(multi_, easy_); }
+  ~MultiMembership() { lib_.multi_remove_handle(multi_, easy_); }
   MultiMembership(const MultiMembership&) = delete;
   MultiMembership& operator=(const MultiMembership&) = delete;
 
  private:
+  const Libcurl& lib_;
   CURLM* multi_;
   CURL* easy_;
 };
@@ -53,6 +57,7 @@ enum class Interrupt { kNone, kCancelled, kStalled, kHandler };
 
 // The state of one attempt, shared with the curl callbacks.
 struct Attempt {
+  const Libcurl* lib = nullptr;
   CURL* easy = nullptr;
   const BodyHandler* on_body = nullptr;
   long status = 0;
@@ -119,7 +124,7 @@ size_t on_write(char* data, size_t size, size_t nmemb, void* user) {
   auto* a = static_cast<Attempt*>(user);
   const size_t n = size * nmemb;
   a->last_byte = SteadyClock::now();
-  if (a->status == 0) curl_easy_getinfo(a->easy, CURLINFO_RESPONSE_CODE, &a->status);
+  if (a->status == 0) a->lib->easy_getinfo(a->easy, CURLINFO_RESPONSE_CODE, &a->status);
   if (a->status >= 200 && a->status < 300) {
     a->delivered = true;
     Status st = (*a->on_body)(std::string_view(data, n));
@@ -162,37 +167,38 @@ struct Outcome {
   HttpReply reply;
 };
 
-Outcome attempt_once(const HttpOptions& opt, const HttpRequest& req, curl_slist* headers,
-                     const BodyHandler& on_body) {
+Outcome attempt_once(const Libcurl& lib, const HttpOptions& opt, const HttpRequest& req,
+                     curl_slist* headers, const BodyHandler& on_body) {
   Outcome out;
-  EasyHandle easy(curl_easy_init());
-  MultiHandle multi(curl_multi_init());
+  EasyHandle easy(lib.easy_init(), EasyDeleter{&lib});
+  MultiHandle multi(lib.multi_init(), MultiDeleter{&lib});
   if (!easy || !multi) {
     out.status = Status::error(fmt::format("POST {}: cannot create a libcurl handle", req.url));
     return out;
   }
   Attempt a;
+  a.lib = &lib;
   a.easy = easy.get();
   a.on_body = &on_body;
   char curl_error[CURL_ERROR_SIZE] = {0};
   CURL* h = easy.get();
-  curl_easy_setopt(h, CURLOPT_URL, req.url.c_str());
-  curl_easy_setopt(h, CURLOPT_POST, 1L);
-  curl_easy_setopt(h, CURLOPT_POSTFIELDS, req.body.data());
-  curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, &a);
-  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(h, CURLOPT_HEADERDATA, &a);
-  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, curl_error);
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
-                   static_cast<long>(std::max(1.0, opt.connect_timeout_s * 1000)));
-  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(h, CURLOPT_USERAGENT, "mecha/0.1");
+  lib.easy_setopt(h, CURLOPT_URL, req.url.c_str());
+  lib.easy_setopt(h, CURLOPT_POST, 1L);
+  lib.easy_setopt(h, CURLOPT_POSTFIELDS, req.body.data());
+  lib.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
+  lib.easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+  lib.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
+  lib.easy_setopt(h, CURLOPT_WRITEDATA, &a);
+  lib.easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+  lib.easy_setopt(h, CURLOPT_HEADERDATA, &a);
+  lib.easy_setopt(h, CURLOPT_ERRORBUFFER, curl_error);
+  lib.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+                  static_cast<long>(std::max(1.0, opt.connect_timeout_s * 1000)));
+  lib.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  lib.easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+  lib.easy_setopt(h, CURLOPT_USERAGENT, "mecha/0.1");
   // Loopback servers (llama-server, tests) are never reached through a proxy.
-  curl_easy_setopt(h, CURLOPT_NOPROXY, "127.0.0.1,localhost,::1");
+  lib.easy_setopt(h, CURLOPT_NOPROXY, "127.0.0.1,localhost,::1");
 
   const auto stall = std::chrono::duration_cast<SteadyClock::duration>(
       std::chrono::duration<double>(opt.stall_timeout_s));
@@ -200,19 +206,19 @@ Outcome attempt_once(const HttpOptions& opt, const HttpRequest& req, curl_slist*
   curl_off_t sent = 0;  // request body bytes sent so far
   CURLcode code = CURLE_OK;
   {
-    MultiMembership member(multi.get(), h);
+    MultiMembership member(lib, multi.get(), h);
     for (;;) {
       int running = 0;
-      CURLMcode mc = curl_multi_perform(multi.get(), &running);
+      CURLMcode mc = lib.multi_perform(multi.get(), &running);
       if (mc != CURLM_OK) {
         out.status = Status::error(
-            fmt::format("POST {}: libcurl failed: {}", req.url, curl_multi_strerror(mc)));
+            fmt::format("POST {}: libcurl failed: {}", req.url, lib.multi_strerror(mc)));
         return out;
       }
       if (a.interrupt == Interrupt::kHandler) break;
       if (running == 0) {
         int left = 0;
-        while (CURLMsg* msg = curl_multi_info_read(multi.get(), &left)) {
+        while (CURLMsg* msg = lib.multi_info_read(multi.get(), &left)) {
           if (msg->msg == CURLMSG_DONE) code = msg->data.result;
         }
         break;
@@ -224,7 +230,7 @@ Outcome attempt_once(const HttpOptions& opt, const HttpRequest& req, curl_slist*
       const auto now = SteadyClock::now();
       if (!connected) {
         curl_off_t pre = 0;
-        curl_easy_getinfo(h, CURLINFO_PRETRANSFER_TIME_T, &pre);
+        lib.easy_getinfo(h, CURLINFO_PRETRANSFER_TIME_T, &pre);
         if (pre > 0 || a.last_byte != SteadyClock::time_point()) {
           connected = true;
           if (a.last_byte < now) a.last_byte = now;
@@ -232,7 +238,7 @@ Outcome attempt_once(const HttpOptions& opt, const HttpRequest& req, curl_slist*
       }
       // Sending a large request body is progress too.
       curl_off_t sent_now = 0;
-      curl_easy_getinfo(h, CURLINFO_SIZE_UPLOAD_T, &sent_now);
+      lib.easy_getinfo(h, CURLINFO_SIZE_UPLOAD_T, &sent_now);
       if (sent_now > sent) {
         sent = sent_now;
         a.last_byte = now;
@@ -241,10 +247,10 @@ Outcome attempt_once(const HttpOptions& opt, const HttpRequest& req, curl_slist*
         a.interrupt = Interrupt::kStalled;
         break;
       }
-      curl_multi_poll(multi.get(), nullptr, 0, static_cast<int>(kPollInterval.count()), nullptr);
+      lib.multi_poll(multi.get(), nullptr, 0, static_cast<int>(kPollInterval.count()), nullptr);
     }
   }
-  if (a.status == 0) curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &a.status);
+  if (a.status == 0) lib.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &a.status);
   out.retry_after = a.retry_after;
 
   switch (a.interrupt) {
@@ -264,14 +270,14 @@ Outcome attempt_once(const HttpOptions& opt, const HttpRequest& req, curl_slist*
       break;
   }
   if (code != CURLE_OK) {
-    std::string detail = curl_error[0] != '\0' ? curl_error : curl_easy_strerror(code);
+    std::string detail = curl_error[0] != '\0' ? curl_error : lib.easy_strerror(code);
     if (a.delivered) {
       out.status = Status::error(
           fmt::format("POST {}: the connection broke mid-stream: {}", req.url, detail));
       return out;
     }
     curl_off_t connect_time = 0;
-    curl_easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connect_time);
+    lib.easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connect_time);
     if (code == CURLE_OPERATION_TIMEDOUT && connect_time == 0) {
       out.status = Status::error(
           fmt::format("POST {}: connect timeout: no connection within {} (connect_timeout)",
@@ -318,17 +324,18 @@ bool sleep_unless_cancelled(std::chrono::milliseconds delay, const CancelToken* 
 
 }  // namespace
 
-HttpClient::HttpClient(HttpOptions options) : options_(options) {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
+HttpClient::HttpClient(HttpOptions options) : options_(options) {}
 
 Result<HttpReply> HttpClient::post(const HttpRequest& request, const BodyHandler& on_body) const {
+  auto loaded = libcurl();
+  if (!loaded.ok())
+    return Status::error(fmt::format("POST {}: {}", request.url, loaded.status().message()));
+  const Libcurl& lib = **loaded;
   curl_slist* raw = nullptr;
-  for (const auto& h : request.headers) raw = curl_slist_append(raw, h.c_str());
+  for (const auto& h : request.headers) raw = lib.slist_append(raw, h.c_str());
   // No "Expect: 100-continue" round trip for large bodies.
-  raw = curl_slist_append(raw, "Expect:");
-  HeaderList headers(raw);
+  raw = lib.slist_append(raw, "Expect:");
+  HeaderList headers(raw, SlistDeleter{&lib});
 
   const int attempts_allowed = 1 + std::max(0, options_.max_retries);
   Outcome last;
@@ -336,7 +343,7 @@ Result<HttpReply> HttpClient::post(const HttpRequest& request, const BodyHandler
     if (request.cancel != nullptr && request.cancel->cancelled()) {
       return Status::cancelled(fmt::format("POST {}: cancelled", request.url));
     }
-    last = attempt_once(options_, request, headers.get(), on_body);
+    last = attempt_once(lib, options_, request, headers.get(), on_body);
     if (last.status.ok()) {
       last.reply.attempts = attempt;
       return last.reply;

@@ -6,6 +6,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -44,7 +45,11 @@ Status FrameChannel::send(const wire::Frame& frame) {
 
 FrameChannel::Incoming FrameChannel::read_some() {
   Incoming in;
-  static thread_local std::array<char, 65536> buffer;
+  // One buffer per reading thread, made on first use: a 64 KiB thread_local array would be
+  // zeroed at every start of the binary, daemon or not.
+  static thread_local std::unique_ptr<std::array<char, 65536>> storage;
+  if (!storage) storage = std::make_unique_for_overwrite<std::array<char, 65536>>();
+  std::array<char, 65536>& buffer = *storage;
   // The first read may block (a client's socket); the ones after a full buffer must not,
   // or a frame ending exactly at the buffer's end would wait for bytes that never come.
   int flags = 0;

@@ -1,0 +1,47 @@
+// Libcurl: the libcurl entry points mecha calls, resolved with dlopen on first use.
+//
+// Linking libcurl pulls some thirty shared libraries (TLS, Kerberos, LDAP, SSH...) into
+// every start of the binary, model call or not; `mecha --version`, `mecha guard check` and
+// a cassette run pay for none of them this way. The header is used for its types and
+// constants only.
+//
+// Promises:
+//  1. libcurl() loads libcurl.so.4 and runs curl_global_init once per process; every later
+//     call returns the same table, or the same error when loading failed.
+//  2. A library that is missing, or lacks one of the entry points, is an error naming the
+//     file and the missing symbol, and saying which package provides it.
+#pragma once
+
+#include <curl/curl.h>
+
+#include "base/result.h"
+
+namespace mecha::providers {
+
+struct Libcurl {
+  decltype(&curl_global_init) global_init;
+  decltype(&curl_easy_init) easy_init;
+  decltype(&curl_easy_cleanup) easy_cleanup;
+  decltype(&curl_easy_setopt) easy_setopt;
+  decltype(&curl_easy_getinfo) easy_getinfo;
+  decltype(&curl_easy_strerror) easy_strerror;
+  decltype(&curl_multi_init) multi_init;
+  decltype(&curl_multi_cleanup) multi_cleanup;
+  decltype(&curl_multi_add_handle) multi_add_handle;
+  decltype(&curl_multi_remove_handle) multi_remove_handle;
+  decltype(&curl_multi_perform) multi_perform;
+  decltype(&curl_multi_poll) multi_poll;
+  decltype(&curl_multi_info_read) multi_info_read;
+  decltype(&curl_multi_strerror) multi_strerror;
+  decltype(&curl_slist_append) slist_append;
+  decltype(&curl_slist_free_all) slist_free_all;
+};
+
+// The process's libcurl (promise 1).
+Result<const Libcurl*> libcurl();
+
+// Loads the named library into a new table, without global init and without caching.
+// The library stays loaded for the life of the process. For tests of promise 2.
+Result<Libcurl> load_libcurl(const char* file);
+
+}  // namespace mecha::providers
