@@ -12,10 +12,16 @@
 #include <set>
 #include <string>
 
+#include "agent/agent.h"
 #include "agent/run_journal.h"
 #include "store/session_store.h"
 
 namespace mecha::agent {
+
+// The body of the run_end record that closes a run in `session` (store/record.h): the done
+// event's figures without its text (the assistant message holds that), and the taint the
+// session's log shows. `mecha run` and `mecha serve` both write it this way.
+Json run_end_body(const Outcome& outcome, const store::Session& session);
 
 class SessionJournal final : public RunJournal {
  public:

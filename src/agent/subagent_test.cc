@@ -25,7 +25,7 @@ using ToolList = std::vector<std::shared_ptr<tools::Tool>>;
 
 std::shared_ptr<testing::ScriptedTool> cap_tool(const std::string& name, tools::Capabilities c) {
   return std::make_shared<testing::ScriptedTool>(
-      testing::ScriptedToolSpec{name, c, true, "", false});
+      testing::ScriptedToolSpec{name, c, true, "", false, ""});
 }
 
 tools::Capabilities caps_of(const std::vector<tools::Capabilities>& child_tools,

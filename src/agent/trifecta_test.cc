@@ -114,7 +114,7 @@ TEST(Trifecta, OneLegAloneDoesNotBlockASend) {
 // Untrusted taint needs both: a tool that can read untrusted content, and a result that did.
 TEST(Trifecta, UntrustedTaintNeedsAnExternalResult) {
   auto local = std::make_shared<testing::ScriptedTool>(testing::ScriptedToolSpec{
-      "CachedPage", {.untrusted_input = true}, true, "from the cache we wrote", false});
+      "CachedPage", {.untrusted_input = true}, true, "from the cache we wrote", false, ""});
   auto provider =
       cassette({tool_line("main", "t1", "CachedPage", Json::object()), text_line("main", "done")});
   Agent agent(AgentSpec{}, provider, registry_of({local}));

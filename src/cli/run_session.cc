@@ -35,15 +35,7 @@ Result<std::unique_ptr<RunSession>> RunSession::start(const std::filesystem::pat
 }
 
 Status RunSession::finish(const agent::Outcome& o) {
-  Json body{{"status", o.status},
-            {"turns", o.turns},
-            {"usage", usage_to_json(o.usage)},
-            {"cost_usd", o.cost_usd ? Json(*o.cost_usd) : Json(nullptr)},
-            {"unpriced_calls", o.unpriced_calls},
-            {"untrusted", session_->untrusted()}};
-  if (!o.limit.empty()) body["limit"] = o.limit;
-  if (!o.error.empty()) body["error"] = o.error;
-  auto seq = session_->append(store::Record::run_end(std::move(body)));
+  auto seq = session_->append(store::Record::run_end(agent::run_end_body(o, *session_)));
   return seq.status();
 }
 

@@ -97,9 +97,13 @@ std::string render_record(const store::Record& r) {
                              ? fmt::format("${:.4f}", b["cost_usd"].get<double>())
                              : std::string("cost unknown");
       std::string why = b.value("limit", b.value("error", std::string()));
-      return fmt::format("── run ended: {}{} · {} turn{} · {}\n", b.value("status", ""),
-                         why.empty() ? "" : ": " + why, b.value("turns", 0),
-                         b.value("turns", 0) == 1 ? "" : "s", cost);
+      const int blocked = b.value("blocked_sends", 0);
+      return fmt::format(
+          "── run ended: {}{} · {} turn{} · {}{}\n", b.value("status", ""),
+          why.empty() ? "" : ": " + why, b.value("turns", 0), b.value("turns", 0) == 1 ? "" : "s",
+          cost,
+          blocked == 0 ? ""
+                       : fmt::format(" · {} send{} blocked", blocked, blocked == 1 ? "" : "s"));
     }
     case store::RecordKind::kUserMessage:
     case store::RecordKind::kAssistantMessage: {

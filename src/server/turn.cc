@@ -76,18 +76,6 @@ std::optional<wire::Error> error_for(const agent::Outcome& o) {
   return wire::Error{std::string(wire::codes::kTurnFailed), o.error};
 }
 
-Json run_end_body(const agent::Outcome& o, bool untrusted) {
-  Json end{{"status", o.status},
-           {"turns", o.turns},
-           {"usage", usage_to_json(o.usage)},
-           {"cost_usd", o.cost_usd ? Json(*o.cost_usd) : Json(nullptr)},
-           {"unpriced_calls", o.unpriced_calls},
-           {"untrusted", untrusted}};
-  if (!o.limit.empty()) end["limit"] = o.limit;
-  if (!o.error.empty()) end["error"] = o.error;
-  return end;
-}
-
 }  // namespace
 
 std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& session,
@@ -126,10 +114,9 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
   agent::Outcome outcome = agent.run(ctx, conv, &sink);
   session.taint() = ctx.taint;
 
-  Status recorded =
-      session.log()
-          .append(store::Record::run_end(run_end_body(outcome, session.log().untrusted())))
-          .status();
+  Status recorded = session.log()
+                        .append(store::Record::run_end(agent::run_end_body(outcome, session.log())))
+                        .status();
   // The log is the one source: the next turn starts from what it rebuilds to.
   if (auto rebuilt = session.log().conversation(); rebuilt.ok()) {
     session.conversation() = std::move(*rebuilt);

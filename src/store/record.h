@@ -4,16 +4,19 @@
 // session (its conversation, turns, cost, whether it has read untrusted content) is derived
 // from them. Bodies are JSON objects; the builders below are the one place their shape is
 // written:
-//   user_message       {"message": <message>}                  a prompt or follow-up
-//   assistant_message  {"agent", "message": <message>}         the model's reply, tool calls
-//   included tool_call          {"agent", "id", "name", "input"}         a tool is about to run
-//   tool_result        {"agent", "id", "is_error", "untrusted", "content", "private"?}
-//                      ("private": true when the tool reads the user's private data)
-//   refusal            {"agent", "id", "rule", "message"}
-//   usage              {"agent", "model", "usage": <usage>, "cost_usd": number|null}   one model
-//   call note               {"agent", "text"} run_start          {"pid", "prompt", ...} free-form,
-//   from the caller run_end            {"status", "turns", "cost_usd", "unpriced_calls", "limit"?,
-//   "error"?}
+//
+// - user_message: {"message"}, a prompt or follow-up.
+// - assistant_message: {"agent", "message"}, the model's reply, tool calls included.
+// - tool_call: {"agent", "id", "name", "input"}, a tool is about to run.
+// - tool_result: {"agent", "id", "is_error", "untrusted", "content", "private"?}, with
+//   "private": true when the tool read the user's private data.
+// - refusal: {"agent", "id", "rule", "message"}, a call that was not made, and why.
+// - usage: {"agent", "model", "usage", "cost_usd"}, one model call; cost_usd may be null.
+// - note: {"agent", "text"}.
+// - run_start: {"pid", "prompt", ...}, free-form, from the caller.
+// - run_end: {"status", "turns", "usage", "cost_usd", "unpriced_calls", "untrusted",
+//   "private", "blocked_sends", "blocked_tools", "malformed_tool_args", "limit"?, "error"?},
+//   from the caller (agent::run_end_body); older sessions lack the fields after "untrusted".
 #pragma once
 
 #include <cstdint>

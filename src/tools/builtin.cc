@@ -1,6 +1,7 @@
 #include "tools/builtin.h"
 
 #include <memory>
+#include <vector>
 
 #include "tools/bash_tool.h"
 #include "tools/edit_tool.h"
@@ -10,6 +11,16 @@
 #include "tools/write_tool.h"
 
 namespace mecha::tools {
+namespace {
+
+std::vector<ToolSource>& tool_sources() {
+  static std::vector<ToolSource> sources;
+  return sources;
+}
+
+}  // namespace
+
+void add_tool_source(ToolSource source) { tool_sources().push_back(std::move(source)); }
 
 Status add_builtin_tools(const config::Config& config, ToolRegistry& registry) {
   MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<ReadTool>()));
@@ -20,6 +31,7 @@ Status add_builtin_tools(const config::Config& config, ToolRegistry& registry) {
   auto bash = BashTool::create(config);
   if (!bash) return bash.status();
   MECHA_RETURN_IF_ERROR(registry.add(std::move(*bash)));
+  for (const ToolSource& source : tool_sources()) MECHA_RETURN_IF_ERROR(source(config, registry));
   return ok_status();
 }
 

@@ -12,6 +12,9 @@ tools::ToolOutput ScriptedTool::call(const Json& input, tools::ToolContext& ctx)
     last_work_tree_ = ctx.work_tree;
     last_phase_ = ctx.phase;
   }
+  if (!spec_.record_file.empty()) {
+    std::ofstream(ctx.work_tree / spec_.record_file, std::ios::app) << input.dump() << "\n";
+  }
   tools::ToolOutput out = tools::ToolOutput::ok(spec_.output);
   out.external = spec_.external;
   return out;
@@ -29,22 +32,22 @@ tools::Phase ScriptedTool::last_phase() const {
 
 std::shared_ptr<ScriptedTool> untrusted_reader(std::string name) {
   return std::make_shared<ScriptedTool>(
-      ScriptedToolSpec{std::move(name), {.untrusted_input = true}, true, kAttackerText, true});
+      ScriptedToolSpec{std::move(name), {.untrusted_input = true}, true, kAttackerText, true, ""});
 }
 
 std::shared_ptr<ScriptedTool> private_reader(std::string name) {
   return std::make_shared<ScriptedTool>(
-      ScriptedToolSpec{std::move(name), {.private_data = true}, true, kPrivateText, false});
+      ScriptedToolSpec{std::move(name), {.private_data = true}, true, kPrivateText, false, ""});
 }
 
-std::shared_ptr<ScriptedTool> send_tool(std::string name) {
-  return std::make_shared<ScriptedTool>(
-      ScriptedToolSpec{std::move(name), {.external_send = true}, false, "sent", false});
+std::shared_ptr<ScriptedTool> send_tool(std::string name, std::string record_file) {
+  return std::make_shared<ScriptedTool>(ScriptedToolSpec{
+      std::move(name), {.external_send = true}, false, "sent", false, std::move(record_file)});
 }
 
 std::shared_ptr<ScriptedTool> plain_tool(std::string name, std::string output, bool read_only) {
   return std::make_shared<ScriptedTool>(
-      ScriptedToolSpec{std::move(name), {}, read_only, std::move(output), false});
+      ScriptedToolSpec{std::move(name), {}, read_only, std::move(output), false, ""});
 }
 
 tools::ToolOutput FakeGrep::call(const Json& input, tools::ToolContext& ctx) {

@@ -40,6 +40,9 @@ struct ScriptedToolSpec {
   bool read_only = true;
   std::string output;     // what every call returns
   bool external = false;  // ToolOutput::external of every call
+  // When set, each call that runs also appends its input as one JSON line to this file of
+  // the work tree, so a test in another process (the binary's) can tell whether it ran.
+  std::string record_file;
 };
 
 // A tool that returns the same output every time and records each call.
@@ -76,8 +79,10 @@ inline constexpr const char* kPrivateText = "bank PIN 4711; passport no. X123456
 std::shared_ptr<ScriptedTool> untrusted_reader(std::string name = "WebFetch");
 // Memory-like: private_data, returns kPrivateText.
 std::shared_ptr<ScriptedTool> private_reader(std::string name = "ReadNotes");
-// Messaging-like: external_send, not read-only; returns "sent".
-std::shared_ptr<ScriptedTool> send_tool(std::string name = "SendMessage");
+// Messaging-like: external_send, not read-only; returns "sent". With a record_file, see
+// ScriptedToolSpec.
+std::shared_ptr<ScriptedTool> send_tool(std::string name = "SendMessage",
+                                        std::string record_file = "");
 // A plain read-only tool without capabilities, returning `output`.
 std::shared_ptr<ScriptedTool> plain_tool(std::string name, std::string output = "ok",
                                          bool read_only = true);

@@ -28,6 +28,14 @@ std::string mecha_binary() {
 #endif
 }
 
+std::string mecha_e2e_binary() {
+#ifdef MECHA_BINARY_DIR
+  return std::string(MECHA_BINARY_DIR) + "/mecha-e2e";
+#else
+  return "mecha-e2e";
+#endif
+}
+
 TempDir::TempDir() {
   std::string tmpl = (std::filesystem::temp_directory_path() / "mecha-test-XXXXXX").string();
   char* made = mkdtemp(tmpl.data());
@@ -47,12 +55,11 @@ void TempDir::write(const std::string& name, const std::string& content) const {
 }
 
 RunningMecha::RunningMecha(const std::vector<std::string>& args, const std::filesystem::path& cwd,
-                           const std::string& stdin_text) {
+                           const std::string& stdin_text, const std::string& binary) {
   std::string tmpl = (std::filesystem::temp_directory_path() / "mecha-io-XXXXXX").string();
   io_ = mkdtemp(tmpl.data()) ? std::filesystem::path(tmpl) : std::filesystem::path();
   const auto in_path = io_ / "in", out_path = io_ / "out", err_path = io_ / "err";
   std::ofstream(in_path, std::ios::binary) << stdin_text;
-  const std::string binary = mecha_binary();
   const std::string home = (cwd / ".home").string();
   pid_ = fork();
   if (pid_ == 0) {
@@ -98,8 +105,8 @@ BinaryResult RunningMecha::wait() {
 }
 
 BinaryResult run_mecha(const std::vector<std::string>& args, const std::filesystem::path& cwd,
-                       const std::string& stdin_text) {
-  return RunningMecha(args, cwd, stdin_text).wait();
+                       const std::string& stdin_text, const std::string& binary) {
+  return RunningMecha(args, cwd, stdin_text, binary).wait();
 }
 
 }  // namespace mecha::cli::testing

@@ -15,18 +15,22 @@ struct BinaryResult {
 
 // The path of build/mecha (from MECHA_BINARY_DIR, set by CMake for tests).
 std::string mecha_binary();
+// build/mecha-e2e: mecha with the test tools FetchPage, ReadNotes and SendMessage
+// (tests/e2e/mecha_e2e.cc).
+std::string mecha_e2e_binary();
 
-// Runs mecha with `args` in `cwd`, with `stdin_text` on its standard input. HOME and
-// XDG_CONFIG_HOME point into `cwd` so no user config is read.
+// Runs mecha (or `binary`) with `args` in `cwd`, with `stdin_text` on its standard input.
+// HOME and XDG_CONFIG_HOME point into `cwd` so no user config is read.
 BinaryResult run_mecha(const std::vector<std::string>& args, const std::filesystem::path& cwd,
-                       const std::string& stdin_text = "");
+                       const std::string& stdin_text = "",
+                       const std::string& binary = mecha_binary());
 
 // A mecha started in the background; wait() collects it. The destructor kills a child
 // that was never waited for.
 class RunningMecha {
  public:
   RunningMecha(const std::vector<std::string>& args, const std::filesystem::path& cwd,
-               const std::string& stdin_text = "");
+               const std::string& stdin_text = "", const std::string& binary = mecha_binary());
   ~RunningMecha();
   RunningMecha(const RunningMecha&) = delete;
   RunningMecha& operator=(const RunningMecha&) = delete;
