@@ -72,18 +72,11 @@ void SessionJournal::record_event(const Json& event) {
 }
 
 Json run_end_body(const Outcome& o, const store::Session& session) {
-  Json body{{"status", o.status},
-            {"turns", o.turns},
-            {"usage", usage_to_json(o.usage)},
-            {"cost_usd", o.cost_usd ? Json(*o.cost_usd) : Json(nullptr)},
-            {"unpriced_calls", o.unpriced_calls},
-            {"untrusted", session.untrusted()},
-            {"private", session.private_data()},
-            {"blocked_sends", o.blocked_sends},
-            {"blocked_tools", o.blocked_tools},
-            {"malformed_tool_args", o.malformed_tool_args}};
-  if (!o.limit.empty()) body["limit"] = o.limit;
-  if (!o.error.empty()) body["error"] = o.error;
+  Json body = done_event(o);
+  body.erase("type");
+  body.erase("text");
+  body["untrusted"] = session.untrusted();
+  body["private"] = session.private_data();
   return body;
 }
 

@@ -7,6 +7,7 @@
 namespace mecha::cli {
 namespace {
 
+using testing::json_lines;
 using testing::run_mecha;
 using testing::TempDir;
 
@@ -14,17 +15,6 @@ const char* kTwoTurns = R"({"mecha_cassette": 1, "note": "test"}
 {"agent": "main", "response": {"content": [{"type": "text", "text": "Looking."}, {"type": "tool_use", "id": "t1", "name": "Nope", "input": {"pattern": "ERROR"}}], "stop_reason": "tool_use", "usage": {"input_tokens": 120, "output_tokens": 30}}}
 {"agent": "main", "response": {"content": [{"type": "text", "text": "found 2 errors"}], "stop_reason": "end_turn", "usage": {"input_tokens": 180, "output_tokens": 6}}}
 )";
-
-std::vector<Json> json_lines(const std::string& out) {
-  std::vector<Json> events;
-  size_t pos = 0;
-  while (pos < out.size()) {
-    size_t nl = out.find('\n', pos);
-    events.push_back(Json::parse(out.substr(pos, nl - pos)));
-    pos = nl + 1;
-  }
-  return events;
-}
 
 TEST(RunCommand, HumanModePrintsTheAnswerOnStdoutAndProgressOnStderr) {
   TempDir dir;

@@ -32,18 +32,6 @@ class SubagentsE2E : public ::testing::Test {
     std::ofstream(tree_ / rel, std::ios::binary) << text;
   }
 
-  static std::vector<Json> events(const std::string& out) {
-    std::vector<Json> all;
-    std::istringstream in(out);
-    std::string line;
-    while (std::getline(in, line)) {
-      auto j = parse_json(line, "stdout");
-      EXPECT_TRUE(j.ok()) << line;
-      if (j) all.push_back(*j);
-    }
-    return all;
-  }
-
   // The calls an agent attempted, in order, wherever they were nested.
   static Json trajectory(const std::vector<Json>& all, const std::string& agent) {
     Json out = Json::array();
@@ -110,7 +98,7 @@ TEST_F(SubagentsE2E, ExploreScenarioWithTheRealTools) {
       {"run", "--json", "--agent", "Explore", "--model", "cassette:c.jsonl", "count the errors"},
       tree_);
   ASSERT_EQ(top.exit_code, 0) << top.err << top.out;
-  auto ev = events(top.out);
+  auto ev = testing::json_lines(top.out);
   ASSERT_FALSE(ev.empty());
   EXPECT_EQ(ev.back().at("text"), "found 2 errors");
   EXPECT_EQ(ev.back().at("blocked_tools"), Json::array({"Bash"}));
@@ -123,7 +111,7 @@ TEST_F(SubagentsE2E, ExploreScenarioWithTheRealTools) {
 
   auto task = run_mecha({"run", "--json", "--model", "cassette:c.jsonl", "count errors"}, tree_);
   ASSERT_EQ(task.exit_code, 0) << task.err << task.out;
-  ev = events(task.out);
+  ev = testing::json_lines(task.out);
   ASSERT_FALSE(ev.empty());
   Json result;
   for (const auto& e : ev) {
@@ -154,7 +142,7 @@ TEST_F(SubagentsE2E, ExploreWithoutToolsIsRefusedBashTopLevelAndThroughTask) {
       {"run", "--json", "--agent", "Explore", "--model", "cassette:c.jsonl", "count the errors"},
       tree_);
   ASSERT_EQ(top.exit_code, 0) << top.err << top.out;
-  auto ev = events(top.out);
+  auto ev = testing::json_lines(top.out);
   ASSERT_EQ(ev.size(), 5u) << top.out;
   EXPECT_EQ(ev[1], want_refusal);
   ev.back().erase("session");  // a fresh id each run
@@ -172,7 +160,7 @@ TEST_F(SubagentsE2E, ExploreWithoutToolsIsRefusedBashTopLevelAndThroughTask) {
 
   auto task = run_mecha({"run", "--json", "--model", "cassette:c.jsonl", "count errors"}, tree_);
   ASSERT_EQ(task.exit_code, 0) << task.err << task.out;
-  ev = events(task.out);
+  ev = testing::json_lines(task.out);
   ASSERT_EQ(ev.size(), 8u) << task.out;
   EXPECT_EQ(ev[0].at("type"), "tool_call");
   EXPECT_EQ(ev[2],

@@ -55,19 +55,7 @@ class TrifectaE2E : public ::testing::Test {
     args.push_back("summarise the pizza page");
     BinaryResult r = mecha(args);
     EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
-    return events(r.out);
-  }
-
-  static std::vector<Json> events(const std::string& out) {
-    std::vector<Json> all;
-    std::istringstream in(out);
-    std::string line;
-    while (std::getline(in, line)) {
-      auto j = parse_json(line, "stdout");
-      EXPECT_TRUE(j.ok()) << line;
-      if (j) all.push_back(*j);
-    }
-    return all;
+    return testing::json_lines(r.out);
   }
 
   static std::vector<Json> of_type(const std::vector<Json>& all, const std::string& type) {

@@ -1,5 +1,7 @@
 #include "cli/testing/run_binary.h"
 
+#include <gtest/gtest.h>
+
 #include <sys/wait.h>
 #include <unistd.h>
 #include <csignal>
@@ -18,23 +20,35 @@ std::string slurp(const std::filesystem::path& p) {
   return ss.str();
 }
 
+// A binary of the build folder (MECHA_BINARY_DIR, set by CMake for tests), else of PATH.
+std::string built(const std::string& name) {
+#ifdef MECHA_BINARY_DIR
+  return std::string(MECHA_BINARY_DIR) + "/" + name;
+#else
+  return name;
+#endif
+}
+
 }  // namespace
 
-std::string mecha_binary() {
-#ifdef MECHA_BINARY_DIR
-  return std::string(MECHA_BINARY_DIR) + "/mecha";
-#else
-  return "mecha";
-#endif
+std::vector<Json> json_lines(const std::string& out) {
+  std::vector<Json> all;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto j = parse_json(line, "stdout");
+    if (j) {
+      all.push_back(*j);
+    } else {
+      ADD_FAILURE() << j.message() << ": " << line;
+    }
+  }
+  return all;
 }
 
-std::string mecha_e2e_binary() {
-#ifdef MECHA_BINARY_DIR
-  return std::string(MECHA_BINARY_DIR) + "/mecha-e2e";
-#else
-  return "mecha-e2e";
-#endif
-}
+std::string mecha_binary() { return built("mecha"); }
+
+std::string mecha_e2e_binary() { return built("mecha-e2e"); }
 
 TempDir::TempDir() {
   std::string tmpl = (std::filesystem::temp_directory_path() / "mecha-test-XXXXXX").string();

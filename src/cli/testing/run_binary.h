@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "base/strict_json.h"
+
 namespace mecha::cli::testing {
 
 struct BinaryResult {
@@ -24,6 +26,10 @@ std::string mecha_e2e_binary();
 BinaryResult run_mecha(const std::vector<std::string>& args, const std::filesystem::path& cwd,
                        const std::string& stdin_text = "",
                        const std::string& binary = mecha_binary());
+
+// One JSON value per line of `out` (the stdout of `mecha run --json`). A line that is not
+// JSON fails the calling test and is left out.
+std::vector<Json> json_lines(const std::string& out);
 
 // A mecha started in the background; wait() collects it. The destructor kills a child
 // that was never waited for.
