@@ -136,11 +136,16 @@ TEST(BashSandbox, RefusesAWriteOutsideTheTreeThatTheGuardCannotSee) {
   SKIP_WITHOUT_SANDBOX();
   TempTree t;
   BashTool tool = make_tool(t, true);
-  // Outside the tree and outside /tmp (the sandbox's /tmp is private): the build folder.
-  std::string outside = std::string(MECHA_BINARY_DIR) + "/sandbox-probe-" + unique_sleep() + ".txt";
+  // Outside the tree and outside /tmp (the sandbox's /tmp is private, so a path there does
+  // not exist inside it): the build folder, or /var when the build is under /tmp. Not the
+  // home folder: the sandbox hides /root behind an empty tmpfs, where a write succeeds.
+  std::string dir = MECHA_BINARY_DIR;
+  if (dir.rfind("/tmp/", 0) == 0 || dir.rfind("/var/tmp/", 0) == 0) dir = "/var";
+  std::string outside = dir + "/sandbox-probe-" + unique_sleep() + ".txt";
   t.write("target.txt", outside);
   ToolOutput out = run(tool, t, "p=$(cat target.txt); echo x > \"$p\"");
   EXPECT_FALSE(std::filesystem::exists(outside));
+  std::filesystem::remove(outside);  // should the sandbox have failed
   EXPECT_NE(out.content.find("Read-only file system"), std::string::npos) << out.content;
   EXPECT_NE(out.content.find("Exit code: 1"), std::string::npos) << out.content;
   // Inside the tree and in /tmp, writes work.
