@@ -110,10 +110,9 @@ int agents_main(const AgentsOptions& opt) {
 
 }  // namespace
 
-void add_agents_command(CLI::App& app, Action* chosen) {
+void define_agents_command(CLI::App& sub, Action* chosen) {
   auto opt = std::make_shared<AgentsOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "agents", "List the agent definitions, with their effective tools and capabilities");
+  CLI::App* cmd = &sub;
   cmd->add_flag("--json", opt->json, "Print JSON for programs");
   cmd->add_option("--config", opt->config_file, "Read only this config file");
   cmd->add_option("-C,--work-tree", opt->work_tree, "The directory whose agents to list")

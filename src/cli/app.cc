@@ -15,13 +15,28 @@ int run_app(int argc, char** argv) {
   app.add_flag("--version", version, "Print the version and exit");
   app.require_subcommand(0, 1);
   Action action;
-  add_run_command(app, &action);
-  add_tools_command(app, &action);
-  add_serve_command(app, &action);
-  add_chat_command(app, &action);
-  add_sessions_command(app, &action);
-  add_agents_command(app, &action);
-  add_guard_command(app, &action);
+  struct Subcommand {
+    const char* name;
+    const char* description;
+    void (*define)(CLI::App&, Action*);
+  };
+  static constexpr Subcommand kSubcommands[] = {
+      {"run", "Run one agent on a task, headless, in this directory", define_run_command},
+      {"tools", "List the tools a run gets, with their capabilities", define_tools_command},
+      {"serve", "Host sessions for clients on a Unix socket", define_serve_command},
+      {"chat", "Chat with an agent in the terminal, through the daemon (or one of its own)",
+       define_chat_command},
+      {"sessions", "The recorded sessions of runs", define_sessions_command},
+      {"agents", "List the agent definitions, with their effective tools and capabilities",
+       define_agents_command},
+      {"guard", "The command guard", define_guard_command},
+  };
+  for (const Subcommand& s : kSubcommands) {
+    CLI::App* sub = app.add_subcommand(s.name, s.description);
+    // Options are added when the command line picks this subcommand, before its arguments
+    // are parsed; the others stay bare (their names and descriptions are all --help needs).
+    sub->preparse_callback([sub, define = s.define, &action](size_t) { define(*sub, &action); });
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

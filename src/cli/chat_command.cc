@@ -250,10 +250,9 @@ int chat_main(const ChatFlags& flags) {
 
 }  // namespace
 
-void add_chat_command(CLI::App& app, Action* chosen) {
+void define_chat_command(CLI::App& sub, Action* chosen) {
   auto flags = std::make_shared<ChatFlags>();
-  CLI::App* chat = app.add_subcommand(
-      "chat", "Chat with an agent in the terminal, through the daemon (or one of its own)");
+  CLI::App* chat = &sub;
   add_daemon_flags(chat, &flags->daemon);
   chat->add_flag("--json", flags->json, "Print every frame as it arrives, one JSON per line");
   chat->add_option("--resume", flags->resume, "Resume this session (an id, a prefix, or last)");

@@ -1,5 +1,8 @@
-// How the binary's subcommands plug into main: each adds itself to the CLI11 app and, when
-// the user picks it, sets the action main runs. The action returns the exit code.
+// How the binary's subcommands plug into the command line (cli/app.h): app.cc names each
+// subcommand; its define function adds the options (and nested subcommands) to the CLI11 app
+// made for it and, when the user picks it, sets the action to run. The action returns the
+// exit code. app.cc defines a subcommand only when the command line picks it (CLI11's
+// preparse callback), so a start builds one subcommand's options, not every one's.
 #pragma once
 
 #include <functional>
@@ -10,13 +13,13 @@ namespace mecha::cli {
 
 using Action = std::function<int()>;
 
-void add_run_command(CLI::App& app, Action* chosen);
-void add_tools_command(CLI::App& app, Action* chosen);
-void add_serve_command(CLI::App& app, Action* chosen);
-void add_chat_command(CLI::App& app, Action* chosen);
-void add_sessions_command(CLI::App& app, Action* chosen);
-void add_agents_command(CLI::App& app, Action* chosen);
-void add_guard_command(CLI::App& app, Action* chosen);
+void define_run_command(CLI::App& sub, Action* chosen);
+void define_tools_command(CLI::App& sub, Action* chosen);
+void define_serve_command(CLI::App& sub, Action* chosen);
+void define_chat_command(CLI::App& sub, Action* chosen);
+void define_sessions_command(CLI::App& sub, Action* chosen);
+void define_agents_command(CLI::App& sub, Action* chosen);
+void define_guard_command(CLI::App& sub, Action* chosen);
 
 // Exit codes of DESIGN.md.
 inline constexpr int kExitOk = 0;

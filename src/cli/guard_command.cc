@@ -108,9 +108,9 @@ int guard_check_main(const GuardOptions& opt) {
 
 }  // namespace
 
-void add_guard_command(CLI::App& app, Action* chosen) {
+void define_guard_command(CLI::App& sub, Action* chosen) {
   auto opt = std::make_shared<GuardOptions>();
-  CLI::App* guard = app.add_subcommand("guard", "The command guard");
+  CLI::App* guard = &sub;
   guard->require_subcommand(1);
   CLI::App* check = guard->add_subcommand(
       "check", "Screen a shell line and print the verdict (exit 0 allow, 1 refuse)");

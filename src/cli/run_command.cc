@@ -170,9 +170,9 @@ int run_main(const RunOptions& opt) {
 
 }  // namespace
 
-void add_run_command(CLI::App& app, Action* chosen) {
+void define_run_command(CLI::App& sub, Action* chosen) {
   auto opt = std::make_shared<RunOptions>();
-  CLI::App* run = app.add_subcommand("run", "Run one agent on a task, headless, in this directory");
+  CLI::App* run = &sub;
   run->add_option("task", opt->task, "What the agent should do")->required();
   run->add_flag("--json", opt->json, "Print one JSON event per line on stdout");
   run->add_option("--model", opt->model,

@@ -70,9 +70,9 @@ int serve_main(const DaemonFlags& flags) {
 
 }  // namespace
 
-void add_serve_command(CLI::App& app, Action* chosen) {
+void define_serve_command(CLI::App& sub, Action* chosen) {
   auto flags = std::make_shared<DaemonFlags>();
-  CLI::App* serve = app.add_subcommand("serve", "Host sessions for clients on a Unix socket");
+  CLI::App* serve = &sub;
   add_daemon_flags(serve, flags.get());
   serve->callback([flags, chosen] { *chosen = [flags] { return serve_main(*flags); }; });
 }

@@ -204,9 +204,9 @@ void add_common(CLI::App* cmd, SessionsOptions* opt) {
 
 }  // namespace
 
-void add_sessions_command(CLI::App& app, Action* chosen) {
+void define_sessions_command(CLI::App& sub, Action* chosen) {
   auto opt = std::make_shared<SessionsOptions>();
-  CLI::App* sessions = app.add_subcommand("sessions", "The recorded sessions of runs");
+  CLI::App* sessions = &sub;
   sessions->require_subcommand(1);
   struct Sub {
     const char* name;
@@ -220,13 +220,13 @@ void add_sessions_command(CLI::App& app, Action* chosen) {
       {"export", "A session's records as JSON Lines", export_main, true},
       {"rm", "Delete a session and all its records", rm_main, true},
   };
-  for (const Sub& sub : kSubs) {
-    CLI::App* cmd = sessions->add_subcommand(sub.name, sub.help);
+  for (const Sub& entry : kSubs) {
+    CLI::App* cmd = sessions->add_subcommand(entry.name, entry.help);
     add_common(cmd, opt.get());
-    if (sub.takes_id) {
+    if (entry.takes_id) {
       cmd->add_option("id", opt->id, "A session id, its unique prefix, or \"last\"")->required();
     }
-    auto run = sub.main;
+    auto run = entry.main;
     cmd->callback([opt, chosen, run] { *chosen = [opt, run] { return run(*opt); }; });
   }
 }

@@ -67,9 +67,9 @@ int tools_main(const ToolsOptions& opt) {
 
 }  // namespace
 
-void add_tools_command(CLI::App& app, Action* chosen) {
+void define_tools_command(CLI::App& sub, Action* chosen) {
   auto opt = std::make_shared<ToolsOptions>();
-  CLI::App* cmd = app.add_subcommand("tools", "List the tools a run gets, with their capabilities");
+  CLI::App* cmd = &sub;
   cmd->add_flag("--json", opt->json, "Print JSON for programs");
   cmd->add_option("--config", opt->config_file, "Read only this config file");
   cmd->callback([opt, chosen] { *chosen = [opt] { return tools_main(*opt); }; });
