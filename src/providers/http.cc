@@ -328,8 +328,9 @@ HttpClient::HttpClient(HttpOptions options) : options_(options) {}
 
 Result<HttpReply> HttpClient::post(const HttpRequest& request, const BodyHandler& on_body) const {
   auto loaded = libcurl();
-  if (!loaded.ok())
+  if (!loaded.ok()) {
     return Status::error(fmt::format("POST {}: {}", request.url, loaded.status().message()));
+  }
   const Libcurl& lib = **loaded;
   curl_slist* raw = nullptr;
   for (const auto& h : request.headers) raw = lib.slist_append(raw, h.c_str());

@@ -17,6 +17,8 @@
 //     of attempts.
 //  4. A non-2xx answer that is not retried (or the last one) is an error naming the URL, the
 //     HTTP status and the API's own error message when the body carries one.
+//  5. libcurl is loaded on the first post() (providers/libcurl.h); when it cannot be, every
+//     post() fails with an error naming the URL, the library and its package.
 // Messages may quote what the server sent; callers that hold secrets redact them.
 //
 // Thread-safe: post() uses its own handles, so one client may serve many threads.
