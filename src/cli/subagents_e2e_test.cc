@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <sstream>
 
 #include "base/strict_json.h"
 #include "cli/testing/run_binary.h"

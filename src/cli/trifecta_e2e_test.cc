@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
 
 #include "base/strict_json.h"
 #include "cli/testing/run_binary.h"
