@@ -285,4 +285,11 @@ Result<Config> load_config(const ConfigFiles& files) {
   return c;
 }
 
+std::string located(const toml::node& node, const std::string& what) {
+  const auto& src = node.source();
+  std::string file = src.path ? *src.path : std::string("config");
+  if (src.begin.line == 0) return fmt::format("{}: {}", file, what);
+  return fmt::format("{}:{}: {}", file, src.begin.line, what);
+}
+
 }  // namespace mecha::config

@@ -61,4 +61,9 @@ Result<Config> load_config(const ConfigFiles& files);
 // From TOML text; `name` stands for the file in messages.
 Result<Config> parse_config(std::string_view text, const std::string& name);
 
+// "FILE:LINE: what" for a node of a parsed config, naming the file toml++ recorded for it
+// ("config" when none), or "FILE: what" when the node has no position. For the sections
+// other layers read ([bash], [guard], ...), so their errors point where config.cc's do.
+std::string located(const toml::node& node, const std::string& what);
+
 }  // namespace mecha::config

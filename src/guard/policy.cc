@@ -4,26 +4,23 @@
 
 #include <set>
 
+#include "config/config.h"
+
 namespace mecha::guard {
 namespace {
 
-std::string where(const toml::node& n, const std::string& what) {
-  const auto& src = n.source();
-  std::string file = src.path ? *src.path : std::string("config");
-  if (src.begin.line == 0) return fmt::format("{}: {}", file, what);
-  return fmt::format("{}:{}: {}", file, src.begin.line, what);
-}
+using config::located;
 
 Status read_strings(const toml::node& n, const std::string& key, std::vector<std::string>& out) {
   const toml::array* a = n.as_array();
   if (a == nullptr)
     return Status::error(
-        where(n, fmt::format("key '{}' in [guard] must be an array of strings", key)));
+        located(n, fmt::format("key '{}' in [guard] must be an array of strings", key)));
   for (const auto& e : *a) {
     auto v = e.value<std::string>();
     if (!v)
       return Status::error(
-          where(e, fmt::format("key '{}' in [guard] must be an array of strings", key)));
+          located(e, fmt::format("key '{}' in [guard] must be an array of strings", key)));
     out.push_back(*v);
   }
   return ok_status();
@@ -35,7 +32,7 @@ Result<std::vector<Rule>> rules_from(const toml::array& rules, const std::string
   for (const auto& n : rules) {
     const toml::table* t = n.as_table();
     if (t == nullptr)
-      return Status::error(where(n, fmt::format("{}[{}] must be a table", what, i)));
+      return Status::error(located(n, fmt::format("{}[{}] must be a table", what, i)));
     auto r = rule_from_toml(*t, fmt::format("{}[{}]", what, i));
     if (!r) return r.status();
     out.push_back(std::move(*r));
@@ -121,7 +118,7 @@ Result<Policy> load_policy(const toml::table& config, const std::string& work_tr
   const toml::node* g = config.get("guard");
   if (g == nullptr) return p;
   const toml::table* guard = g->as_table();
-  if (guard == nullptr) return Status::error(where(*g, "[guard] must be a table"));
+  if (guard == nullptr) return Status::error(located(*g, "[guard] must be a table"));
   std::vector<std::string> disabled;
   for (const auto& [key, value] : *guard) {
     std::string k(key.str());
@@ -140,15 +137,15 @@ Result<Policy> load_policy(const toml::table& config, const std::string& work_tr
       const toml::array* a = value.as_array();
       if (a == nullptr)
         return Status::error(
-            where(value, "key 'rules' in [guard] must be an array of tables ([[guard.rules]])"));
+            located(value, "key 'rules' in [guard] must be an array of tables ([[guard.rules]])"));
       auto more = rules_from(*a, "[[guard.rules]]");
       if (!more) return more.status();
       for (auto& r : *more) p.rules.push_back(std::move(r));
     } else {
       return Status::error(
-          where(value, fmt::format("unknown key '{}' in [guard] (keys: disable_rules, "
-                                   "protected, rules, secrets, writable)",
-                                   k)));
+          located(value, fmt::format("unknown key '{}' in [guard] (keys: disable_rules, "
+                                     "protected, rules, secrets, writable)",
+                                     k)));
     }
   }
   for (const auto& name : disabled) {

@@ -8,16 +8,12 @@
 #include <mutex>
 
 #include "base/subprocess.h"
+#include "config/config.h"
 
 namespace mecha::tools {
 namespace {
 
-std::string where(const toml::node& n, const std::string& what) {
-  const auto& src = n.source();
-  std::string file = src.path ? *src.path : std::string("config");
-  if (src.begin.line == 0) return fmt::format("{}: {}", file, what);
-  return fmt::format("{}:{}: {}", file, src.begin.line, what);
-}
+using config::located;
 
 bool looks_like_credential(const std::string& name) {
   std::string up = name;
@@ -31,7 +27,7 @@ Status read_seconds(const toml::node& n, const std::string& key, std::chrono::mi
   std::optional<double> v = n.value<double>();
   if (!v || *v <= 0 || *v > 86400)
     return Status::error(
-        where(n, fmt::format("key '{}' in [bash] must be a number of seconds above 0", key)));
+        located(n, fmt::format("key '{}' in [bash] must be a number of seconds above 0", key)));
   *out = std::chrono::milliseconds(static_cast<int64_t>(*v * 1000));
   return ok_status();
 }
@@ -43,7 +39,7 @@ Result<BashSettings> bash_settings(const toml::table& config,
   BashSettings s;
   if (const toml::node* b = config.get("bash")) {
     const toml::table* t = b->as_table();
-    if (t == nullptr) return Status::error(where(*b, "[bash] must be a table"));
+    if (t == nullptr) return Status::error(located(*b, "[bash] must be a table"));
     for (const auto& [key, value] : *t) {
       std::string k(key.str());
       if (k == "default_timeout_s") {
@@ -53,72 +49,72 @@ Result<BashSettings> bash_settings(const toml::table& config,
       } else if (k == "max_output_chars") {
         auto v = value.value<int64_t>();
         if (!v || *v < 100)
-          return Status::error(
-              where(value, "key 'max_output_chars' in [bash] must be an integer of at least 100"));
+          return Status::error(located(
+              value, "key 'max_output_chars' in [bash] must be an integer of at least 100"));
         s.max_output_chars = static_cast<size_t>(*v);
       } else {
         return Status::error(
-            where(value, fmt::format("unknown key '{}' in [bash] (keys: default_timeout_s, "
-                                     "max_output_chars, max_timeout_s)",
-                                     k)));
+            located(value, fmt::format("unknown key '{}' in [bash] (keys: default_timeout_s, "
+                                       "max_output_chars, max_timeout_s)",
+                                       k)));
       }
     }
     if (s.default_timeout > s.max_timeout)
-      return Status::error(where(*b, "[bash] default_timeout_s is above max_timeout_s"));
+      return Status::error(located(*b, "[bash] default_timeout_s is above max_timeout_s"));
   }
   if (const toml::node* sb = config.get("sandbox")) {
     const toml::table* t = sb->as_table();
-    if (t == nullptr) return Status::error(where(*sb, "[sandbox] must be a table"));
+    if (t == nullptr) return Status::error(located(*sb, "[sandbox] must be a table"));
     for (const auto& [key, value] : *t) {
       std::string k(key.str());
       if (k == "mode") {
         auto v = value.value<std::string>();
         if (!v || (*v != "bwrap" && *v != "off"))
           return Status::error(
-              where(value, "key 'mode' in [sandbox] must be \"bwrap\" or \"off\""));
+              located(value, "key 'mode' in [sandbox] must be \"bwrap\" or \"off\""));
         s.sandbox = *v == "bwrap";
       } else if (k == "network") {
         auto v = value.value<bool>();
         if (!v)
-          return Status::error(where(value, "key 'network' in [sandbox] must be true or false"));
+          return Status::error(located(value, "key 'network' in [sandbox] must be true or false"));
         s.network = *v;
       } else if (k == "pass_env") {
         const toml::array* a = value.as_array();
         if (a == nullptr)
           return Status::error(
-              where(value, "key 'pass_env' in [sandbox] must be an array of strings"));
+              located(value, "key 'pass_env' in [sandbox] must be an array of strings"));
         s.pass_env.clear();
         for (const auto& e : *a) {
           auto v = e.value<std::string>();
           if (!v)
             return Status::error(
-                where(e, "key 'pass_env' in [sandbox] must be an array of strings"));
+                located(e, "key 'pass_env' in [sandbox] must be an array of strings"));
           bool api_key =
               std::find(api_key_envs.begin(), api_key_envs.end(), *v) != api_key_envs.end();
           if (api_key || looks_like_credential(*v))
             return Status::error(
-                where(e, fmt::format("[sandbox] pass_env names {}, which holds a credential; "
-                                     "commands never get mecha's keys",
-                                     *v)));
+                located(e, fmt::format("[sandbox] pass_env names {}, which holds a credential; "
+                                       "commands never get mecha's keys",
+                                       *v)));
           s.pass_env.push_back(*v);
         }
       } else if (k == "set_env") {
         const toml::table* env = value.as_table();
         if (env == nullptr)
           return Status::error(
-              where(value, "key 'set_env' in [sandbox] must be a table of strings"));
+              located(value, "key 'set_env' in [sandbox] must be a table of strings"));
         for (const auto& [name, v] : *env) {
           auto str = v.value<std::string>();
           if (!str)
             return Status::error(
-                where(v, fmt::format("[sandbox] set_env.{} must be a string", name.str())));
+                located(v, fmt::format("[sandbox] set_env.{} must be a string", name.str())));
           s.set_env[std::string(name.str())] = *str;
         }
       } else {
         return Status::error(
-            where(value, fmt::format("unknown key '{}' in [sandbox] (keys: mode, network, "
-                                     "pass_env, set_env)",
-                                     k)));
+            located(value, fmt::format("unknown key '{}' in [sandbox] (keys: mode, network, "
+                                       "pass_env, set_env)",
+                                       k)));
       }
     }
   }
