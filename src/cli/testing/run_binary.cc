@@ -50,24 +50,6 @@ std::string mecha_binary() { return built("mecha"); }
 
 std::string mecha_e2e_binary() { return built("mecha-e2e"); }
 
-TempDir::TempDir() {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "mecha-test-XXXXXX").string();
-  char* made = mkdtemp(tmpl.data());
-  path_ = made ? std::filesystem::path(made) : std::filesystem::path(tmpl);
-  path_ = std::filesystem::canonical(path_);
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
-
-void TempDir::write(const std::string& name, const std::string& content) const {
-  std::filesystem::path p = path_ / name;
-  std::filesystem::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary) << content;
-}
-
 RunningMecha::RunningMecha(const std::vector<std::string>& args, const std::filesystem::path& cwd,
                            const std::string& stdin_text, const std::string& binary) {
   std::string tmpl = (std::filesystem::temp_directory_path() / "mecha-io-XXXXXX").string();

@@ -6,8 +6,11 @@
 #include <vector>
 
 #include "base/strict_json.h"
+#include "store/testing/temp_dir.h"
 
 namespace mecha::cli::testing {
+
+using store::testing::TempDir;
 
 struct BinaryResult {
   int exit_code = -1;  // 128+N when killed by signal N
@@ -49,21 +52,6 @@ class RunningMecha {
   std::filesystem::path io_;
   int pid_ = -1;
   bool waited_ = false;
-};
-
-// A fresh empty directory under the system temp dir, removed when the object goes.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  // Writes `content` to path()/name, creating parent folders.
-  void write(const std::string& name, const std::string& content) const;
-
- private:
-  std::filesystem::path path_;
 };
 
 }  // namespace mecha::cli::testing

@@ -1,8 +1,9 @@
 // A fresh directory under the system's temp dir, removed with everything in it when the
-// object goes. For tests that need real files (SQLite stores, lock files).
+// object goes. For tests that need real files (SQLite stores, lock files, work trees).
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 namespace mecha::store::testing {
 
@@ -12,7 +13,10 @@ class TempDir {
   ~TempDir();
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
+  // Absolute and canonical, so it compares equal to a work tree resolved from it.
   const std::filesystem::path& path() const { return path_; }
+  // Writes `content` to path()/name, creating parent folders.
+  void write(const std::string& name, const std::string& content) const;
 
  private:
   std::filesystem::path path_;
