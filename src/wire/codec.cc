@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <utility>
 
 namespace mecha::wire {
 namespace {
@@ -311,7 +313,8 @@ Json frame_to_json(const Frame& frame) {
 }
 
 std::string encode_frame(const Frame& frame) {
-  std::string line = frame_to_json(frame).dump();
+  // Text from tools and models may hold any bytes: invalid UTF-8 becomes U+FFFD, never a throw.
+  std::string line = frame_to_json(frame).dump(-1, ' ', false, Json::error_handler_t::replace);
   line += '\n';
   return line;
 }
@@ -372,7 +375,18 @@ int json_depth(std::string_view text, int stop_after) {
   return deepest;
 }
 
-Decoded decode_frame(std::string_view line, const Limits& limits) {
+namespace {
+
+// The library's message without its "[json.exception.<name>.<id>] " prefix.
+std::string_view library_reason(const Json::exception& e) {
+  std::string_view what = e.what();
+  if (size_t end = what.find("] "); what.starts_with("[json.exception.") && end != what.npos) {
+    what.remove_prefix(end + 2);
+  }
+  return what;
+}
+
+Decoded decode_checked(std::string_view line, const Limits& limits) {
   Decoded out;
   auto refuse = [&](std::string_view code, std::string message) {
     out.error = Error{std::string(code), std::move(message)};
@@ -401,6 +415,37 @@ Decoded decode_frame(std::string_view line, const Limits& limits) {
   if (!frame) return refuse(codes::kBadFrame, frame.message());
   out.frame = std::move(*frame);
   return out;
+}
+
+}  // namespace
+
+Decoded decode_frame(std::string_view line, const Limits& limits) {
+  // The edge where a peer's bytes meet the library: whatever it throws (a number past a
+  // double's range such as 1e400, ill-formed UTF-8, a type it cannot convert) is a refusal.
+  try {
+    return decode_checked(line, limits);
+  } catch (const Json::exception& e) {
+    Decoded out;
+    out.error = Error{std::string(codes::kBadFrame),
+                      fmt::format("frame: invalid JSON: {}", library_reason(e))};
+    return out;
+  }
+}
+
+int json_value_depth(const Json& value, int stop_after) {
+  // Iterative: a value nested 80,000 levels deep is measured without deep recursion.
+  std::vector<std::pair<const Json*, int>> todo{{&value, 0}};
+  int deepest = 0;
+  while (!todo.empty()) {
+    auto [j, above] = todo.back();
+    todo.pop_back();
+    if (!j->is_structured()) continue;
+    const int depth = above + 1;
+    deepest = std::max(deepest, depth);
+    if (deepest > stop_after) return deepest;
+    for (const Json& child : *j) todo.emplace_back(&child, depth);
+  }
+  return deepest;
 }
 
 }  // namespace mecha::wire

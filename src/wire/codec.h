@@ -31,7 +31,9 @@ struct Limits {
 Json body_to_json(const Frame& frame);
 // {"kind": ..., "body": ...}
 Json frame_to_json(const Frame& frame);
-// One line of compact JSON, ending in '\n'.
+// One line of compact JSON, ending in '\n'. Invalid UTF-8 in any string is replaced by
+// U+FFFD (text from tools and models may hold any bytes). No size check: a sender that must
+// stay within a peer's limits uses fit_frame (frame_fit.h).
 std::string encode_frame(const Frame& frame);
 
 // A decoded line: the frame, or the error frame that refuses it.
@@ -41,7 +43,8 @@ struct Decoded {
   bool ok() const { return frame.has_value(); }
 };
 
-// `line` is one frame without its newline.
+// `line` is one frame without its newline. Never throws: whatever the line holds (a number
+// past a double's range, ill-formed UTF-8, nesting past max_depth) is an error frame.
 Decoded decode_frame(std::string_view line, const Limits& limits = {});
 
 // The body of a frame of `kind`, already parsed. Messages start with the kind.
@@ -59,5 +62,10 @@ std::vector<std::string_view> frame_kinds();
 // The deepest nesting of objects and arrays in JSON text, found without parsing it (strings
 // are skipped). Stops counting once past `stop_after`, so a hostile line costs one pass.
 int json_depth(std::string_view text, int stop_after);
+
+// The nesting of a parsed value (a scalar 0, {} or [] 1, {"a": []} 2), walked without
+// recursion. Stops counting once past `stop_after`. Check it before copying or dumping a
+// value that came from outside: both recurse once per level.
+int json_value_depth(const Json& value, int stop_after);
 
 }  // namespace mecha::wire

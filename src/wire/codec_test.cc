@@ -155,5 +155,39 @@ TEST(WireCodec, EventsOfARunDecodeAsTheirFrames) {
   EXPECT_EQ(event_to_json(*f), event);
 }
 
+// Regression (issue 11, finding 7): these lines threw out of the decoder and killed the
+// daemon with every session in it.
+TEST(WireCodec, HostileLinesAreRefusedNeverThrown) {
+  struct Case {
+    std::string line;
+    Error expected;
+  };
+  const std::vector<Case> cases = {
+      {R"({"kind":"user_turn","body":{"text":"hi","n":1e400}})",
+       {"bad_frame", "frame: invalid JSON: number overflow parsing '1e400'"}},
+      {R"({"kind":"cost","body":{"x":[-1e400]}})",
+       {"bad_frame", "frame: invalid JSON: number overflow parsing '-1e400'"}},
+      {"{\"kind\":\"user_turn\",\"body\":{\"text\":\"\xff\xfe\"}}",
+       {"bad_frame",
+        "frame: invalid JSON at byte 37: syntax error while parsing value - invalid string: "
+        "ill-formed UTF-8 byte; last read: '\"\xff'"}},
+      {std::string(80000, '[') + std::string(80000, ']'),
+       {"too_deep", "frame refused: nested deeper than 64 levels"}},
+      {"\x00\x01garbage{", {"bad_frame", ""}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.line.substr(0, 60));
+    Decoded d = decode_frame(c.line);
+    ASSERT_FALSE(d.ok());
+    EXPECT_EQ(d.error.code, c.expected.code);
+    if (!c.expected.message.empty()) {
+      EXPECT_EQ(d.error.message, c.expected.message);
+    }
+    // The refusal itself can be sent: its ill-formed bytes are replaced.
+    const std::string reply = encode_frame(d.error);
+    EXPECT_TRUE(decode_frame(std::string_view(reply).substr(0, reply.size() - 1)).ok()) << reply;
+  }
+}
+
 }  // namespace
 }  // namespace mecha::wire
