@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <deque>
 
 #include <fmt/format.h>
 
@@ -60,12 +61,21 @@ Status Daemon::serve(UniqueFd listener) {
   }
 
   std::map<int, std::shared_ptr<Connection>> connections;
-  const uid_t me = ::geteuid();
+  // Connections in the order they came, each with the time by which it must have said hello.
+  std::deque<std::pair<std::chrono::steady_clock::time_point, std::weak_ptr<Connection>>> hello_due;
   auto add = [&](UniqueFd fd) {
     ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) | O_NONBLOCK);
     const int raw = fd.get();
-    auto c = std::make_shared<Connection>(std::move(fd), options_.limits);
-    if (watch(raw)) connections[raw] = std::move(c);
+    OutgoingOptions outgoing;
+    outgoing.max_queued_bytes = options_.max_queued_bytes;
+    outgoing.epoll_fd = ep.get();
+    outgoing.on_close = [this, raw](const std::string& reason) {
+      log(fmt::format("connection {} cut off: {}", raw, reason));
+    };
+    auto c = std::make_shared<Connection>(std::move(fd), options_.limits, std::move(outgoing));
+    if (!watch(raw)) return;
+    hello_due.emplace_back(std::chrono::steady_clock::now() + options_.hello_timeout, c);
+    connections[raw] = std::move(c);
   };
   auto drop = [&](int fd) {
     auto it = connections.find(fd);
@@ -74,6 +84,28 @@ Status Daemon::serve(UniqueFd listener) {
     it->second->close();
     detach(it->second);
     connections.erase(it);
+  };
+  // Closes what has been silent past its hello deadline; the milliseconds until the next
+  // deadline, or -1 for none.
+  auto enforce_hello = [&]() -> int {
+    const auto now = std::chrono::steady_clock::now();
+    while (!hello_due.empty()) {
+      auto [due, weak] = hello_due.front();
+      std::shared_ptr<Connection> c = weak.lock();
+      if (!c || c->helloed || c->closed()) {
+        hello_due.pop_front();
+        continue;
+      }
+      if (due > now) {
+        return static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(due - now).count());
+      }
+      hello_due.pop_front();
+      c->close_with(error(
+          wire::codes::kHelloRequired,
+          fmt::format("no hello within {} ms: connection closed", options_.hello_timeout.count())));
+      drop(c->channel().fd());
+    }
+    return -1;
   };
 
   std::chrono::steady_clock::time_point drain_deadline;
@@ -96,8 +128,9 @@ Status Daemon::serve(UniqueFd listener) {
         cancelled_all = true;
       }
     }
-    int n =
-        ::epoll_wait(ep.get(), events.data(), static_cast<int>(events.size()), draining_ ? 50 : -1);
+    int timeout = enforce_hello();
+    if (draining_ && (timeout < 0 || timeout > 50)) timeout = 50;
+    int n = ::epoll_wait(ep.get(), events.data(), static_cast<int>(events.size()), timeout);
     if (n < 0 && errno != EINTR)
       return Status::error(fmt::format("epoll: {}", std::strerror(errno)));
     for (int i = 0; i < n; ++i) {
@@ -106,15 +139,10 @@ Status Daemon::serve(UniqueFd listener) {
         while (true) {
           UniqueFd conn(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
           if (!conn.valid()) break;
-          auto uid = peer_uid(conn.get());
-          if (!uid.ok() || *uid != me) {
-            FrameChannel refusal(std::move(conn));
-            (void)refusal.send(error(
-                wire::codes::kPeerRefused,
-                uid.ok() ? fmt::format("connection refused: this daemon serves uid {} only, and "
-                                       "the peer is uid {}",
-                                       me, *uid)
-                         : uid.message()));
+          if (auto refusal = refusal_of(conn.get())) {
+            log(fmt::format("connection refused: {}", refusal->message));
+            const std::string line = wire::encode_frame(*refusal);
+            (void)!::send(conn.get(), line.data(), line.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
             continue;
           }
           add(std::move(conn));
@@ -130,6 +158,8 @@ Status Daemon::serve(UniqueFd listener) {
         for (auto& f : fresh) add(std::move(f));
       } else if (auto it = connections.find(fd); it != connections.end()) {
         std::shared_ptr<Connection> c = it->second;
+        if (events[i].events & EPOLLOUT) c->flush();
+        if (!(events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->closed()) continue;
         FrameChannel::Incoming in = c->channel().read_some();
         for (wire::Decoded& d : in.frames) {
           if (c->closed()) break;
@@ -267,7 +297,7 @@ void Daemon::start_turn(const std::shared_ptr<Connection>& c, const wire::UserTu
   workers_->post([this, c, session, text = turn.text] {
     std::vector<wire::Frame> closing = run_turn(options_.turns, *session, c, text);
     session->end_turn();
-    for (const wire::Frame& f : closing) c->send(f);
+    for (const wire::Frame& f : closing) c->send_waiting(f);
     // Last, so a drain waits until the turn's turn_done went out.
     std::lock_guard<std::mutex> lock(running_mu_);
     running_.erase(session);
@@ -275,5 +305,32 @@ void Daemon::start_turn(const std::shared_ptr<Connection>& c, const wire::UserTu
 }
 
 void Daemon::detach(const std::shared_ptr<Connection>& c) { c->session.reset(); }
+
+std::optional<wire::Error> Daemon::refusal_of(int fd) const {
+  auto peer = peer_credentials(fd);
+  if (!peer) return error(wire::codes::kPeerRefused, peer.message());
+  const uid_t me = ::geteuid();
+  if (peer->uid != me) {
+    return error(wire::codes::kPeerRefused,
+                 fmt::format("connection refused: this daemon serves uid {} only, and the peer is "
+                             "uid {}",
+                             me, peer->uid));
+  }
+  if (options_.allow_other_pid_namespaces) return std::nullopt;
+  auto same = in_own_pid_namespace(peer->pid);
+  if (same.ok() && *same) return std::nullopt;
+  return error(
+      wire::codes::kPeerRefused,
+      fmt::format("connection refused: the peer (pid {}) is not in this daemon's PID "
+                  "namespace{} (a command in mecha's sandbox is in a namespace of its "
+                  "own); to serve such peers, start the daemon with "
+                  "--allow-other-pid-namespaces",
+                  peer->pid,
+                  same.ok() ? "" : fmt::format(" or cannot be checked: {}", same.message())));
+}
+
+void Daemon::log(const std::string& message) const {
+  if (options_.log) options_.log(message);
+}
 
 }  // namespace mecha::server

@@ -5,10 +5,17 @@
 // answers, cancel) itself, and hands each user_turn to a worker thread (turn.h). Many
 // sessions at once; one session per connection at a time, one turn per session at a time.
 //
-// A connection must say hello first, with the protocol version; a different version is
-// refused naming both and the connection is closed. A connection from another uid
-// (SO_PEERCRED) is refused. A frame that fails to decode is answered with an error frame
-// and the connection stays usable.
+// A connection must say hello first, with the protocol version, within `hello_timeout`; a
+// different version is refused naming both, and silence past the timeout is cut off, each
+// with an error frame. A connection from another uid (SO_PEERCRED) is refused, and so is one
+// from another PID namespace (a command in the sandbox) unless allow_other_pid_namespaces.
+// A frame that fails to decode, whatever it holds, is answered with an error frame and the
+// connection stays usable; nothing a client sends stops the daemon or another client.
+//
+// No client can stall another: the loop never blocks on a socket. Each connection queues
+// what it is sent (connection.h) and a client that lets more than max_queued_bytes wait is
+// cut off with a reason. Every frame sent is fitted within `limits` (wire/frame_fit.h),
+// the limits the daemon's clients enforce.
 //
 // stop() drains: no new connection or turn is accepted, running turns may finish within
 // `grace`, then the ones still running are cancelled; serve() returns once all have ended.
@@ -19,9 +26,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -39,6 +48,16 @@ struct DaemonOptions {
   std::chrono::milliseconds grace{10000};  // Default: 10 s for running turns to finish
   wire::Limits limits;
   std::string software = "mecha 0.1.0";
+  // Default: 10 s. A connection that has not said hello by then is closed.
+  std::chrono::milliseconds hello_timeout{10000};
+  // Default: 32 MiB. Bytes that may wait for one client before it is cut off as too slow.
+  // REQUIRES: more than limits.max_frame_bytes.
+  size_t max_queued_bytes = size_t{32} << 20;
+  // Default: false. Serve peers in other PID namespaces too (a sandboxed command is in one).
+  bool allow_other_pid_namespaces = false;
+  // Hears what an operator should know (a client cut off, a peer refused). Called from the
+  // loop thread or a turn's worker. Default: nothing.
+  std::function<void(const std::string&)> log;
 };
 
 class Daemon {
@@ -62,6 +81,9 @@ class Daemon {
   void open_session(const std::shared_ptr<Connection>& c, const wire::Open& open);
   void start_turn(const std::shared_ptr<Connection>& c, const wire::UserTurn& turn);
   void detach(const std::shared_ptr<Connection>& c);
+  // Why a peer that connected to the listener may not be served, or nullopt.
+  std::optional<wire::Error> refusal_of(int fd) const;
+  void log(const std::string& message) const;
 
   const DaemonOptions options_;
   std::unique_ptr<store::SessionStore> store_;

@@ -17,6 +17,11 @@ FrameChannel::FrameChannel(UniqueFd fd, wire::Limits limits)
 
 Status FrameChannel::send(const wire::Frame& frame) {
   const std::string line = wire::encode_frame(frame);
+  if (line.size() - 1 > limits_.max_frame_bytes) {
+    return Status::error(fmt::format("a {} frame of {} bytes was not sent: the limit is {} bytes",
+                                     wire::kind_of(frame), line.size() - 1,
+                                     limits_.max_frame_bytes));
+  }
   std::lock_guard<std::mutex> lock(send_mu_);
   size_t done = 0;
   const auto deadline = std::chrono::steady_clock::now() + kSendTimeout;
@@ -52,8 +57,11 @@ FrameChannel::Incoming FrameChannel::read_some() {
   std::array<char, 65536>& buffer = *storage;
   // The first read may block (a client's socket); the ones after a full buffer must not,
   // or a frame ending exactly at the buffer's end would wait for bytes that never come.
+  // At most kReadsPerCall buffers a call: a peer that writes without pause cannot hold the
+  // daemon's loop, and what is left is read at the loop's next turn.
+  constexpr int kReadsPerCall = 16;
   int flags = 0;
-  while (true) {
+  for (int reads = 0; reads < kReadsPerCall; ++reads) {
     ssize_t n = ::recv(fd_.get(), buffer.data(), buffer.size(), flags);
     flags = MSG_DONTWAIT;
     if (n > 0) {

@@ -1,9 +1,9 @@
 // FrameChannel: frames over one connected socket, both ways.
 //
-// Writing is thread-safe: whole frames, one at a time, so frames from a turn's worker and
-// from the connection's reader never interleave. A peer that stops reading is given
-// kSendTimeout to make room, then the connection is shut down (a slow client cannot hold a
-// worker forever). Reading belongs to one thread: read_some() for a non-blocking socket
+// Writing (the client's side; the daemon writes through Connection's queue) is thread-safe:
+// whole frames, one at a time. A frame longer than the limit is not sent (the peer would
+// refuse it). A peer that stops reading is given kSendTimeout to make room, then the
+// connection is shut down. Reading belongs to one thread: read_some() for a non-blocking socket
 // polled by the daemon's loop, receive() for a client's blocking one. A line that fails to
 // decode comes out as a Decoded holding the error frame to send back; the stream goes on.
 #pragma once
@@ -31,14 +31,14 @@ class FrameChannel {
 
   int fd() const { return fd_.get(); }
 
-  // Thread-safe. An error when the peer is gone or too slow.
+  // Thread-safe. An error when the frame is over the limit, or the peer is gone or too slow.
   Status send(const wire::Frame& frame);
 
   struct Incoming {
     std::vector<wire::Decoded> frames;
     bool closed = false;  // end of stream or a read error: nothing more will come
   };
-  // Reads once (all that is available on a non-blocking socket) and decodes what completed.
+  // Reads what is available (up to 1 MiB on a non-blocking socket) and decodes what completed.
   Incoming read_some();
 
   // Blocking: the next frame, or nullopt once the peer has closed.

@@ -7,27 +7,35 @@
 
 #include "agent/session_journal.h"
 #include "wire/codec.h"
+#include "wire/frame_fit.h"
 
 namespace mecha::server {
 namespace {
 
 // Forwards a run's events to the client as frames.
+constexpr int kCopyDepth = wire::Limits{}.max_depth;
+
 class FrameSink final : public agent::EventSink {
  public:
   explicit FrameSink(std::shared_ptr<Connection> connection) : connection_(std::move(connection)) {}
 
   void on_event(const Json& event) override {
-    auto frame = wire::decode_event(event, "event");
+    // Decoding copies the event, and copying recurses once per level: members deeper than
+    // any frame may carry are replaced first (a model's tool input can be nested 80,000 deep).
+    const Json shallow =
+        event.is_object() ? wire::without_deep_members(event, kCopyDepth) : Json::object();
+    auto frame = wire::decode_event(shallow, "event");
     if (!frame) {
       // An event this protocol version has no frame for: passed on as a note, not dropped.
-      connection_->send(wire::Note{"mecha", event.dump()});
+      connection_->send_waiting(
+          wire::Note{"mecha", shallow.dump(-1, ' ', false, Json::error_handler_t::replace)});
       return;
     }
-    connection_->send(*frame);
+    connection_->send_waiting(*frame);
   }
 
   void on_text_delta(std::string_view agent, std::string_view delta) override {
-    connection_->send(wire::TextDelta{std::string(agent), std::string(delta)});
+    connection_->send_waiting(wire::TextDelta{std::string(agent), std::string(delta)});
   }
 
  private:
@@ -50,7 +58,9 @@ class ConnectionApprover final : public agent::Approver {
     r.action = request.value("kind", "send");
     r.agent = request.value("agent", "");
     r.tool = request.value("tool", "");
-    if (auto it = request.find("input"); it != request.end() && it->is_object()) r.input = *it;
+    if (auto it = request.find("input"); it != request.end() && it->is_object()) {
+      r.input = wire::without_deep_members(*it, kCopyDepth);
+    }
     r.reason = request.value("reason", "");
     r.timeout_ms = timeout_.count();
     return connection_->ask(r, timeout_, cancel_);

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -81,13 +82,30 @@ Result<UniqueFd> listen_unix(const std::filesystem::path& path) {
   return fd;
 }
 
-Result<uid_t> peer_uid(int fd) {
+Result<PeerCredentials> peer_credentials(int fd) {
   ucred cred{};
   socklen_t len = sizeof cred;
   if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
     return Status::error(fmt::format("SO_PEERCRED: {}", std::strerror(errno)));
   }
-  return cred.uid;
+  return PeerCredentials{cred.pid, cred.uid};
+}
+
+Result<bool> in_own_pid_namespace(pid_t pid) {
+  // A peer in a namespace this one cannot see (a sibling's or a parent's) has no pid here.
+  if (pid <= 0) return false;
+  auto namespace_of = [](const std::string& file) -> Result<std::pair<dev_t, ino_t>> {
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0) {
+      return Status::error(fmt::format("reading {}: {}", file, std::strerror(errno)));
+    }
+    return std::pair{st.st_dev, st.st_ino};
+  };
+  auto mine = namespace_of("/proc/self/ns/pid");
+  if (!mine) return mine.status();
+  auto theirs = namespace_of(fmt::format("/proc/{}/ns/pid", pid));
+  if (!theirs) return theirs.status();
+  return *mine == *theirs;
 }
 
 }  // namespace mecha::server
