@@ -125,23 +125,36 @@ bool read_line(const char* prompt, std::string* line) {
   return static_cast<bool>(std::getline(std::cin, *line));
 }
 
-// Waits for the reply to a request; frames before it are shown too. False once closed.
-bool await(server::Client& client, ChatView& view,
-           const std::function<bool(const wire::Frame&)>& is_reply) {
+// How an exchange with the daemon ended.
+enum class Ended { kAnswered, kClosed, kBadFrame };
+
+// A frame from the daemon that did not decode (too large, malformed) means this client and
+// the daemon no longer agree on the stream: said once, and the chat ends.
+Ended bad_frame(const wire::Decoded& d) {
+  fmt::print(stderr, "mecha: the daemon sent a frame this client cannot read: {} ({})\n",
+             d.error.message, d.error.code);
+  return Ended::kBadFrame;
+}
+
+// Waits for the reply to a request; frames before it are shown too.
+Ended await(server::Client& client, ChatView& view,
+            const std::function<bool(const wire::Frame&)>& is_reply) {
   while (auto d = client.receive()) {
-    if (!d->ok()) {
-      view.show(d->error);
-      continue;
-    }
+    if (!d->ok()) return bad_frame(*d);
     view.show(*d->frame);
-    if (is_reply(*d->frame) || std::holds_alternative<wire::Error>(*d->frame)) return true;
+    if (is_reply(*d->frame) || std::holds_alternative<wire::Error>(*d->frame)) {
+      return Ended::kAnswered;
+    }
   }
-  return false;
+  return Ended::kClosed;
 }
 
 // Runs one turn: frames until turn_done, approvals asked inline, Ctrl-C sends cancel.
-bool run_turn(server::Client& client, ChatView& view, const std::string& text) {
-  if (!client.send(wire::UserTurn{text}).ok()) return false;
+Ended run_turn(server::Client& client, ChatView& view, const std::string& text) {
+  if (Status sent = client.send(wire::UserTurn{text}); !sent.ok()) {
+    fmt::print(stderr, "mecha: {}\n", sent.message());
+    return Ended::kClosed;
+  }
   CancelToken cancel;
   std::atomic<bool> done{false};
   std::thread watcher([&] {
@@ -153,13 +166,13 @@ bool run_turn(server::Client& client, ChatView& view, const std::string& text) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   });
-  bool open = false;
+  Ended ended = Ended::kClosed;
   {
     InterruptScope interrupts(&cancel);
     while (auto d = client.receive()) {
       if (!d->ok()) {
-        view.show(d->error);
-        continue;
+        ended = bad_frame(*d);
+        break;
       }
       const wire::Frame& f = *d->frame;
       view.show(f);
@@ -171,14 +184,14 @@ bool run_turn(server::Client& client, ChatView& view, const std::string& text) {
         (void)client.send(wire::ApprovalAnswer{a->request_id, yes});
       }
       if (std::holds_alternative<wire::TurnDone>(f)) {
-        open = true;
+        ended = Ended::kAnswered;
         break;
       }
     }
   }
   done.store(true);
   watcher.join();
-  return open;
+  return ended;
 }
 
 int chat_main(const ChatFlags& flags) {
@@ -221,26 +234,38 @@ int chat_main(const ChatFlags& flags) {
   while (read_line("> ", &line)) {
     if (line.empty()) continue;
     if (line == "/quit" || line == "/exit") break;
-    bool open = true;
+    Ended ended = Ended::kAnswered;
     if (line == "/sessions") {
-      open = c.send(wire::ListSessions{}).ok() && await(c, view, [](const wire::Frame& f) {
-               return std::holds_alternative<wire::Sessions>(f);
-             });
+      ended = c.send(wire::ListSessions{}).ok()
+                  ? await(c, view,
+                          [](const wire::Frame& f) {
+                            return std::holds_alternative<wire::Sessions>(f);
+                          })
+                  : Ended::kClosed;
     } else if (line == "/cost") {
-      open = c.send(wire::CostQuery{}).ok() && await(c, view, [](const wire::Frame& f) {
-               return std::holds_alternative<wire::CostReport>(f);
-             });
+      ended = c.send(wire::CostQuery{}).ok()
+                  ? await(c, view,
+                          [](const wire::Frame& f) {
+                            return std::holds_alternative<wire::CostReport>(f);
+                          })
+                  : Ended::kClosed;
     } else if (line.starts_with("/resume")) {
       std::string id = line.size() > 8 ? line.substr(8) : "last";
-      open = c.send(wire::Open{id}).ok() && await(c, view, [](const wire::Frame& f) {
-               return std::holds_alternative<wire::Opened>(f);
-             });
+      ended =
+          c.send(wire::Open{id}).ok()
+              ? await(c, view,
+                      [](const wire::Frame& f) { return std::holds_alternative<wire::Opened>(f); })
+              : Ended::kClosed;
     } else if (line.starts_with("/")) {
       fmt::print(stderr, "commands: /sessions, /resume ID, /cost, /quit\n");
     } else {
-      open = run_turn(c, view, line);
+      ended = run_turn(c, view, line);
     }
-    if (!open) {
+    if (ended == Ended::kBadFrame) {
+      c.shutdown();
+      return finish(kExitError);
+    }
+    if (ended == Ended::kClosed) {
       fmt::print(stderr, "mecha: the daemon closed the connection\n");
       return finish(kExitError);
     }

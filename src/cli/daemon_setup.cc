@@ -49,7 +49,8 @@ int report_failure(const Status& s) {
   return kExitError;
 }
 
-Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags) {
+Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags,
+                                        std::function<void(const std::string&)> log) {
   std::error_code ec;
   std::filesystem::path tree = flags.work_tree.empty() ? std::filesystem::current_path(ec)
                                                        : std::filesystem::path(flags.work_tree);
@@ -84,6 +85,10 @@ Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags) {
       std::chrono::milliseconds(static_cast<int64_t>(flags.approval_timeout_s * 1000));
   options.grace = std::chrono::milliseconds(static_cast<int64_t>(flags.grace_s * 1000));
   options.workers = flags.workers;
+  options.allow_other_pid_namespaces = flags.allow_other_pid_namespaces;
+  options.log = std::move(log);
+  options.hello_timeout =
+      std::chrono::milliseconds(static_cast<int64_t>(flags.hello_timeout_s * 1000));
 
   const std::filesystem::path store_path = store_path_for(tree, flags.store);
   auto store = store::SessionStore::open(store_path);

@@ -2,6 +2,7 @@
 // options as `mecha run`), and the assembly itself.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,9 @@ struct DaemonFlags {
   double approval_timeout_s = 60;
   double grace_s = 10;
   int workers = 16;
+  // `mecha serve` only (chat's own daemon has no socket a stranger could reach).
+  bool allow_other_pid_namespaces = false;
+  double hello_timeout_s = 10;
 };
 
 // Adds --socket, --model, --provider, --config, -C, --store, --system, --max-turns,
@@ -36,7 +40,9 @@ struct AssembledDaemon {
 
 // Reads the config, checks the model once (a cassette that does not parse fails here, not
 // at the first turn), opens the store, builds the daemon.
-Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags);
+// `log` hears what the daemon reports to its operator (server::DaemonOptions::log).
+Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags,
+                                        std::function<void(const std::string&)> log = nullptr);
 
 std::string socket_path(const DaemonFlags& flags);
 

@@ -38,7 +38,9 @@ int serve_main(const DaemonFlags& flags) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  auto assembled = assemble_daemon(flags);
+  auto assembled = assemble_daemon(flags, [](const std::string& message) {
+    std::fprintf(stderr, "mecha serve: %s\n", message.c_str());
+  });
   if (!assembled) return report_failure(assembled.status());
   const std::string path = socket_path(flags);
   auto listener = server::listen_unix(path);
@@ -74,6 +76,15 @@ void define_serve_command(CLI::App& sub, Action* chosen) {
   auto flags = std::make_shared<DaemonFlags>();
   CLI::App* serve = &sub;
   add_daemon_flags(serve, flags.get());
+  // A flag, not a config key: a config file in the work tree must not be able to open the
+  // daemon to commands running in the sandbox.
+  serve->add_flag("--allow-other-pid-namespaces", flags->allow_other_pid_namespaces,
+                  "Serve clients in other PID namespaces too (by default a peer outside the "
+                  "daemon's own, such as a command in mecha's sandbox, is refused)");
+  serve
+      ->add_option("--hello-timeout", flags->hello_timeout_s,
+                   "Seconds a new connection has to say hello before it is closed (default 10)")
+      ->check(CLI::PositiveNumber);
   serve->callback([flags, chosen] { *chosen = [flags] { return serve_main(*flags); }; });
 }
 

@@ -1,5 +1,8 @@
 // `mecha serve` and `mecha chat` as a user runs them: the real binary, real processes.
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,9 +16,12 @@
 #include <thread>
 
 #include "server/client.h"
+#include "server/frame_channel.h"
 #include "server/testing/daemon_harness.h"
+#include "server/unix_socket.h"
 #include "store/session_store.h"
 #include "store/testing/temp_dir.h"
+#include "wire/codec.h"
 
 namespace mecha::cli {
 namespace {
@@ -167,6 +173,134 @@ TEST(ChatCommand, JsonPrintsEveryFrame) {
     kinds.push_back(Json::parse(line)["kind"].get<std::string>());
   }
   EXPECT_EQ(kinds, (std::vector<std::string>{"opened", "text_delta", "text", "turn_done"}));
+}
+
+// Issue 11, finding 7: one frame (1e400, ill-formed UTF-8, deep nesting) killed `mecha serve`
+// and every session in it. Each is sent to the real daemon; it answers with an error frame,
+// stays up, and serves a good client's whole turn afterwards.
+TEST(ServeCommand, SurvivesEveryBadFrameAndStillServesAGoodClient) {
+  store::testing::TempDir dir;
+  write_file(dir.path() / "c.jsonl", answer_cassette());
+  ServeProcess serve(dir.path());
+  serve.start();
+  const std::vector<std::pair<std::string, std::string>> attacks = {
+      {R"({"kind":"user_turn","body":{"text":1e400}})", "bad_frame"},
+      {"{\"kind\":\"user_turn\",\"body\":{\"text\":\"\xff\xfe\"}}", "bad_frame"},
+      {std::string(80000, '[') + std::string(80000, ']'), "too_deep"},
+      {std::string(17 << 20, ' '), "frame_too_large"},
+      {std::string("\x00\xff garbage {{", 15), "bad_frame"},
+  };
+  for (const auto& [line, code] : attacks) {
+    SCOPED_TRACE(code + ": " + line.substr(0, 40));
+    auto fd = server::connect_unix(serve.socket());
+    ASSERT_TRUE(fd.ok()) << fd.message();
+    const int raw = fd->get();
+    server::FrameChannel channel(std::move(*fd));
+    const std::string bytes = wire::encode_frame(wire::Hello{1, "attacker"}) + line + "\n";
+    for (size_t done = 0; done < bytes.size();) {
+      ssize_t n = ::send(raw, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+      ASSERT_GT(n, 0) << "the daemon stopped reading";
+      done += static_cast<size_t>(n);
+    }
+    auto hello = channel.receive();
+    ASSERT_TRUE(hello && hello->ok());
+    auto refusal = channel.receive();
+    ASSERT_TRUE(refusal && refusal->ok())
+        << "the daemon died: " << read_file(dir.path() / "serve.log");
+    EXPECT_EQ(std::get<wire::Error>(*refusal->frame).code, code);
+  }
+  auto c = server::Client::connect(serve.socket(), "good client");
+  ASSERT_TRUE(c.ok()) << c.message() << read_file(dir.path() / "serve.log");
+  ASSERT_TRUE((*c)->open("").ok());
+  auto frames = server::testing::run_turn(**c, "question");
+  ASSERT_FALSE(frames.empty());
+  EXPECT_EQ(std::get<wire::TurnDone>(frames.back()),
+            (wire::TurnDone{"the answer", Usage{12, 3, 0, 0}, false}));
+  (*c)->shutdown();
+  EXPECT_EQ(serve.signal_and_wait(SIGTERM), 0);
+}
+
+// Issue 11, finding 9: a model reply past the wire's 16 MiB limit went out as one frame,
+// which `mecha chat` refused and then hung. Now it arrives as deltas within the limit, the
+// text frame is cut with a marker, and the chat ends normally.
+TEST(ChatCommand, AReplyLargerThanAFrameArrivesInFramesWithinTheLimit) {
+  store::testing::TempDir dir;
+  std::string text;
+  for (int i = 0; text.size() < (17u << 20); ++i) text += fmt::format("line {}\n", i);
+  write_file(dir.path() / "c.jsonl",
+             server::testing::cassette_header() +
+                 server::testing::cassette_line(
+                     Json::array({Json{{"type", "text"}, {"text", text}}}), "end_turn", 1, 1));
+  write_file(dir.path() / "in.txt", "talk a lot\n");
+  std::string cmd = fmt::format(
+      "cd {} && timeout 120 {} chat --json --socket {}/none.sock --model cassette:c.jsonl < "
+      "in.txt > out.txt 2> err.txt",
+      dir.path().string(), kMecha, dir.path().string());
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << read_file(dir.path() / "err.txt");
+  std::vector<std::string> kinds;
+  std::string streamed;
+  std::string whole;
+  std::istringstream lines(read_file(dir.path() / "out.txt"));
+  for (std::string line; std::getline(lines, line);) {
+    ASSERT_LE(line.size(), size_t{16} << 20);
+    Json j = Json::parse(line);
+    kinds.push_back(j["kind"].get<std::string>());
+    if (kinds.back() == "text_delta") streamed += j["body"]["delta"].get<std::string>();
+    if (kinds.back() == "text") whole = j["body"]["text"].get<std::string>();
+  }
+  ASSERT_GE(kinds.size(), 5u);
+  EXPECT_EQ(kinds.front(), "opened");
+  EXPECT_EQ(kinds[kinds.size() - 2], "text");
+  EXPECT_EQ(kinds.back(), "turn_done");
+  EXPECT_EQ(streamed, text);
+  const size_t marker = whole.find("\n[mecha: ");
+  ASSERT_NE(marker, std::string::npos);
+  EXPECT_EQ(whole.substr(0, marker), text.substr(0, marker));
+  EXPECT_EQ(whole.substr(marker),
+            fmt::format("\n[mecha: {} more bytes not shown: a frame may hold at most 16777216 "
+                        "bytes]",
+                        text.size() - marker));
+}
+
+// A daemon that sends what `mecha chat` cannot read (a frame past the limit, then garbage):
+// chat says so and exits 1, instead of waiting forever.
+TEST(ChatCommand, AnUndecodableFrameFromTheDaemonIsReportedAndChatExits) {
+  for (const std::string& bad : {std::string(17 << 20, 'x'), std::string("{\"kind\":1e400}")}) {
+    SCOPED_TRACE(bad.substr(0, 20));
+    store::testing::TempDir dir;
+    const fs::path socket = dir.path() / "fake.sock";
+    auto listener = server::listen_unix(socket);
+    ASSERT_TRUE(listener.ok()) << listener.message();
+    std::thread fake([&] {
+      pollfd p{listener->get(), POLLIN, 0};
+      if (::poll(&p, 1, 20000) != 1) return;
+      UniqueFd conn(::accept4(listener->get(), nullptr, nullptr, SOCK_CLOEXEC));
+      if (!conn.valid()) return;
+      ::fcntl(conn.get(), F_SETFL, 0);
+      server::FrameChannel channel(std::move(conn), wire::Limits{size_t{64} << 20, 64});
+      (void)channel.receive();  // hello
+      (void)channel.send(wire::Hello{1, "fake daemon"});
+      (void)channel.receive();  // open
+      (void)channel.send(wire::Opened{"s-1", false, 0, false});
+      (void)channel.receive();  // user_turn
+      const std::string line = bad + "\n";
+      (void)!::send(channel.fd(), line.data(), line.size(), MSG_NOSIGNAL);
+      // Then silence, the connection left open: only chat's own check ends the wait.
+      (void)channel.receive();
+    });
+    write_file(dir.path() / "in.txt", "hello\n");
+    std::string cmd =
+        fmt::format("cd {} && timeout 60 {} chat --socket {} < in.txt > out.txt 2> err.txt",
+                    dir.path().string(), kMecha, socket.string());
+    const int status = std::system(cmd.c_str());
+    fake.join();
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 1) << read_file(dir.path() / "err.txt");
+    const std::string err = read_file(dir.path() / "err.txt");
+    EXPECT_NE(err.find("mecha: the daemon sent a frame this client cannot read: "),
+              std::string::npos)
+        << err;
+  }
 }
 
 }  // namespace
