@@ -17,7 +17,7 @@ Connection::Connection(UniqueFd fd, wire::Limits limits, OutgoingOptions outgoin
 
 void Connection::send(const wire::Frame& frame) { enqueue(frame, std::chrono::milliseconds(0)); }
 
-void Connection::send_waiting(const wire::Frame& frame) { enqueue(frame, kSendTimeout); }
+void Connection::send_waiting(const wire::Frame& frame) { enqueue(frame, outgoing_.patience); }
 
 void Connection::enqueue(const wire::Frame& frame, std::chrono::milliseconds patience) {
   if (closed()) return;

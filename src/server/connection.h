@@ -8,9 +8,9 @@
 // lets more than `max_queued_bytes` wait is too slow: it is cut off with a reason (the
 // `on_close` callback hears it, and a last error frame is written if the socket takes it at
 // once). A turn's worker, which may produce faster than a good client reads, uses
-// send_waiting(): it waits up to kSendTimeout for room before cutting the client off. So one
+// send_waiting(): it waits up to `patience` for room before cutting the client off. So one
 // client that stops reading never holds the loop, and holds its own turn's worker at most
-// kSendTimeout.
+// `patience`.
 //
 // Thread-safety: send(), flush(), ask(), answer() and close() are thread-safe (a turn's worker
 // sends and asks, the daemon's loop flushes and answers). `helloed` and `session` belong to
@@ -39,6 +39,8 @@ struct OutgoingOptions {
   size_t max_queued_bytes = size_t{32} << 20;
   // The daemon loop's epoll, to ask for EPOLLOUT while bytes wait; -1 for none (tests).
   int epoll_fd = -1;
+  // Default: kSendTimeout (10 s). How long send_waiting() waits for room.
+  std::chrono::milliseconds patience = kSendTimeout;
   // Hears why the daemon cut the connection off. Called on the sending thread.
   std::function<void(const std::string& reason)> on_close;
 };
@@ -54,7 +56,7 @@ class Connection {
   // Queues the frame (fitted within the limits) and writes what the socket takes. Never
   // blocks. A client that is gone, or too slow to keep its queue within bounds, is closed.
   void send(const wire::Frame& frame);
-  // The same, for a turn's worker: when the queue is full, waits up to kSendTimeout for the
+  // The same, for a turn's worker: when the queue is full, waits up to `patience` for the
   // client to read before cutting it off.
   void send_waiting(const wire::Frame& frame);
   // Writes what waits, as far as the socket takes it. The loop calls it on EPOLLOUT.

@@ -68,6 +68,7 @@ Status Daemon::serve(UniqueFd listener) {
     const int raw = fd.get();
     OutgoingOptions outgoing;
     outgoing.max_queued_bytes = options_.max_queued_bytes;
+    outgoing.patience = options_.slow_client_patience;
     outgoing.epoll_fd = ep.get();
     outgoing.on_close = [this, raw](const std::string& reason) {
       log(fmt::format("connection {} cut off: {}", raw, reason));

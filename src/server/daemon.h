@@ -53,6 +53,8 @@ struct DaemonOptions {
   // Default: 32 MiB. Bytes that may wait for one client before it is cut off as too slow.
   // REQUIRES: more than limits.max_frame_bytes.
   size_t max_queued_bytes = size_t{32} << 20;
+  // Default: 10 s. How long a turn waits for its client to make room in a full queue.
+  std::chrono::milliseconds slow_client_patience = kSendTimeout;
   // Default: false. Serve peers in other PID namespaces too (a sandboxed command is in one).
   bool allow_other_pid_namespaces = false;
   // Hears what an operator should know (a client cut off, a peer refused). Called from the

@@ -259,6 +259,37 @@ TEST(DaemonHostileClients, AClientThatNeverReadsStallsNoOneAndIsCutOffOnceItsQue
       << log[0];
 }
 
+// The same client without the flood: only its turn writes to it, and the turn's worker
+// waits its patience for room, then cuts it off and finishes the turn.
+TEST(DaemonHostileClients, ATurnWhoseClientStopsReadingCutsItOffAfterItsPatience) {
+  std::mutex log_mu;
+  std::vector<std::string> log;
+  DaemonHarness h(loud_cassette(), [&](DaemonOptions& o) {
+    o.max_queued_bytes = 512 * 1024;
+    o.limits.max_frame_bytes = 256 * 1024;
+    o.slow_client_patience = 300ms;
+    o.log = [&](const std::string& m) {
+      std::lock_guard<std::mutex> lock(log_mu);
+      log.push_back(m);
+    };
+  });
+  RawPeer slow(h.socket());
+  slow.write(hello_line() + wire::encode_frame(wire::Open{}) +
+             wire::encode_frame(wire::UserTurn{"flood me"}));
+  auto good = h.connect();
+  ASSERT_TRUE(good);
+  ASSERT_TRUE(good->open("").ok());
+  auto frames = testing::run_turn(*good, "task");
+  ASSERT_FALSE(frames.empty());
+  EXPECT_EQ(std::get<wire::TurnDone>(frames.back()).content, "done");
+  EXPECT_TRUE(slow.closed_within(10s));
+  std::lock_guard<std::mutex> lock(log_mu);
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_NE(log[0].find(" bytes were waiting to be sent after 300 ms without room, and a "),
+            std::string::npos)
+      << log[0];
+}
+
 TEST(DaemonHostileClients, AConnectionThatNeverSaysHelloIsClosedAfterTheTimeout) {
   DaemonHarness h(noop_cassette(), [](DaemonOptions& o) { o.hello_timeout = 300ms; });
   RawPeer silent(h.socket());
