@@ -53,15 +53,22 @@ class ServeProcess {
       ::waitpid(pid_, nullptr, 0);
     }
   }
-  void start() {
+  void start(const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = {"mecha",    "serve",
+                                     "--socket", socket_.string(),
+                                     "--model",  "cassette:" + (dir_ / "c.jsonl").string(),
+                                     "-C",       dir_.string(),
+                                     "--grace",  "5"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
     pid_ = ::fork();
     if (pid_ == 0) {
       std::string log = (dir_ / "serve.log").string();
       FILE* f = std::freopen(log.c_str(), "a", stderr);
       (void)f;
-      std::string model = "cassette:" + (dir_ / "c.jsonl").string();
-      execl(kMecha.c_str(), "mecha", "serve", "--socket", socket_.c_str(), "--model", model.c_str(),
-            "-C", dir_.c_str(), "--grace", "5", nullptr);
+      execv(kMecha.c_str(), argv.data());
       _exit(127);
     }
     // Ready once it answers hello.
@@ -218,6 +225,62 @@ TEST(ServeCommand, SurvivesEveryBadFrameAndStillServesAGoodClient) {
             (wire::TurnDone{"the answer", Usage{12, 3, 0, 0}, false}));
   (*c)->shutdown();
   EXPECT_EQ(serve.signal_and_wait(SIGTERM), 0);
+}
+
+// Issue 11, finding 5: a command in the sandbox (a new PID namespace) reached the daemon's
+// socket and opened a clean session. `mecha serve` refuses it, serves the same client run
+// outside, and serves it inside too when started with --allow-other-pid-namespaces.
+TEST(ServeCommand, RefusesAPeerInAnotherPidNamespaceUnlessAllowed) {
+  if (std::system("command -v python3 >/dev/null && unshare --pid --fork true 2>/dev/null") != 0) {
+    GTEST_SKIP() << "cannot run python3 in a new PID namespace here (unshare --pid --fork)";
+  }
+  store::testing::TempDir dir;
+  write_file(dir.path() / "c.jsonl", answer_cassette());
+  const fs::path script = dir.path() / "client.py";
+  write_file(script,
+             "import socket, sys\n"
+             "s = socket.socket(socket.AF_UNIX)\n"
+             "s.connect(sys.argv[1])\n"
+             "try:\n"
+             "    s.sendall(b'{\"kind\":\"hello\",\"body\":{\"protocol_version\":1,\"software\":"
+             "\"py\"}}\\n')\n"
+             "except OSError:\n"
+             "    pass\n"
+             "d = b''\n"
+             "while not d.endswith(b'\\n'):\n"
+             "    try:\n"
+             "        c = s.recv(4096)\n"
+             "    except OSError:\n"
+             "        break\n"
+             "    if not c:\n"
+             "        break\n"
+             "    d += c\n"
+             "sys.stdout.write(d.decode())\n");
+  auto first_line = [&](const std::string& prefix, const fs::path& socket) {
+    const fs::path out = dir.path() / "out.txt";
+    std::string cmd = fmt::format("{} python3 {} {} > {} 2>&1", prefix, script.string(),
+                                  socket.string(), out.string());
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << read_file(out);
+    return read_file(out);
+  };
+  {
+    ServeProcess serve(dir.path());
+    serve.start();
+    const std::string inside = first_line("unshare --pid --fork", serve.socket());
+    EXPECT_TRUE(inside.starts_with(
+        R"({"body":{"code":"peer_refused","message":"connection refused: the peer (pid )"))
+        << inside;
+    EXPECT_EQ(first_line("", serve.socket()), wire::encode_frame(wire::Hello{1, "mecha 0.1.0"}));
+    EXPECT_NE(
+        read_file(dir.path() / "serve.log").find("mecha serve: connection refused: the peer (pid "),
+        std::string::npos)
+        << read_file(dir.path() / "serve.log");
+    EXPECT_EQ(serve.signal_and_wait(SIGTERM), 0);
+  }
+  ServeProcess allowing(dir.path());
+  allowing.start({"--allow-other-pid-namespaces"});
+  EXPECT_EQ(first_line("unshare --pid --fork", allowing.socket()),
+            wire::encode_frame(wire::Hello{1, "mecha 0.1.0"}));
 }
 
 // Issue 11, finding 9: a model reply past the wire's 16 MiB limit went out as one frame,

@@ -141,7 +141,7 @@ Status Daemon::serve(UniqueFd listener) {
           UniqueFd conn(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
           if (!conn.valid()) break;
           if (auto refusal = refusal_of(conn.get())) {
-            log(fmt::format("connection refused: {}", refusal->message));
+            log(refusal->message);
             const std::string line = wire::encode_frame(*refusal);
             (void)!::send(conn.get(), line.data(), line.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
             continue;
