@@ -33,6 +33,10 @@ RunContext child_context(const AgentCatalog::Entry& entry, tools::ToolContext& c
   child.phase = caller.phase;
   child.agent = entry.def.name;
   child.depth = depth;
+  // The child's writes are marked like any other (its own taint decides, not its answer's
+  // vouch), under the session of the run that started it.
+  child.file_taint = caller.file_taint;
+  child.session_id = caller.session_id;
   if (parent == nullptr) return child;
   child.approver = parent->approver;
   child.clock = parent->clock;

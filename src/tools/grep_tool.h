@@ -26,6 +26,7 @@ class GrepTool final : public Tool {
   bool read_only() const override { return true; }
   Capabilities capabilities() const override { return {}; }
   ToolOutput call(const Json& input, ToolContext& ctx) override;
+  TreeAccess tree_access() const override { return TreeAccess::kTracked; }
 };
 
 }  // namespace mecha::tools
