@@ -3,7 +3,8 @@
 // Claude Code's input: {pattern, path?}. Patterns are GlobPattern's (`**/*.py`,
 // `src/**/*.{ts,tsx}`). The files are listed by ripgrep, so .gitignore is respected; the
 // matches are sorted by modification time, newest first (ties by path), and capped at
-// kMaxResults with a note saying how many there were.
+// kMaxResults with a note saying how many there were. A listing that names a tainted file
+// is untrusted: a file's name is its writer's text too (tools/taint_marks.h).
 #pragma once
 
 #include "tools/tool.h"

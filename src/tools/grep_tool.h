@@ -7,7 +7,8 @@
 // relative to the work tree. Output is capped (head_limit, or kMaxFiles entries /
 // kMaxLines lines / kMaxBytes bytes) with a note saying how much more there was. The
 // pattern is always passed as `-e PATTERN` and paths after `--`, so neither can be read as
-// a flag; no ripgrep config is read.
+// a flag; no ripgrep config is read. A result that shows a tainted file (a line starting
+// with its path) is untrusted (tools/taint_marks.h).
 #pragma once
 
 #include "tools/tool.h"
