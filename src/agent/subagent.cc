@@ -95,6 +95,7 @@ tools::ToolOutput run_subagent(const AgentCatalog& catalog, const AgentCatalog::
   }
 
   RunContext child = child_context(entry, caller, parent, depth);
+  const bool started_untrusted = child.taint.untrusted;
   Conversation conv;
   conv.append(Message::user_text(task));
   EventSink* parent_sink = parent ? parent->events : nullptr;
@@ -147,6 +148,10 @@ tools::ToolOutput run_subagent(const AgentCatalog& catalog, const AgentCatalog::
   // The loop marks its run untrusted on `untrusted_input && external`; only a shape-proven
   // answer comes back without `external`, while the capability stays true.
   out.external = answer_untrusted_by_tools && !vouched;
+  // A child whose tools cannot fetch untrusted input can still read a tainted file (Read,
+  // Grep): its answer may carry that file's words, so unless vouched it is untrusted too. (A
+  // child that started untrusted answers a caller that already is.)
+  out.tainted_source = o.untrusted && !started_untrusted && !vouched;
   return out;
 }
 
