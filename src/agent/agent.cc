@@ -4,6 +4,7 @@
 
 #include "agent/deadline_watchdog.h"
 #include "tools/schema.h"
+#include "tools/tree_watch.h"
 
 namespace mecha::agent {
 namespace {
@@ -133,8 +134,10 @@ ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventS
     }
   }
 
-  tools::ToolOutput out = tool->call(use.input, ctx);
-  const bool untrusted = caps.untrusted_input && out.external;
+  ctx.untrusted = ctx.taint.untrusted;
+  tools::ToolOutput out = tools::call_keeping_taint(*tool, use.input, ctx);
+  // A result that shows a tainted file is untrusted whatever the tool declares.
+  const bool untrusted = (caps.untrusted_input && out.external) || out.tainted_source;
   *untrusted_result = untrusted;
   ctx.taint.untrusted = ctx.taint.untrusted || untrusted;
   ctx.taint.private_data = ctx.taint.private_data || caps.private_data;

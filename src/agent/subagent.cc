@@ -33,6 +33,10 @@ RunContext child_context(const AgentCatalog::Entry& entry, tools::ToolContext& c
   child.phase = caller.phase;
   child.agent = entry.def.name;
   child.depth = depth;
+  // The child's writes are marked like any other (its own taint decides, not its answer's
+  // vouch), under the session of the run that started it.
+  child.file_taint = caller.file_taint;
+  child.session_id = caller.session_id;
   if (parent == nullptr) return child;
   child.approver = parent->approver;
   child.clock = parent->clock;
@@ -91,6 +95,7 @@ tools::ToolOutput run_subagent(const AgentCatalog& catalog, const AgentCatalog::
   }
 
   RunContext child = child_context(entry, caller, parent, depth);
+  const bool started_untrusted = child.taint.untrusted;
   Conversation conv;
   conv.append(Message::user_text(task));
   EventSink* parent_sink = parent ? parent->events : nullptr;
@@ -143,6 +148,10 @@ tools::ToolOutput run_subagent(const AgentCatalog& catalog, const AgentCatalog::
   // The loop marks its run untrusted on `untrusted_input && external`; only a shape-proven
   // answer comes back without `external`, while the capability stays true.
   out.external = answer_untrusted_by_tools && !vouched;
+  // A child whose tools cannot fetch untrusted input can still read a tainted file (Read,
+  // Grep): its answer may carry that file's words, so unless vouched it is untrusted too. (A
+  // child that started untrusted answers a caller that already is.)
+  out.tainted_source = o.untrusted && !started_untrusted && !vouched;
   return out;
 }
 

@@ -55,6 +55,8 @@ class SubagentTool final : public tools::Tool {
   // gating the spawn as well would ask twice.
   bool read_only() const override { return true; }
   tools::Capabilities capabilities() const override { return entry_->capabilities; }
+  // The child's own tools keep the taint of what they read and write.
+  tools::TreeAccess tree_access() const override { return tools::TreeAccess::kTracked; }
   tools::ToolOutput call(const Json& input, tools::ToolContext& ctx) override;
 
  private:

@@ -24,6 +24,8 @@ class TaskTool final : public tools::Tool {
   Json input_schema() const override;
   bool read_only() const override { return true; }
   tools::Capabilities capabilities() const override { return catalog_->task_capabilities(); }
+  // The child's own tools keep the taint of what they read and write.
+  tools::TreeAccess tree_access() const override { return tools::TreeAccess::kTracked; }
   tools::ToolOutput call(const Json& input, tools::ToolContext& ctx) override;
 
  private:

@@ -30,6 +30,8 @@ int run_app(int argc, char** argv) {
       {"agents", "List the agent definitions, with their effective tools and capabilities",
        define_agents_command},
       {"guard", "The command guard", define_guard_command},
+      {"taint", "Files written while a run held untrusted content: list them, or vouch for them",
+       define_taint_command},
   };
   for (const Subcommand& s : kSubcommands) {
     CLI::App* sub = app.add_subcommand(s.name, s.description);

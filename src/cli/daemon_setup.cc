@@ -93,6 +93,9 @@ Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags,
   const std::filesystem::path store_path = store_path_for(tree, flags.store);
   auto store = store::SessionStore::open(store_path);
   if (!store) return store.status();
+  auto file_taint = store::FileTaint::open(store_path);
+  if (!file_taint) return file_taint.status();
+  options.turns.file_taint = std::move(*file_taint);
   AssembledDaemon out;
   out.daemon = std::make_unique<server::Daemon>(std::move(options), std::move(*store));
   out.store_path = store_path.string();

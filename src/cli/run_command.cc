@@ -16,6 +16,7 @@
 #include "cli/run_session.h"
 #include "config/config.h"
 #include "providers/factory.h"
+#include "store/file_taint.h"
 
 namespace mecha::cli {
 namespace {
@@ -145,8 +146,15 @@ int run_main(const RunOptions& opt) {
   }
 
   Json run_info{{"prompt", opt.task}, {"model", (*provider)->model()}};
-  auto session = RunSession::start(store_path_for(tree, opt.store), opt.resume, opt.task, run_info);
+  const std::filesystem::path store_path = store_path_for(tree, opt.store);
+  auto session = RunSession::start(store_path, opt.resume, opt.task, run_info);
   if (!session) return fail(session.status());
+  // Files this run writes while it holds untrusted content are marked there, and files marked
+  // there are untrusted to read (DESIGN.md, security model 1).
+  auto file_taint = store::FileTaint::open(store_path);
+  if (!file_taint) return fail(file_taint.status());
+  ctx.file_taint = file_taint->get();
+  ctx.session_id = (*session)->id();
   if (!opt.json) std::fprintf(stderr, "mecha: session %s\n", (*session)->id().c_str());
   auto messages = (*session)->conversation();
   if (!messages) return fail(messages.status());

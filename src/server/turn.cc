@@ -120,6 +120,8 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
   ctx.approver = &approver;
   ctx.journal = &journal;
   ctx.taint = session.taint();
+  ctx.file_taint = settings.file_taint.get();
+  ctx.session_id = session.id();
   FrameSink sink(connection);
   agent::Outcome outcome = agent.run(ctx, conv, &sink);
   session.taint() = ctx.taint;

@@ -25,6 +25,7 @@
 #include "config/pricing.h"
 #include "server/connection.h"
 #include "server/live_session.h"
+#include "store/file_taint.h"
 #include "tools/registry.h"
 
 namespace mecha::server {
@@ -40,6 +41,9 @@ struct TurnSettings {
   agent::AgentSpec spec;
   config::PriceTable pricing = config::PriceTable::defaults();
   std::chrono::milliseconds approval_timeout{60000};  // Default: 60 s, then a denial
+  // Where files a turn writes while its session holds untrusted content are marked, and
+  // marked files are untrusted to read (store/file_taint.h). Null: no file taint is kept.
+  std::shared_ptr<store::FileTaint> file_taint;
 };
 
 // Runs the turn and returns its closing frames (the error frame when there is one, then

@@ -11,6 +11,7 @@
 
 #include "tools/atomic_write.h"
 #include "tools/file_tool_support.h"
+#include "tools/taint_marks.h"
 
 namespace mecha::tools {
 namespace {
@@ -183,6 +184,7 @@ ToolOutput EditTool::call(const Json& input, ToolContext& ctx) {
   }
   edited.append(text, prev, std::string::npos);
 
+  if (Status s = mark_before_write(ctx, p.relative); !s.ok()) return ToolOutput::error(s.message());
   if (Status s = write_atomically(p.parent.get(), p.leaf, edited, st.st_mode, shown); !s.ok()) {
     return ToolOutput::error(s.message());
   }
@@ -197,7 +199,10 @@ ToolOutput EditTool::call(const Json& input, ToolContext& ctx) {
     out += fmt::format(" The lines around it now read:\n{}",
                        numbered(edited, first > 3 ? first - 3 : 1, first + new_lines + 3));
   }
-  return ToolOutput::ok(std::move(out));
+  ToolOutput result = ToolOutput::ok(std::move(out));
+  // The result quotes the lines around the edit: the file's, tainted or not.
+  result.tainted_source = tainted_to_read(ctx, p.relative);
+  return result;
 }
 
 }  // namespace mecha::tools

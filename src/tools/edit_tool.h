@@ -5,6 +5,8 @@
 // occurs and on which lines. An edit that would change nothing is an error. The file keeps
 // its line endings (in a CRLF file, "\n" in old_string and new_string means "\r\n"), its
 // bytes outside the replaced span (so its encoding) and its mode; the write is atomic.
+// In a run that holds untrusted content the file is marked tainted before it is written
+// (tools/taint_marks.h); the result quotes the file, so it is untrusted when the file is.
 #pragma once
 
 #include "tools/tool.h"
@@ -22,6 +24,7 @@ class EditTool final : public Tool {
   bool read_only() const override { return false; }
   Capabilities capabilities() const override { return {}; }
   ToolOutput call(const Json& input, ToolContext& ctx) override;
+  TreeAccess tree_access() const override { return TreeAccess::kTracked; }
 };
 
 }  // namespace mecha::tools

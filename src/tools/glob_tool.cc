@@ -10,6 +10,7 @@
 #include "tools/file_tool_support.h"
 #include "tools/glob_pattern.h"
 #include "tools/ripgrep.h"
+#include "tools/taint_marks.h"
 
 namespace mecha::tools {
 namespace {
@@ -129,7 +130,10 @@ ToolOutput GlobTool::call(const Json& input, ToolContext& ctx) {
         "others.]\n",
         total, n);
   }
-  return ToolOutput::ok(std::move(out));
+  ToolOutput result = ToolOutput::ok(std::move(out));
+  // A file's name is its writer's text too.
+  result.tainted_source = listing_names_tainted(ctx, result.content);
+  return result;
 }
 
 }  // namespace mecha::tools

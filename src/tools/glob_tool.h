@@ -3,7 +3,8 @@
 // Claude Code's input: {pattern, path?}. Patterns are GlobPattern's (`**/*.py`,
 // `src/**/*.{ts,tsx}`). The files are listed by ripgrep, so .gitignore is respected; the
 // matches are sorted by modification time, newest first (ties by path), and capped at
-// kMaxResults with a note saying how many there were.
+// kMaxResults with a note saying how many there were. A listing that names a tainted file
+// is untrusted: a file's name is its writer's text too (tools/taint_marks.h).
 #pragma once
 
 #include "tools/tool.h"
@@ -20,6 +21,7 @@ class GlobTool final : public Tool {
   bool read_only() const override { return true; }
   Capabilities capabilities() const override { return {}; }
   ToolOutput call(const Json& input, ToolContext& ctx) override;
+  TreeAccess tree_access() const override { return TreeAccess::kTracked; }
 };
 
 }  // namespace mecha::tools

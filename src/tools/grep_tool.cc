@@ -8,6 +8,7 @@
 
 #include "tools/file_tool_support.h"
 #include "tools/ripgrep.h"
+#include "tools/taint_marks.h"
 
 namespace mecha::tools {
 
@@ -177,7 +178,9 @@ ToolOutput GrepTool::call(const Json& input, ToolContext& ctx) {
   if (r->exit_code == 2 && !errors.empty()) {
     out += fmt::format("[ripgrep also reported: {}]\n", errors.substr(0, errors.find('\n')));
   }
-  return ToolOutput::ok(std::move(out));
+  ToolOutput result = ToolOutput::ok(std::move(out));
+  result.tainted_source = listing_names_tainted(ctx, result.content);
+  return result;
 }
 
 }  // namespace mecha::tools

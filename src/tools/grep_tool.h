@@ -7,7 +7,8 @@
 // relative to the work tree. Output is capped (head_limit, or kMaxFiles entries /
 // kMaxLines lines / kMaxBytes bytes) with a note saying how much more there was. The
 // pattern is always passed as `-e PATTERN` and paths after `--`, so neither can be read as
-// a flag; no ripgrep config is read.
+// a flag; no ripgrep config is read. A result that shows a tainted file (a line starting
+// with its path) is untrusted (tools/taint_marks.h).
 #pragma once
 
 #include "tools/tool.h"
@@ -26,6 +27,7 @@ class GrepTool final : public Tool {
   bool read_only() const override { return true; }
   Capabilities capabilities() const override { return {}; }
   ToolOutput call(const Json& input, ToolContext& ctx) override;
+  TreeAccess tree_access() const override { return TreeAccess::kTracked; }
 };
 
 }  // namespace mecha::tools

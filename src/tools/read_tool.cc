@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "tools/file_tool_support.h"
+#include "tools/taint_marks.h"
 
 namespace mecha::tools {
 namespace {
@@ -154,8 +155,16 @@ ToolOutput ReadTool::call(const Json& input, ToolContext& ctx) {
   auto resolved = resolve_in_work_tree(ctx, path, Access::kRead);
   if (!resolved.ok()) return path_problem_output(resolved.problem);
   const ConfinedPath& p = *resolved.value;
-  const std::string shown = WorkTree::display(p);
   if (!p.exists) return ToolOutput::error(fmt::format("{} does not exist", p.resolved.string()));
+  // Whatever comes back from here on may quote the file (its lines, its first bytes).
+  ToolOutput out = read_resolved(p, start, limited, max_lines, ctx);
+  out.tainted_source = tainted_to_read(ctx, p.relative);
+  return out;
+}
+
+ToolOutput ReadTool::read_resolved(const ConfinedPath& p, int64_t start, bool limited,
+                                   int64_t max_lines, ToolContext& ctx) {
+  const std::string shown = WorkTree::display(p);
   if (S_ISDIR(p.st.st_mode)) {
     return ToolOutput::error(
         fmt::format("{} is a directory; Read reads files (use Glob to list what is in it)",

@@ -8,9 +8,11 @@
 // of a sparse file (which hold no newline) are skipped with SEEK_DATA, so a read in the
 // middle of a 1 GB sparse file costs its data, not its size. A binary file is refused
 // with its size and what it looks like. The canonical path is recorded in
-// ToolContext::files_read, which Write checks.
+// ToolContext::files_read, which Write checks. A file marked tainted (store/file_taint.h)
+// comes back with ToolOutput::tainted_source set.
 #pragma once
 
+#include "tools/confined_path.h"
 #include "tools/tool.h"
 
 namespace mecha::tools {
@@ -27,6 +29,11 @@ class ReadTool final : public Tool {
   bool read_only() const override { return true; }
   Capabilities capabilities() const override { return {}; }
   ToolOutput call(const Json& input, ToolContext& ctx) override;
+  TreeAccess tree_access() const override { return TreeAccess::kTracked; }
+
+ private:
+  ToolOutput read_resolved(const ConfinedPath& p, int64_t start, bool limited, int64_t max_lines,
+                           ToolContext& ctx);
 };
 
 // What a file's first bytes say it is ("a PNG image", "an ELF executable", "binary data"),

@@ -15,6 +15,7 @@
 
 #include "base/cancel.h"
 #include "base/strict_json.h"
+#include "store/file_taint.h"
 
 namespace mecha::tools {
 
@@ -29,6 +30,22 @@ struct Capabilities {
 // A run in plan phase may only use read-only tools.
 enum class Phase { kPlan, kExecute };
 
+// How a tool reaches the files of the work tree, which decides how taint follows data
+// through it (DESIGN.md, security model 1).
+enum class TreeAccess {
+  // It never reads or writes the work tree (a fetch, a message).
+  kNone,
+  // It reads and writes only the paths it names, and records their taint itself: a read of
+  // a tainted file sets ToolOutput::tainted_source, a write while the run is untrusted marks
+  // the file (Read, Write, Edit, Glob, Grep; a subagent, whose tools do it).
+  kTracked,
+  // It may read or write any file unseen (a shell, an outside server). While the run is
+  // untrusted or the tree holds tainted files, the tree is compared before and after a call
+  // and what changed is marked; and while the tree holds tainted files its results are
+  // untrusted, since it may have read one (tools/tree_watch.h).
+  kOpaque,
+};
+
 // Per-run state that tools read and update. Owned by the run; one thread at a time.
 // Polymorphic so that a tool of a layer above (a subagent) can find the run it is part of.
 struct ToolContext {
@@ -39,6 +56,14 @@ struct ToolContext {
   std::string agent = "main";        // the agent making the call
   std::set<std::string> files_read;  // canonical paths this run has read (Write checks)
   int refusals = 0;                  // guard refusals so far in this run
+
+  // Taint of files. `untrusted` is whether the run holds untrusted content now (the loop
+  // sets it before each call). While it does, what a tool writes in the work tree is marked
+  // in `file_taint` under `session_id`, and what is marked there is untrusted to read.
+  // Null when nothing is recorded (a tool's unit test, a run without a store).
+  bool untrusted = false;
+  store::FileTaint* file_taint = nullptr;
+  std::string session_id;
 };
 
 struct ToolOutput {
@@ -47,6 +72,9 @@ struct ToolOutput {
   // True when the content came from outside (a fetched page, a tainted note): with
   // Capabilities::untrusted_input it marks the run untrusted.
   bool external = false;
+  // True when the content holds (or may hold) what a tainted file of the work tree says: the
+  // loop marks the run untrusted whatever the tool's capabilities.
+  bool tainted_source = false;
   // Set when a policy refused the call: the rule that fired. The loop emits a refusal event.
   std::optional<std::string> refusal_rule;
 
@@ -78,6 +106,8 @@ class Tool {
   virtual Json input_schema() const = 0;
   virtual bool read_only() const = 0;
   virtual Capabilities capabilities() const = 0;
+  // Default: kOpaque, so a tool that says nothing is watched rather than trusted.
+  virtual TreeAccess tree_access() const { return TreeAccess::kOpaque; }
   // REQUIRES: input has been validated against input_schema().
   virtual ToolOutput call(const Json& input, ToolContext& ctx) = 0;
 };

@@ -8,6 +8,7 @@
 
 #include "tools/atomic_write.h"
 #include "tools/file_tool_support.h"
+#include "tools/taint_marks.h"
 
 namespace mecha::tools {
 
@@ -58,6 +59,7 @@ ToolOutput WriteTool::call(const Json& input, ToolContext& ctx) {
   } else if (Status s = create_missing_dirs(p); !s.ok()) {
     return ToolOutput::error(s.message());
   }
+  if (Status s = mark_before_write(ctx, p.relative); !s.ok()) return ToolOutput::error(s.message());
   if (Status s = write_atomically(p.parent.get(), p.leaf, content, mode, shown); !s.ok()) {
     return ToolOutput::error(s.message());
   }

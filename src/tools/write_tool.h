@@ -3,7 +3,8 @@
 // Claude Code's input: {file_path, content}. Parent folders are created. The write is
 // atomic (temporary file, fsync, rename in the checked directory) and a replaced file
 // keeps its mode. An existing file is replaced only when this run has Read it (or written
-// it) first, so the model cannot overwrite what it has not seen.
+// it) first, so the model cannot overwrite what it has not seen. In a run that holds
+// untrusted content the file is marked tainted before it is written (tools/taint_marks.h).
 #pragma once
 
 #include "tools/tool.h"
@@ -18,6 +19,7 @@ class WriteTool final : public Tool {
   bool read_only() const override { return false; }
   Capabilities capabilities() const override { return {}; }
   ToolOutput call(const Json& input, ToolContext& ctx) override;
+  TreeAccess tree_access() const override { return TreeAccess::kTracked; }
 };
 
 }  // namespace mecha::tools

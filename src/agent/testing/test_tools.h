@@ -54,6 +54,8 @@ class ScriptedTool final : public tools::Tool {
   Json input_schema() const override { return Json{{"type", "object"}}; }
   bool read_only() const override { return spec_.read_only; }
   tools::Capabilities capabilities() const override { return spec_.capabilities; }
+  // Stand-ins for a fetch, a notes store and a message: none of them reads the work tree.
+  tools::TreeAccess tree_access() const override { return tools::TreeAccess::kNone; }
   tools::ToolOutput call(const Json& input, tools::ToolContext& ctx) override;
 
   const CallLog& calls() const { return calls_; }

@@ -1,0 +1,193 @@
+#include "store/file_taint.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+namespace mecha::store {
+namespace {
+
+constexpr std::string_view kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS file_taint(
+  tree TEXT NOT NULL,        -- the work tree, absolute and canonical
+  path TEXT NOT NULL,        -- relative to the tree; '.' for the whole tree
+  session_id TEXT NOT NULL,  -- the session that marked it last
+  marked_ms INTEGER NOT NULL,
+  PRIMARY KEY(tree, path)
+) WITHOUT ROWID;
+)sql";
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Status check_tree(const std::filesystem::path& tree) {
+  if (!tree.is_absolute()) {
+    return Status::error(
+        fmt::format("file taint: the work tree '{}' is not absolute", tree.string()));
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+std::string malformed_taint_path(std::string_view path) {
+  if (path == kWholeTree) return "";
+  if (path.empty()) return "the path is empty";
+  if (path.front() == '/') return "the path is absolute, not relative to the work tree";
+  if (path.find('\0') != std::string_view::npos) return "the path holds a NUL byte";
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t slash = path.find('/', start);
+    if (slash == std::string_view::npos) slash = path.size();
+    std::string_view part = path.substr(start, slash - start);
+    if (part.empty()) return "the path has an empty component (a doubled or trailing /)";
+    if (part == "." || part == "..") return "the path has a '.' or '..' component";
+    start = slash + 1;
+  }
+  return "";
+}
+
+bool TaintedPaths::covers(std::string_view path) const {
+  if (paths_.empty()) return false;
+  if (paths_.count(kWholeTree)) return true;
+  while (!path.empty()) {
+    if (paths_.count(path)) return true;
+    size_t slash = path.rfind('/');
+    if (slash == std::string_view::npos) break;
+    path = path.substr(0, slash);
+  }
+  return false;
+}
+
+Result<std::unique_ptr<FileTaint>> FileTaint::open(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    return Status::error(fmt::format("no session store at {} (a run creates it)", path.string()));
+  }
+  auto db = Database::open(path, 10000);
+  if (!db) return db.status();
+  MECHA_RETURN_IF_ERROR(db->exec(kSchema).prefixed(fmt::format("file taint in {}", path.string())));
+  return std::unique_ptr<FileTaint>(new FileTaint(std::move(*db)));
+}
+
+Status FileTaint::mark(const std::filesystem::path& tree, const std::vector<std::string>& paths,
+                       std::string_view session_id) {
+  MECHA_RETURN_IF_ERROR(check_tree(tree));
+  for (const std::string& p : paths) {
+    if (std::string why = malformed_taint_path(p); !why.empty()) {
+      return Status::error(fmt::format("file taint: cannot mark '{}': {}", p, why));
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  auto tx = Transaction::begin(db_);
+  if (!tx) return tx.status().prefixed("file taint");
+  auto st = db_.prepare(
+      "INSERT INTO file_taint(tree, path, session_id, marked_ms) VALUES(?, ?, ?, ?) "
+      "ON CONFLICT(tree, path) DO UPDATE SET session_id = excluded.session_id, "
+      "marked_ms = excluded.marked_ms");
+  if (!st) return st.status();
+  const int64_t at = now_ms();
+  for (const std::string& p : paths) {
+    st->bind(1, tree.string());
+    st->bind(2, p);
+    st->bind(3, session_id);
+    st->bind(4, at);
+    MECHA_RETURN_IF_ERROR(st->run().prefixed(fmt::format("file taint: marking {}", p)));
+  }
+  return tx->commit().prefixed("file taint");
+}
+
+Result<bool> FileTaint::is_tainted(const std::filesystem::path& tree, std::string_view path) {
+  MECHA_RETURN_IF_ERROR(check_tree(tree));
+  std::lock_guard<std::mutex> lock(mu_);
+  auto st = db_.prepare("SELECT 1 FROM file_taint WHERE tree = ? AND path = ?");
+  if (!st) return st.status();
+  // The path itself, each folder above it, and the whole tree.
+  std::vector<std::string_view> candidates;
+  for (std::string_view p = path; !p.empty();) {
+    candidates.push_back(p);
+    size_t slash = p.rfind('/');
+    p = slash == std::string_view::npos ? std::string_view() : p.substr(0, slash);
+  }
+  candidates.push_back(kWholeTree);
+  for (std::string_view c : candidates) {
+    st->reset();
+    st->bind(1, tree.string());
+    st->bind(2, c);
+    auto row = st->step();
+    if (!row) return row.status().prefixed("file taint");
+    if (*row) return true;
+  }
+  return false;
+}
+
+Result<std::vector<TaintedFile>> FileTaint::list(const std::filesystem::path& tree) {
+  MECHA_RETURN_IF_ERROR(check_tree(tree));
+  std::lock_guard<std::mutex> lock(mu_);
+  auto st = db_.prepare(
+      "SELECT path, session_id, marked_ms FROM file_taint WHERE tree = ? ORDER BY path <> '.', "
+      "path");
+  if (!st) return st.status();
+  st->bind(1, tree.string());
+  std::vector<TaintedFile> out;
+  while (true) {
+    auto row = st->step();
+    if (!row) return row.status().prefixed("file taint");
+    if (!*row) break;
+    out.push_back(
+        {std::string(st->column_text(0)), std::string(st->column_text(1)), st->column_int(2)});
+  }
+  return out;
+}
+
+Result<TaintedPaths> FileTaint::tainted_paths(const std::filesystem::path& tree) {
+  auto all = list(tree);
+  if (!all) return all.status();
+  std::set<std::string, std::less<>> paths;
+  for (TaintedFile& f : *all) paths.insert(std::move(f.path));
+  return TaintedPaths(std::move(paths));
+}
+
+Result<int64_t> FileTaint::clear(const std::filesystem::path& tree,
+                                 const std::vector<std::string>& paths) {
+  MECHA_RETURN_IF_ERROR(check_tree(tree));
+  for (const std::string& p : paths) {
+    if (p == kWholeTree) return clear_all(tree);
+    if (std::string why = malformed_taint_path(p); !why.empty()) {
+      return Status::error(fmt::format("file taint: cannot clear '{}': {}", p, why));
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  auto tx = Transaction::begin(db_);
+  if (!tx) return tx.status().prefixed("file taint");
+  // A folder's marks and those beneath it; compared by prefix, not LIKE, so that names
+  // holding % or _ match only themselves.
+  auto st = db_.prepare(
+      "DELETE FROM file_taint WHERE tree = ?1 AND (path = ?2 OR "
+      "substr(path, 1, length(?2) + 1) = ?2 || '/')");
+  if (!st) return st.status();
+  int64_t removed = 0;
+  for (const std::string& p : paths) {
+    st->bind(1, tree.string());
+    st->bind(2, p);
+    MECHA_RETURN_IF_ERROR(st->run().prefixed(fmt::format("file taint: clearing {}", p)));
+    removed += db_.changes();
+  }
+  MECHA_RETURN_IF_ERROR(tx->commit().prefixed("file taint"));
+  return removed;
+}
+
+Result<int64_t> FileTaint::clear_all(const std::filesystem::path& tree) {
+  MECHA_RETURN_IF_ERROR(check_tree(tree));
+  std::lock_guard<std::mutex> lock(mu_);
+  auto st = db_.prepare("DELETE FROM file_taint WHERE tree = ?");
+  if (!st) return st.status();
+  st->bind(1, tree.string());
+  MECHA_RETURN_IF_ERROR(st->run().prefixed("file taint: clearing the tree"));
+  return db_.changes();
+}
+
+}  // namespace mecha::store
