@@ -1,10 +1,14 @@
 // Start-up cost of the Bash tool's sandbox: the command `true` run N times through
 // BashTool::call (the guard's screening, the bubblewrap argv, the seccomp filter and the
 // limits, the process), against `true` run through BashTool with the sandbox off. The
-// difference is what the sandbox adds to every command.
+// difference is what the sandbox adds to every command. Wall time (mean, median) and CPU
+// time (of mecha and its children, per command): on a loaded machine the CPU figure is the
+// steadier one.
 // Target: the sandbox's start-up may not grow by more than 1 ms per command.
 //
 // Usage: sandbox_bench [--runs N]   (default 200)
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -27,7 +31,16 @@ using mecha::tools::testing::TempTree;
 struct Figures {
   double mean_ms = 0;
   double median_ms = 0;
+  double cpu_ms = 0;  // CPU time per command, of mecha and its children (bwrap, bash)
 };
+
+double cpu_ms_so_far() {
+  rusage self{}, children{};
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &children);
+  auto ms = [](const timeval& t) { return t.tv_sec * 1000.0 + t.tv_usec / 1000.0; };
+  return ms(self.ru_utime) + ms(self.ru_stime) + ms(children.ru_utime) + ms(children.ru_stime);
+}
 
 Figures measure(bool sandbox, int runs) {
   TempTree t;
@@ -38,7 +51,9 @@ Figures measure(bool sandbox, int runs) {
   BashTool tool(std::move(*guard), s);
   const Json input = {{"command", "true"}};
   std::vector<double> ms;
+  double cpu_start = 0;
   for (int i = 0; i < runs + 5; ++i) {
+    if (i == 5) cpu_start = cpu_ms_so_far();
     const auto start = std::chrono::steady_clock::now();
     auto out = tool.call(input, t.ctx());
     const double took =
@@ -50,6 +65,7 @@ Figures measure(bool sandbox, int runs) {
     if (i >= 5) ms.push_back(took);  // the first runs warm the caches
   }
   Figures f;
+  f.cpu_ms = (cpu_ms_so_far() - cpu_start) / runs;
   for (double m : ms) f.mean_ms += m / ms.size();
   std::sort(ms.begin(), ms.end());
   f.median_ms = ms[ms.size() / 2];
@@ -57,8 +73,8 @@ Figures measure(bool sandbox, int runs) {
 }
 
 void report(const char* what, const Figures& f, int runs) {
-  std::printf("%-18s mean %6.2f ms  median %6.2f ms  (%d runs)\n", what, f.mean_ms, f.median_ms,
-              runs);
+  std::printf("%-18s mean %6.2f ms  median %6.2f ms  CPU %6.2f ms  (%d runs)\n", what, f.mean_ms,
+              f.median_ms, f.cpu_ms, runs);
 }
 
 }  // namespace
@@ -75,7 +91,7 @@ int main(int argc, char** argv) {
   const Figures on = measure(true, runs);
   report("sandbox off", off, runs);
   report("sandbox (bwrap)", on, runs);
-  std::printf("the sandbox adds    mean %6.2f ms  median %6.2f ms per command\n",
-              on.mean_ms - off.mean_ms, on.median_ms - off.median_ms);
+  std::printf("the sandbox adds    mean %6.2f ms  median %6.2f ms  CPU %6.2f ms per command\n",
+              on.mean_ms - off.mean_ms, on.median_ms - off.median_ms, on.cpu_ms - off.cpu_ms);
   return 0;
 }

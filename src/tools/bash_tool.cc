@@ -90,7 +90,9 @@ std::string BashTool::description() const {
       "/tmp), reading secrets (~/.ssh, credentials), privilege escalation, downloading and "
       "running code, and commands the guard cannot understand (eval, a command name in a "
       "variable) are refused, permanently. Commands run in a sandbox: the file system is "
-      "read-only outside the work tree and /tmp{}. timeout is in milliseconds (default {}, at "
+      "read-only outside the work tree and /tmp, and so are .git/hooks, .git/config and the "
+      "settings of mecha, editors and shells inside it{}. timeout is in milliseconds (default {}, "
+      "at "
       "most {}); a command that runs longer is killed with everything it started and reports "
       "exit code 124. Output over {} characters keeps the beginning and the end. Use the "
       "Read, Write, Edit, Glob and Grep tools for files rather than cat, echo, sed or grep.",

@@ -88,7 +88,10 @@ Status build(scmp_filter_ctx ctx) {
                            "open_by_handle_at",
                            "name_to_handle_at",
                            "iopl",
-                           "ioperm"}) {
+                           "ioperm",
+                           "io_uring_setup",
+                           "io_uring_enter",
+                           "io_uring_register"}) {
     MECHA_RETURN_IF_ERROR(refuse(ctx, name));
   }
   MECHA_RETURN_IF_ERROR(refuse(ctx, "clone3", SCMP_ACT_ERRNO(ENOSYS)));

@@ -8,7 +8,8 @@
 //           process_vm_readv/writev; bpf, perf_event_open, userfaultfd; init_module,
 //           finit_module, delete_module, kexec_load, kexec_file_load; clock_settime,
 //           settimeofday, adjtimex, clock_adjtime; swapon, swapoff, reboot, acct;
-//           open_by_handle_at, name_to_handle_at, iopl, ioperm; personality with any
+//           open_by_handle_at, name_to_handle_at, iopl, ioperm; io_uring (much kernel
+//           surface, little use to a shell command); personality with any
 //           flag besides PER_LINUX32 and UNAME26 (so ASLR stays on; the query 0xffffffff is
 //           refused too);
 //           ioctl TIOCSTI and TIOCLINUX (typing into the terminal), on the low 32 bits of the

@@ -23,7 +23,7 @@ TEST(SeccompFilter, BuildsOnceAndNamesEverySystemCallItRefuses) {
         "kexec_load",    "kexec_file_load", "clock_settime", "settimeofday", "adjtimex",
         "clock_adjtime", "swapon",          "swapoff",       "reboot",       "acct",
         "mount_setattr", "open_tree",       "move_mount",    "fsopen",       "fsmount",
-        "fspick",        "userfaultfd",     "personality",   "ioctl"}) {
+        "fspick",        "userfaultfd",     "personality",   "ioctl",        "io_uring_setup"}) {
     EXPECT_NE(text->find(std::string("# filter for syscall \"") + name + "\""), std::string::npos)
         << name;
   }
