@@ -310,6 +310,71 @@ TEST(Sandbox, RunIsMasked) {
   EXPECT_EQ(sandboxed(t.root(), "find /run/ /var/run/ -mindepth 1 | wc -l").out, "0\n");
 }
 
+TEST(SandboxArgv, NamespacesMasksTheTreeThenItsProtectedPlaces) {
+  TempTree t;
+  t.write(".git/config", "");
+  t.write(".mcp.json", "{}");
+  const std::string tree = t.root().string();
+  BashSettings s;
+  std::vector<std::string> argv =
+      sandbox_argv(s, tree, {"/hidden/folder"}, protected_paths(tree), "echo hi");
+  const std::string uid = std::to_string(::getuid() == 0 ? 1000 : ::getuid());
+  const std::string gid = std::to_string(::getuid() == 0 ? 1000 : ::getgid());
+  std::vector<std::string> want = {"bwrap",
+                                   "--unshare-user",
+                                   "--uid",
+                                   uid,
+                                   "--gid",
+                                   gid,
+                                   "--cap-drop",
+                                   "ALL",
+                                   "--new-session",
+                                   "--die-with-parent",
+                                   "--unshare-pid",
+                                   "--unshare-ipc",
+                                   "--unshare-uts",
+                                   "--unshare-cgroup-try",
+                                   "--unshare-net",
+                                   "--ro-bind",
+                                   "/",
+                                   "/",
+                                   "--dev",
+                                   "/dev",
+                                   "--proc",
+                                   "/proc",
+                                   "--tmpfs",
+                                   "/tmp",
+                                   "--tmpfs",
+                                   "/var/tmp"};
+  for (const char* run : {"/run", "/var/run"})
+    if (fs::is_directory(fs::symlink_status(run))) want.insert(want.end(), {"--tmpfs", run});
+  // A hidden path that does not exist is taken for a file.
+  want.insert(want.end(), {"--ro-bind",
+                           "/dev/null",
+                           "/hidden/folder",
+                           "--bind",
+                           tree,
+                           tree,
+                           "--bind",
+                           tree + "/.git",
+                           tree + "/.git",
+                           "--ro-bind",
+                           tree + "/.git/config",
+                           tree + "/.git/config",
+                           "--ro-bind",
+                           tree + "/.mcp.json",
+                           tree + "/.mcp.json",
+                           "--seccomp",
+                           "4",
+                           "--chdir",
+                           tree,
+                           "--",
+                           "/bin/bash",
+                           "-c",
+                           "echo hi"});
+  EXPECT_EQ(argv, want);
+}
+
 TEST(BashSettings, Limits) {
   auto read = [](const char* text) -> std::string {
     auto table = toml::parse(text, std::string("c.toml"));
