@@ -27,18 +27,21 @@
 //
 // The file system is read-only except the work tree and a private /tmp and /var/tmp; in
 // the tree the protected places of protected_paths.h stay read-only. Hidden (an empty
-// folder, or /dev/null for a file): the caller's home, $XDG_RUNTIME_DIR, /run and /var/run
-// (where the sockets of the host's services live, mecha's daemon among them; the
-// daemon's fallback /tmp/mecha-UID is behind the private /tmp), mecha's state folder, and
-// the secret locations of the guard's policy. With network = true, /etc/resolv.conf stays
-// readable when it points into /run.
+// folder, or /dev/null for a file): /run and /var/run (where the sockets of the host's
+// services live), and what BashTool passes as `hidden`: the caller's home (a tree inside it
+// is bound back on top), $XDG_RUNTIME_DIR (mecha's daemon socket; its fallback
+// /tmp/mecha-UID is behind the private /tmp), $XDG_STATE_HOME/mecha, and the secret
+// locations of the guard's policy. With network = true, /etc/resolv.conf stays readable
+// when it points into /run. No Landlock layer yet: it would need a helper executed inside
+// the sandbox, which costs another exec per command.
 //
 // Limits, set on the sandbox before bubblewrap starts: address space (RLIMIT_AS) and file
 // size (RLIMIT_FSIZE) hold for every process; core dumps are off (RLIMIT_CORE 0). The
 // process count is held by a pids cgroup made per command (pids_cgroup.h) where the cgroup
 // file system is writable (root on most machines and CI runners); elsewhere by
-// RLIMIT_NPROC, which Linux counts over all the caller's processes on the host and does
-// not enforce for root: a root caller without a writable pids cgroup has no process limit.
+// RLIMIT_NPROC, which Linux counts over all the caller's processes on the host (so the
+// limit must exceed what the caller already runs, or bubblewrap cannot start) and does not
+// enforce for root: a root caller without a writable pids cgroup has no process limit.
 //
 // A variable whose name looks like a credential (KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL)
 // or that holds a provider's API key cannot be passed: the load fails naming it.
