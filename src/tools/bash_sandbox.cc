@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 
 #include "base/subprocess.h"
@@ -30,6 +31,17 @@ constexpr int64_t kMaxLimit = 1'000'000;
 // root outside is an ordinary user inside.
 uid_t inside_uid() { return ::getuid() == 0 ? 1000 : ::getuid(); }
 gid_t inside_gid() { return ::getuid() == 0 ? 1000 : ::getgid(); }
+
+// How many tasks (processes and threads) the machine runs: the 4th field of /proc/loadavg,
+// "running/total". 0 when it cannot be read.
+uint64_t tasks_running() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c, tasks;
+  in >> a >> b >> c >> tasks;
+  auto slash = tasks.find('/');
+  if (slash == std::string::npos) return 0;
+  return std::strtoull(tasks.c_str() + slash + 1, nullptr, 10);
+}
 
 bool is_folder(const std::string& p) {
   std::error_code ec;
@@ -242,7 +254,11 @@ Result<SandboxedCommand> sandbox_command(const BashSettings& settings, const std
       c.cgroup = std::move(*cgroup);
       c.options.cgroup_procs_fd = c.cgroup->procs_fd();
     } else {
-      c.options.rlimits.push_back({RLIMIT_NPROC, static_cast<uint64_t>(settings.max_processes)});
+      // RLIMIT_NPROC counts every task of the caller's uid, so max_processes goes on top of
+      // all the tasks running now (more than the caller's own): bubblewrap can start, and a
+      // bomb still stops. Root ignores it.
+      c.options.rlimits.push_back(
+          {RLIMIT_NPROC, static_cast<uint64_t>(settings.max_processes) + tasks_running()});
     }
   }
   return c;

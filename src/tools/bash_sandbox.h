@@ -39,9 +39,10 @@
 // size (RLIMIT_FSIZE) hold for every process; core dumps are off (RLIMIT_CORE 0). The
 // process count is held by a pids cgroup made per command (pids_cgroup.h) where the cgroup
 // file system is writable (root on most machines and CI runners); elsewhere by
-// RLIMIT_NPROC, which Linux counts over all the caller's processes on the host (so the
-// limit must exceed what the caller already runs, or bubblewrap cannot start) and does not
-// enforce for root: a root caller without a writable pids cgroup has no process limit.
+// RLIMIT_NPROC, which Linux counts over all the caller's tasks on the host, so it is set to
+// max_processes above the number of tasks the machine runs when the command starts (a
+// looser bound, but a bomb stops), and which Linux does not enforce for root: a root caller
+// without a writable pids cgroup has no process limit.
 //
 // A variable whose name looks like a credential (KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL)
 // or that holds a provider's API key cannot be passed: the load fails naming it.
