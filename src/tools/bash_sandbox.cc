@@ -188,13 +188,22 @@ std::vector<std::string> command_environment(const BashSettings& settings) {
 std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::string& work_tree,
                                       const std::vector<std::string>& hidden,
                                       const ProtectedPaths& protect, const std::string& command) {
-  std::vector<std::string> a = {"bwrap",         "--unshare-user",
-                                "--uid",         std::to_string(inside_uid()),
-                                "--gid",         std::to_string(inside_gid()),
-                                "--cap-drop",    "ALL",
-                                "--new-session", "--die-with-parent",
-                                "--unshare-pid", "--unshare-ipc",
-                                "--unshare-uts", "--unshare-cgroup-try"};
+  // No --new-session: run_subprocess already starts bwrap in a session of its own, with no
+  // controlling terminal, and bwrap's second setsid() cost 5 ms a command on a busy machine
+  // (a new scheduler autogroup each time; bench/sandbox_bench).
+  std::vector<std::string> a = {"bwrap",
+                                "--unshare-user",
+                                "--uid",
+                                std::to_string(inside_uid()),
+                                "--gid",
+                                std::to_string(inside_gid()),
+                                "--cap-drop",
+                                "ALL",
+                                "--die-with-parent",
+                                "--unshare-pid",
+                                "--unshare-ipc",
+                                "--unshare-uts",
+                                "--unshare-cgroup-try"};
   if (!settings.network) a.push_back("--unshare-net");
   for (const char* s : {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs",
                         "/tmp", "--tmpfs", "/var/tmp"})

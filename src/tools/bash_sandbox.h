@@ -22,8 +22,9 @@
 // 1000 when the caller is root) onto the caller's, so what the command creates in the tree
 // belongs to the caller on the host; every capability is dropped (`--cap-drop ALL`),
 // no_new_privs is set, the seccomp filter of seccomp_filter.h refuses mount, namespaces,
-// ptrace, bpf, keyrings, modules, clocks and the like, the command gets a new session (so
-// it cannot type into the caller's terminal) and dies with mecha.
+// ptrace, bpf, keyrings, modules, clocks and the like, and refuses TIOCSTI; bwrap runs in
+// a session of its own with no controlling terminal (run_subprocess calls setsid, which is
+// what bwrap's --new-session would do again), and the command dies with mecha.
 //
 // The file system is read-only except the work tree and a private /tmp and /var/tmp; in
 // the tree the protected places of protected_paths.h stay read-only. Hidden (an empty

@@ -92,6 +92,16 @@ TEST(Sandbox, NoCapabilitiesNoNewPrivilegesAndTheFilterInstalled) {
   EXPECT_EQ(r.exit_code, 0);
 }
 
+TEST(Sandbox, NoControllingTerminalToTypeInto) {
+  SKIP_WITHOUT_SANDBOX();
+  TempTree t;
+  // The 7th field of /proc/self/stat is the controlling terminal: 0 for none. Without one,
+  // /dev/tty cannot be opened, and TIOCSTI has no terminal to push characters into.
+  Ran r = sandboxed(t.root(), "echo tty $(cut -d' ' -f7 /proc/self/stat); : < /dev/tty");
+  EXPECT_EQ(r.out.substr(0, 7), "tty 0\n/") << r.out;
+  EXPECT_NE(r.out.find("/dev/tty: No such device or address"), std::string::npos) << r.out;
+}
+
 TEST(Sandbox, RootOutsideCannotRemountMountOrUnshare) {
   SKIP_WITHOUT_SANDBOX();
   TempTree t;
@@ -340,7 +350,6 @@ TEST(SandboxArgv, NamespacesMasksTheTreeThenItsProtectedPlaces) {
                                    gid,
                                    "--cap-drop",
                                    "ALL",
-                                   "--new-session",
                                    "--die-with-parent",
                                    "--unshare-pid",
                                    "--unshare-ipc",
