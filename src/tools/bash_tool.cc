@@ -140,7 +140,7 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
 
   SandboxedCommand sandboxed;
   SubprocessOptions& o = sandboxed.options;
-  std::vector<std::string> unprotected;
+  ProtectedPaths protect;
   const std::string tree = ctx.work_tree.string();
   if (settings_.sandbox) {
     if (Status s = sandbox_available(); !s.ok()) {
@@ -148,8 +148,7 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
                                "; the command was not run (set [sandbox] mode = \"off\" in the "
                                "config to run commands without a sandbox)");
     }
-    ProtectedPaths protect = protected_paths(tree);
-    unprotected = protect.missing;
+    protect = protected_paths(tree);
     auto c =
         sandbox_command(settings_, tree, hidden_paths(guard.policy().places), protect, command);
     if (!c.ok()) return ToolOutput::error(c.message() + "; the command was not run");
@@ -168,7 +167,7 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
   // Every process of the command is gone (its PID namespace died with it): what it left in
   // protected places that were not there before can be removed without a race.
   sandboxed.cgroup.reset();
-  std::vector<std::string> removed = remove_created(unprotected);
+  std::vector<std::string> removed = remove_created(protect);
   if (!r.ok())
     return ToolOutput::error(fmt::format("the command could not be started: {}", r.message()));
   if (r->cancelled) return ToolOutput::error("cancelled: the command was killed");

@@ -318,6 +318,37 @@ echo planted
   EXPECT_FALSE(std::filesystem::exists(marker));
 }
 
+TEST(BashSandbox, ARepositoryTheCommandCreatesKeepsNoConfigNorHooks) {
+  SKIP_WITHOUT_SANDBOX();
+  TempTree t;  // no .git: the command makes the repository, and plants in it
+  BashTool tool = make_tool(t, true);
+  const auto marker = t.base() / "PWNED";
+  t.write("init.sh", fmt::format(R"sh(git init -q . && echo x > f && git add f
+git -c user.name=t -c user.email=t@example.com commit -qm inside
+git config core.fsmonitor "touch {0}; false"
+printf '#!/bin/sh
+touch {0}
+' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit
+git log --format=%s
+)sh",
+                                 marker.string()));
+  ToolOutput r = run(tool, t, "bash init.sh");
+  EXPECT_EQ(r.content,
+            "inside\nExit code: 0\nThe sandbox removed what the command created in protected "
+            "places: .git/hooks, .git/config, .git/info. They configure programs that run code on "
+            "the host "
+            "(git, editors, shells, mecha); commands may not write them.");
+  auto host = run_subprocess({.argv = {"/bin/bash", "-c",
+                                       "git status --short && git -c user.name=t -c "
+                                       "user.email=t@example.com commit -q --allow-empty -m host "
+                                       "&& git log --format=%s"},
+                              .cwd = t.root(),
+                              .merge_stderr = true});
+  ASSERT_TRUE(host.ok());
+  EXPECT_EQ(host->out.text(), "?? init.sh\nhost\ninside\n");
+  EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
 TEST(CapOutput, KeepsShortOutputWholeAndMakesItValid) {
   EXPECT_EQ(cap_output("abc", "", 0, 10), "abc");
   EXPECT_EQ(cap_output("a\xff"

@@ -80,17 +80,27 @@ ProtectedPaths protected_paths(const std::string& work_tree) {
       p = p.lexically_normal();
       if (inside(tree, p)) add(tree, p, out);
     }
-  } else if (fs::is_regular_file(git_status)) {
+  } else if (fs::exists(git_status)) {
     out.existing.push_back(git.string());
+  } else {
+    out.git_absent = git.string();
+    for (const char* name : kInGitDir) out.missing.push_back((git / name).string());
   }
   for (const char* name : kInTree) add(tree, tree / name, out);
   return out;
 }
 
-std::vector<std::string> remove_created(const std::vector<std::string>& missing) {
+std::vector<std::string> remove_created(const ProtectedPaths& before) {
   std::vector<std::string> removed;
-  for (const auto& p : missing) {
-    std::error_code ec;
+  std::error_code ec;
+  if (!before.git_absent.empty()) {
+    auto st = fs::symlink_status(before.git_absent, ec);
+    if (fs::exists(st) && !fs::is_directory(st)) {
+      fs::remove(before.git_absent, ec);
+      removed.push_back(before.git_absent);
+    }
+  }
+  for (const auto& p : before.missing) {
     if (!fs::exists(fs::symlink_status(p, ec))) continue;
     fs::remove_all(p, ec);  // removes a link, not its target
     removed.push_back(p);

@@ -17,8 +17,9 @@
 // another) fails with EBUSY, as does renaming or removing anything bound inside it.
 // A `.git` that is a file (a linked work tree or a submodule) is bound read-only.
 //
-// Not covered: a repository the command creates itself (`git init sub`), whose hooks and
-// config are the command's, and which git on the host obeys when run inside it.
+// Not covered: a repository the command creates below the tree's root (`git init sub`),
+// whose hooks and config are the command's, and which git on the host obeys when run in
+// that folder; likewise the folders of `git worktree add` inside .git/worktrees.
 //
 // Thread-safety: plain functions of the file system.
 #pragma once
@@ -32,13 +33,17 @@ struct ProtectedPaths {
   std::string git_dir;                // the tree's .git when it is a folder, else empty
   std::vector<std::string> existing;  // absolute, canonical, inside the tree: bound read-only
   std::vector<std::string> missing;   // absolute: not there now
+  std::string git_absent;             // the tree's .git when there is none, else empty
 };
 
 // The protected places of `work_tree` (absolute, canonical) as they are now.
 ProtectedPaths protected_paths(const std::string& work_tree);
 
-// Removes those of `missing` that exist now (a link itself, never what it points to), and
-// returns them.
-std::vector<std::string> remove_created(const std::vector<std::string>& missing);
+// Removes those of `before.missing` that exist now (a link itself, never what it points
+// to), and returns them. When the tree had no .git, a .git the command made is a new
+// repository: a .git file or link (which would send git to a folder of the command's
+// choosing) is removed whole; of a .git folder, the places of kInGitDir are (git runs
+// without a config file, with its defaults).
+std::vector<std::string> remove_created(const ProtectedPaths& before);
 
 }  // namespace mecha::tools

@@ -56,13 +56,40 @@ TEST(ProtectedPaths, RemoveCreatedRemovesOnlyWhatAppeared) {
   t.write_outside("target/keep", "keep");
   fs::create_symlink(t.base() / "target", t.root() / ".claude");
   t.write("ordinary.txt", "stays");
-  std::vector<std::string> removed = remove_created(before.missing);
+  std::vector<std::string> removed = remove_created(before);
   EXPECT_EQ(relative(removed, t.root()),
             (std::vector<std::string>{".git/hooks", ".git/commondir", ".claude"}));
   EXPECT_FALSE(fs::exists(t.root() / ".git/commondir"));
   EXPECT_FALSE(fs::exists(fs::symlink_status(t.root() / ".claude")));
   EXPECT_TRUE(fs::exists(t.base() / "target/keep"));  // a link's target is left alone
   EXPECT_EQ(t.read("ordinary.txt"), "stays");
+}
+
+TEST(ProtectedPaths, ARepositoryTheCommandMakesKeepsNoConfigNorHooks) {
+  TempTree t;
+  ProtectedPaths before = protected_paths(t.root().string());
+  EXPECT_EQ(before.git_absent, (t.root() / ".git").string());
+  t.write(".git/HEAD", "ref: refs/heads/main\n");
+  t.write(".git/config", "[core]\n\tfsmonitor = touch /tmp/pwned\n");
+  t.write(".git/hooks/pre-commit", "#!/bin/sh\n");
+  t.write(".git/objects/info/packs", "");
+  EXPECT_EQ(relative(remove_created(before), t.root()),
+            (std::vector<std::string>{".git/hooks", ".git/config"}));
+  EXPECT_EQ(t.read(".git/HEAD"), "ref: refs/heads/main\n");
+  EXPECT_TRUE(fs::exists(t.root() / ".git/objects/info/packs"));
+}
+
+TEST(ProtectedPaths, AGitFileOrLinkTheCommandMakesIsRemoved) {
+  TempTree t;
+  ProtectedPaths before = protected_paths(t.root().string());
+  t.write("evil/config", "[core]\n\tfsmonitor = touch /tmp/pwned\n");
+  t.write(".git", "gitdir: evil\n");
+  EXPECT_EQ(relative(remove_created(before), t.root()), (std::vector<std::string>{".git"}));
+  EXPECT_FALSE(fs::exists(t.root() / ".git"));
+  fs::create_directory_symlink("evil", t.root() / ".git");
+  EXPECT_EQ(relative(remove_created(before), t.root()), (std::vector<std::string>{".git"}));
+  EXPECT_FALSE(fs::exists(fs::symlink_status(t.root() / ".git")));
+  EXPECT_EQ(t.read("evil/config"), "[core]\n\tfsmonitor = touch /tmp/pwned\n");
 }
 
 }  // namespace
