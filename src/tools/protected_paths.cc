@@ -10,10 +10,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kInTree[] = {".gitmodules", ".mecha",     ".claude",       ".mcp.json",
-                                   ".vscode",     ".idea",      ".devcontainer", ".envrc",
-                                   ".gitconfig",  ".bashrc",    ".bash_profile", ".zshrc",
-                                   ".profile",    ".ripgreprc", ".husky"};
+constexpr const char* kInTree[] = {
+    ".gitmodules",  ".mecha",       ".claude",       ".mcp.json",
+    ".vscode",      ".idea",        ".devcontainer", ".envrc",
+    ".gitconfig",   ".bashrc",      ".bash_profile", ".zshrc",
+    ".profile",     ".ripgreprc",   ".husky",        ".pre-commit-config.yaml",
+    "lefthook.yml", ".lefthook.yml"};
 constexpr const char* kInGitDir[] = {"hooks",   "config",    "info",
                                      "modules", "commondir", "config.worktree"};
 

@@ -5,7 +5,8 @@
 // `git status` or opens the tree.
 //
 //   in the tree:  .gitmodules .mecha .claude .mcp.json .vscode .idea .devcontainer .envrc
-//                 .gitconfig .bashrc .bash_profile .zshrc .profile .ripgreprc .husky
+//                 .gitconfig .bashrc .bash_profile .zshrc .profile .ripgreprc, and the
+//                 hook managers' .husky .pre-commit-config.yaml lefthook.yml .lefthook.yml
 //   in .git/:     hooks config info modules commondir config.worktree, and the folder
 //                 core.hooksPath names when it lies in the tree
 //

@@ -33,10 +33,11 @@ TEST(ProtectedPaths, ExistingAreBoundMissingAreNoted) {
             (std::vector<std::string>{".git/hooks", ".git/config", "tools/hooks", ".mecha", "tools",
                                       ".envrc"}));
   EXPECT_EQ(relative(p.missing, t.root()),
-            (std::vector<std::string>{
-                ".git/info", ".git/modules", ".git/commondir", ".git/config.worktree",
-                ".gitmodules", ".claude", ".mcp.json", ".idea", ".devcontainer", ".gitconfig",
-                ".bashrc", ".bash_profile", ".zshrc", ".profile", ".ripgreprc", ".husky"}));
+            (std::vector<std::string>{".git/info", ".git/modules", ".git/commondir",
+                                      ".git/config.worktree", ".gitmodules", ".claude", ".mcp.json",
+                                      ".idea", ".devcontainer", ".gitconfig", ".bashrc",
+                                      ".bash_profile", ".zshrc", ".profile", ".ripgreprc", ".husky",
+                                      ".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml"}));
 }
 
 TEST(ProtectedPaths, AGitFileOfALinkedWorkTreeIsReadOnly) {
