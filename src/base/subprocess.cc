@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -134,9 +135,18 @@ class SigpipeBlock {
   _exit(127);
 }
 
+// What the child does besides the streams, all prepared before fork.
+struct ChildSetup {
+  const std::vector<int>* pass_fds;  // become 4, 5, ...
+  int* moved_fds;                    // room for pass_fds->size() descriptors
+  const std::vector<std::pair<int, rlimit>>* rlimits;
+  int cgroup_procs_fd;
+};
+
 // Runs in the child between fork and exec: only async-signal-safe calls.
 [[noreturn]] void exec_child(pid_t parent, int stdin_fd, int stdout_fd, int stderr_fd,
-                             int report_fd, const char* cwd, char* const* argv, char* const* envp) {
+                             int report_fd, const char* cwd, char* const* argv, char* const* envp,
+                             const ChildSetup& setup) {
   ::setsid();
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) _exit(127);  // the parent died before prctl took effect
@@ -147,6 +157,18 @@ class SigpipeBlock {
   // Before any descriptor is moved or closed, so a cwd of /proc/self/fd/N (a directory the
   // caller holds open) still means the caller's descriptor.
   if (cwd != nullptr && ::chdir(cwd) != 0) child_fail(report_fd, errno);
+  if (setup.cgroup_procs_fd >= 0 && ::write(setup.cgroup_procs_fd, "0", 1) != 1)
+    child_fail(report_fd, errno);
+  for (const auto& [resource, limit] : *setup.rlimits)
+    if (::setrlimit(static_cast<__rlimit_resource_t>(resource), &limit) != 0)
+      child_fail(report_fd, errno);
+  // The passed descriptors go above every number they will be moved to first, so that
+  // moving one never closes another.
+  const int first_free = 4 + static_cast<int>(setup.pass_fds->size());
+  for (size_t i = 0; i < setup.pass_fds->size(); ++i) {
+    setup.moved_fds[i] = ::fcntl((*setup.pass_fds)[i], F_DUPFD_CLOEXEC, first_free);
+    if (setup.moved_fds[i] < 0) child_fail(report_fd, errno);
+  }
 
   if (::dup2(stdin_fd, 0) < 0 || ::dup2(stdout_fd, 1) < 0 || ::dup2(stderr_fd, 2) < 0) {
     child_fail(report_fd, errno);
@@ -155,8 +177,10 @@ class SigpipeBlock {
     if (::dup3(report_fd, 3, O_CLOEXEC) < 0) child_fail(report_fd, errno);
     report_fd = 3;
   }
-  // Everything above 3 stays with us, whoever opened it without O_CLOEXEC.
-  ::syscall(SYS_close_range, 4U, ~0U, 0U);
+  for (size_t i = 0; i < setup.pass_fds->size(); ++i)
+    if (::dup2(setup.moved_fds[i], 4 + static_cast<int>(i)) < 0) child_fail(report_fd, errno);
+  // Everything above stays with us, whoever opened it without O_CLOEXEC.
+  ::syscall(SYS_close_range, static_cast<unsigned>(first_free), ~0U, 0U);
   ::execvpe(argv[0], argv, envp);
   child_fail(report_fd, errno);
 }
@@ -193,6 +217,11 @@ Result<SubprocessResult> run_subprocess(const SubprocessOptions& options) {
     env = envp.data();
   }
   const std::string cwd = options.cwd.string();
+  std::vector<int> moved_fds(options.pass_fds.size());
+  std::vector<std::pair<int, rlimit>> rlimits;
+  for (const auto& [resource, value] : options.rlimits)
+    rlimits.push_back({resource, rlimit{value, value}});
+  const ChildSetup setup{&options.pass_fds, moved_fds.data(), &rlimits, options.cgroup_procs_fd};
 
   Fd devnull(::open("/dev/null", O_RDWR | O_CLOEXEC));
   if (devnull.get() < 0)
@@ -224,7 +253,7 @@ Result<SubprocessResult> run_subprocess(const SubprocessOptions& options) {
         fmt::format("cannot start '{}': fork: {}", options.argv[0], std::strerror(errno)));
   if (pid == 0) {
     exec_child(parent, child_stdin, child_stdout, child_stderr, report->write.get(),
-               cwd.empty() ? nullptr : cwd.c_str(), argv.data(), env);
+               cwd.empty() ? nullptr : cwd.c_str(), argv.data(), env, setup);
   }
 
   // The parent keeps only its ends.
@@ -248,6 +277,8 @@ Result<SubprocessResult> run_subprocess(const SubprocessOptions& options) {
                                      std::strerror(exec_errno)));
   }
 
+  // Readable once the child has exited (Linux 5.3 and later; else -1 and the loop polls).
+  Fd exit_fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   SigpipeBlock sigpipe_block;
   SubprocessResult result;
   OutputKeeper out_keeper(options.output_cap), err_keeper(options.output_cap);
@@ -307,8 +338,10 @@ Result<SubprocessResult> run_subprocess(const SubprocessOptions& options) {
       }
     }
 
-    pollfd fds[3];
+    pollfd fds[4];
     int nfds = 0;
+    // The child's exit wakes the poll through its pidfd, so nothing waits for a time slice.
+    if (exit_fd.get() >= 0 && !exited_at) fds[nfds++] = {exit_fd.get(), POLLIN, 0};
     int out_i = -1, err_i = -1, in_i = -1;
     if (out_fd.get() >= 0) fds[out_i = nfds++] = {out_fd.get(), POLLIN, 0};
     if (err_fd.get() >= 0) fds[err_i = nfds++] = {err_fd.get(), POLLIN, 0};
@@ -319,7 +352,8 @@ Result<SubprocessResult> run_subprocess(const SubprocessOptions& options) {
           std::chrono::duration_cast<std::chrono::milliseconds>(*options.timeout - (now - started));
       slice = std::clamp(left, std::chrono::milliseconds(1), slice);
     }
-    if (!pipes_open) slice = std::chrono::milliseconds(10);  // only waiting for the exit
+    // Only waiting for the exit: without a pidfd, look every 10 ms.
+    if (!pipes_open && exit_fd.get() < 0) slice = std::chrono::milliseconds(10);
     int ready = ::poll(fds, nfds, static_cast<int>(slice.count()));
     if (ready < 0 && errno != EINTR) break;
     if (ready <= 0) continue;

@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/cancel.h"
@@ -65,6 +66,15 @@ struct SubprocessOptions {
   std::chrono::milliseconds kill_grace{1000};
   // Kill what remains of the process group once the command has exited. Default: true.
   bool kill_group_on_exit = true;
+  // Descriptors handed to the child: pass_fds[i] becomes the child's descriptor 4 + i
+  // (0-2 are the streams, 3 is the runner's), whatever its number here. Default: none.
+  std::vector<int> pass_fds{};
+  // Resource limits set in the child before exec, as (RLIMIT_*, soft and hard value).
+  // Default: none, the caller's.
+  std::vector<std::pair<int, uint64_t>> rlimits{};
+  // A cgroup's cgroup.procs open for writing: the child moves itself into that cgroup
+  // before exec, and fails to start when it cannot. Default: -1, none.
+  int cgroup_procs_fd = -1;
   // When set, stdout (or the merged stream) is handed here as it arrives instead of being
   // captured; returning false stops the command (its group is killed, `stopped` is set).
   std::function<bool(std::string_view chunk)> on_stdout{};

@@ -1,6 +1,7 @@
 #include "base/subprocess.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -90,6 +91,34 @@ TEST(Subprocess, StdinCwdAndEnvironment) {
                    .env = std::vector<std::string>{"ONLY=yes", "PATH=/usr/bin:/bin"},
                    .stdin_data = "from stdin\n"});
   EXPECT_EQ(r.out.text(), "from stdin\n" + dir.path().string() + "\nyes\nunset\n");
+}
+
+TEST(Subprocess, PassedDescriptorsBecomeFourAndUpAndNothingElseLeaks) {
+  int a[2], b[2];
+  ASSERT_EQ(::pipe(a), 0);  // without O_CLOEXEC: only pass_fds may reach the child
+  ASSERT_EQ(::pipe(b), 0);
+  ASSERT_EQ(::write(a[1], "from a", 6), 6);
+  ASSERT_EQ(::write(b[1], "from b", 6), 6);
+  ::close(a[1]);
+  ::close(b[1]);
+  // b goes first: it becomes 4, a becomes 5, whatever numbers they have here.
+  auto r = run_ok({.argv = {"sh", "-c", "cat <&4; echo; cat <&5; echo; ls /proc/$$/fd"},
+                   .pass_fds = {b[0], a[0]}});
+  EXPECT_EQ(r.out.text(), "from b\nfrom a\n0\n1\n2\n4\n5\n");
+  ::close(a[0]);
+  ::close(b[0]);
+}
+
+TEST(Subprocess, LimitsAreSetBeforeExec) {
+  auto r = run_ok(
+      {.argv = {"sh", "-c", "ulimit -c; ulimit -H -f; ulimit -v"},
+       .rlimits = {
+           {RLIMIT_CORE, 0}, {RLIMIT_FSIZE, 1024 * 1024}, {RLIMIT_AS, 512ULL * 1024 * 1024}}});
+  // sh's ulimit counts -f in blocks of 512 bytes and -v in KiB.
+  EXPECT_EQ(r.out.text(), "0\n2048\n524288\n");
+  auto bad = run_subprocess({.argv = {"true"}, .cgroup_procs_fd = 1000});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.message(), "cannot run 'true': Bad file descriptor");
 }
 
 TEST(Subprocess, LargeStdinToCommandThatStopsReading) {

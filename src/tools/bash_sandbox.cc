@@ -1,19 +1,60 @@
 #include "tools/bash_sandbox.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 
 #include "base/subprocess.h"
 #include "config/config.h"
+#include "tools/seccomp_filter.h"
 
 namespace mecha::tools {
 namespace {
 
 using config::located;
+
+// The largest value of a [sandbox] limit: a million processes, or a million MiB (1 TiB).
+constexpr int64_t kMaxLimit = 1'000'000;
+
+// The id the command has inside the sandbox: the caller's own, or 1000 for root, so that
+// root outside is an ordinary user inside.
+uid_t inside_uid() { return ::getuid() == 0 ? 1000 : ::getuid(); }
+gid_t inside_gid() { return ::getuid() == 0 ? 1000 : ::getgid(); }
+
+// How many tasks (processes and threads) the machine runs: the 4th field of /proc/loadavg,
+// "running/total". 0 when it cannot be read.
+uint64_t tasks_running() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c, tasks;
+  in >> a >> b >> c >> tasks;
+  auto slash = tasks.find('/');
+  if (slash == std::string::npos) return 0;
+  return std::strtoull(tasks.c_str() + slash + 1, nullptr, 10);
+}
+
+bool is_folder(const std::string& p) {
+  std::error_code ec;
+  return std::filesystem::is_directory(std::filesystem::symlink_status(p, ec));
+}
+
+void hide(std::vector<std::string>& a, const std::string& p) {
+  if (is_folder(p)) {
+    a.insert(a.end(), {"--tmpfs", p});
+  } else {
+    a.insert(a.end(), {"--ro-bind", "/dev/null", p});
+  }
+}
 
 bool looks_like_credential(const std::string& name) {
   std::string up = name;
@@ -110,11 +151,20 @@ Result<BashSettings> bash_settings(const toml::table& config,
                 located(v, fmt::format("[sandbox] set_env.{} must be a string", name.str())));
           s.set_env[std::string(name.str())] = *str;
         }
+      } else if (k == "max_processes" || k == "max_memory_mb" || k == "max_file_size_mb") {
+        auto v = value.value<int64_t>();
+        if (!value.is_integer() || !v || *v < 0 || *v > kMaxLimit)
+          return Status::error(located(
+              value, fmt::format("key '{}' in [sandbox] must be an integer from 0 (no limit) to {}",
+                                 k, kMaxLimit)));
+        (k == "max_processes"   ? s.max_processes
+         : k == "max_memory_mb" ? s.max_memory_mb
+                                : s.max_file_size_mb) = *v;
       } else {
-        return Status::error(
-            located(value, fmt::format("unknown key '{}' in [sandbox] (keys: mode, network, "
-                                       "pass_env, set_env)",
-                                       k)));
+        return Status::error(located(
+            value, fmt::format("unknown key '{}' in [sandbox] (keys: max_file_size_mb, "
+                               "max_memory_mb, max_processes, mode, network, pass_env, set_env)",
+                               k)));
       }
     }
   }
@@ -137,24 +187,90 @@ std::vector<std::string> command_environment(const BashSettings& settings) {
 
 std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::string& work_tree,
                                       const std::vector<std::string>& hidden,
-                                      const std::string& command) {
-  std::vector<std::string> a = {"bwrap",         "--die-with-parent", "--unshare-pid",
-                                "--unshare-ipc", "--unshare-uts",     "--unshare-cgroup-try"};
+                                      const ProtectedPaths& protect, const std::string& command) {
+  // No --new-session: run_subprocess already starts bwrap in a session of its own, with no
+  // controlling terminal, and bwrap's second setsid() cost 5 ms a command on a busy machine
+  // (a new scheduler autogroup each time; bench/sandbox_bench).
+  std::vector<std::string> a = {"bwrap",
+                                "--unshare-user",
+                                "--uid",
+                                std::to_string(inside_uid()),
+                                "--gid",
+                                std::to_string(inside_gid()),
+                                "--cap-drop",
+                                "ALL",
+                                "--die-with-parent",
+                                "--unshare-pid",
+                                "--unshare-ipc",
+                                "--unshare-uts",
+                                "--unshare-cgroup-try"};
   if (!settings.network) a.push_back("--unshare-net");
   for (const char* s : {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs",
                         "/tmp", "--tmpfs", "/var/tmp"})
     a.push_back(s);
-  for (const auto& h : hidden) {
+  // The sockets of the host's services. /var/run is mostly a link to /run.
+  for (const char* run : {"/run", "/var/run"})
+    if (is_folder(run)) a.insert(a.end(), {"--tmpfs", run});
+  if (settings.network) {
+    // Name resolution often goes through a file in /run (systemd-resolved): keep that one.
     std::error_code ec;
-    if (std::filesystem::is_directory(std::filesystem::symlink_status(h, ec))) {
-      a.insert(a.end(), {"--tmpfs", h});
+    auto resolv = std::filesystem::canonical("/etc/resolv.conf", ec);
+    if (!ec && resolv.string().rfind("/run/", 0) == 0)
+      a.insert(a.end(), {"--ro-bind", resolv.string(), resolv.string()});
+  }
+  for (const auto& h : hidden) hide(a, h);
+  a.insert(a.end(), {"--bind", work_tree, work_tree});
+  if (!protect.git_dir.empty()) a.insert(a.end(), {"--bind", protect.git_dir, protect.git_dir});
+  for (const auto& p : protect.existing) a.insert(a.end(), {"--ro-bind", p, p});
+  a.insert(a.end(), {"--seccomp", std::to_string(kSeccompFd), "--chdir", work_tree, "--",
+                     "/bin/bash", "-c", command});
+  return a;
+}
+
+Result<SandboxedCommand> sandbox_command(const BashSettings& settings, const std::string& work_tree,
+                                         const std::vector<std::string>& hidden,
+                                         const ProtectedPaths& protect,
+                                         const std::string& command) {
+  auto bpf = seccomp_filter_bpf();
+  if (!bpf.ok()) return bpf.status();
+  SandboxedCommand c;
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    return Status::error(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+  c.filter.reset(fds[0]);
+  UniqueFd write_end(fds[1]);
+  // A few KiB: the pipe's buffer holds it whole, so nobody has to read while we write.
+  if (::write(write_end.get(), bpf->data(), bpf->size()) != static_cast<ssize_t>(bpf->size()))
+    return Status::error(
+        fmt::format("cannot hand the seccomp filter to the sandbox: {}", std::strerror(errno)));
+  write_end.reset();
+
+  c.options.argv = sandbox_argv(settings, work_tree, hidden, protect, command);
+  c.options.cwd = work_tree;
+  c.options.env = command_environment(settings);
+  c.options.pass_fds = {c.filter.get()};
+  static_assert(kSeccompFd == 4, "pass_fds[0] is the child's descriptor 4");
+  constexpr uint64_t kMiB = 1024 * 1024;
+  c.options.rlimits.push_back({RLIMIT_CORE, 0});
+  if (settings.max_memory_mb > 0)
+    c.options.rlimits.push_back({RLIMIT_AS, static_cast<uint64_t>(settings.max_memory_mb) * kMiB});
+  if (settings.max_file_size_mb > 0)
+    c.options.rlimits.push_back(
+        {RLIMIT_FSIZE, static_cast<uint64_t>(settings.max_file_size_mb) * kMiB});
+  if (settings.max_processes > 0) {
+    auto cgroup = PidsCgroup::create(static_cast<int>(settings.max_processes));
+    if (cgroup.ok()) {
+      c.cgroup = std::move(*cgroup);
+      c.options.cgroup_procs_fd = c.cgroup->procs_fd();
     } else {
-      a.insert(a.end(), {"--ro-bind", "/dev/null", h});
+      // RLIMIT_NPROC counts every task of the caller's uid, so max_processes goes on top of
+      // all the tasks running now (more than the caller's own): bubblewrap can start, and a
+      // bomb still stops. Root ignores it.
+      c.options.rlimits.push_back(
+          {RLIMIT_NPROC, static_cast<uint64_t>(settings.max_processes) + tasks_running()});
     }
   }
-  a.insert(a.end(), {"--bind", work_tree, work_tree, "--chdir", work_tree, "--", "/bin/bash", "-c",
-                     command});
-  return a;
+  return c;
 }
 
 Status sandbox_available() {
@@ -162,7 +278,7 @@ Status sandbox_available() {
   static Status status;
   std::call_once(once, [] {
     SubprocessOptions o;
-    o.argv = {"bwrap", "--ro-bind", "/", "/", "true"};
+    o.argv = {"bwrap", "--unshare-user", "--cap-drop", "ALL", "--ro-bind", "/", "/", "true"};
     o.timeout = std::chrono::seconds(10);
     o.merge_stderr = true;
     auto r = run_subprocess(o);

@@ -11,23 +11,57 @@
 //   network = false            # Default: false; true lets commands reach the network
 //   pass_env = ["PATH", ...]   # Default: PATH HOME LANG LC_ALL LC_CTYPE TERM TZ USER LOGNAME
 //   set_env = { CI = "1" }     # Default: none; set for every command
+//   max_processes = 512        # Default: 512 processes and threads at once; 0: no limit
+//   max_memory_mb = 8192       # Default: 8192 MiB of address space per process; 0: no limit
+//   max_file_size_mb = 4096    # Default: 4096 MiB, the largest file a command may write; 0: none
 //
-// In the sandbox the file system is read-only except the work tree and a private /tmp and
-// /var/tmp; secret locations of the guard's policy that exist are hidden; there is a new
-// PID namespace (so every process of a command dies with it) and, unless network = true,
-// no network at all (not even the host's loopback). A variable whose name looks like a
-// credential (KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL) or that holds a provider's API key
-// cannot be passed: the load fails naming it.
+// In the sandbox (bubblewrap) the command runs in new user, mount, PID, IPC, UTS and cgroup
+// namespaces, and, unless network = true, a network namespace of its own with no network
+// at all (not even the host's loopback, nor its abstract Unix sockets). Root outside is
+// nobody special inside: the user namespace maps one unprivileged id (the caller's own, or
+// 1000 when the caller is root) onto the caller's, so what the command creates in the tree
+// belongs to the caller on the host; every capability is dropped (`--cap-drop ALL`),
+// no_new_privs is set, the seccomp filter of seccomp_filter.h refuses mount, namespaces,
+// ptrace, bpf, keyrings, modules, clocks and the like, and refuses TIOCSTI; bwrap runs in
+// a session of its own with no controlling terminal (run_subprocess calls setsid, which is
+// what bwrap's --new-session would do again), and the command dies with mecha.
+//
+// The file system is read-only except the work tree and a private /tmp and /var/tmp; in
+// the tree the protected places of protected_paths.h stay read-only. Hidden (an empty
+// folder, or /dev/null for a file): /run and /var/run (where the sockets of the host's
+// services live), and what BashTool passes as `hidden`: the caller's home (a tree inside it
+// is bound back on top), $XDG_RUNTIME_DIR (mecha's daemon socket; its fallback
+// /tmp/mecha-UID is behind the private /tmp), $XDG_STATE_HOME/mecha, and the secret
+// locations of the guard's policy. With network = true, /etc/resolv.conf stays readable
+// when it points into /run. No Landlock layer yet: it would need a helper executed inside
+// the sandbox, which costs another exec per command.
+//
+// Limits, set on the sandbox before bubblewrap starts: address space (RLIMIT_AS) and file
+// size (RLIMIT_FSIZE) hold for every process; core dumps are off (RLIMIT_CORE 0). The
+// process count is held by a pids cgroup made per command (pids_cgroup.h) where the cgroup
+// file system is writable (root on most machines and CI runners); elsewhere by
+// RLIMIT_NPROC, which Linux counts over all the caller's tasks on the host, so it is set to
+// max_processes above the number of tasks the machine runs when the command starts (a
+// looser bound, but a bomb stops), and which Linux does not enforce for root: a root caller
+// without a writable pids cgroup has no process limit.
+//
+// A variable whose name looks like a credential (KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL)
+// or that holds a provider's API key cannot be passed: the load fails naming it.
 #pragma once
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <toml++/toml.h>
 
 #include "base/result.h"
+#include "base/subprocess.h"
+#include "base/unique_fd.h"
+#include "tools/pids_cgroup.h"
+#include "tools/protected_paths.h"
 
 namespace mecha::tools {
 
@@ -40,6 +74,9 @@ struct BashSettings {
   std::vector<std::string> pass_env{"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE",
                                     "TERM", "TZ",   "USER", "LOGNAME"};
   std::map<std::string, std::string> set_env;
+  int64_t max_processes = 512;      // 0: no limit
+  int64_t max_memory_mb = 8192;     // 0: no limit
+  int64_t max_file_size_mb = 4096;  // 0: no limit
 };
 
 // Reads [bash] and [sandbox] of the merged config. `api_key_envs` are the variables that
@@ -51,11 +88,27 @@ Result<BashSettings> bash_settings(const toml::table& config,
 // PAGER=cat and GIT_PAGER=cat so nothing waits for a terminal.
 std::vector<std::string> command_environment(const BashSettings& settings);
 
-// bwrap's argv around `bash -c command`, for `work_tree` (absolute), hiding `hidden` (paths
-// that exist: folders get an empty tmpfs, files /dev/null).
+// bwrap's argv around `bash -c command`, for `work_tree` (absolute, canonical), hiding
+// `hidden` (paths that exist: folders get an empty tmpfs, files /dev/null) and keeping
+// `protect` read-only. The seccomp filter is read from descriptor kSeccompFd.
+inline constexpr int kSeccompFd = 4;
 std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::string& work_tree,
                                       const std::vector<std::string>& hidden,
-                                      const std::string& command);
+                                      const ProtectedPaths& protect, const std::string& command);
+
+// One command ready to run in the sandbox: `options` has argv, cwd, environment, the
+// seccomp filter's descriptor and the limits; the caller adds timeout, output and
+// cancellation and passes it to run_subprocess while this object lives. Move-only.
+struct SandboxedCommand {
+  SubprocessOptions options;
+  UniqueFd filter;                     // read end of a pipe holding the seccomp filter
+  std::unique_ptr<PidsCgroup> cgroup;  // null when the process count is left to RLIMIT_NPROC
+};
+
+// Fails when the seccomp filter cannot be built or its pipe made.
+Result<SandboxedCommand> sandbox_command(const BashSettings& settings, const std::string& work_tree,
+                                         const std::vector<std::string>& hidden,
+                                         const ProtectedPaths& protect, const std::string& command);
 
 // Whether bubblewrap can run here (`bwrap --ro-bind / / true`), tried once per process.
 // The failure says why in one line.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "base/subprocess.h"
@@ -20,19 +21,48 @@ std::string seconds(std::chrono::milliseconds ms) {
   return fmt::format("{:.1f} s", static_cast<double>(ms.count()) / 1000.0);
 }
 
-// Secret locations of the policy that exist, to hide inside the sandbox.
+// What the sandbox hides, of what exists: the home folder (mecha's state lives there), the
+// runtime folder of the user's services (their sockets, mecha's daemon among them), mecha's
+// state folder when XDG_STATE_HOME moves it, and the secret locations of the policy that
+// are not already under the home. Nothing in the work tree.
 std::vector<std::string> hidden_paths(const guard::Places& places) {
-  std::vector<std::string> out;
+  // A folder that holds the tree is hidden too: the tree is bound back on top of it.
+  const bool home_hidden = !guard::within(places.home, places.work_tree);
+  std::vector<std::string> candidates = {places.home};
+  for (const char* var : {"XDG_RUNTIME_DIR", "XDG_STATE_HOME"}) {
+    const char* v = std::getenv(var);
+    if (v == nullptr || v[0] != '/') continue;
+    candidates.push_back(std::string(var) == "XDG_STATE_HOME" ? std::string(v) + "/mecha" : v);
+  }
   for (const auto& s : places.secrets) {
     if (s.find_first_of("*?[") != std::string::npos) continue;
     std::string p = s.rfind("~/", 0) == 0 ? places.home + s.substr(1) : s;
-    if (guard::within(places.work_tree, p) || guard::within(p, places.work_tree)) continue;
+    if (home_hidden && guard::within(p, places.home)) continue;
+    candidates.push_back(p);
+  }
+  std::vector<std::string> out;
+  for (const auto& p : candidates) {
+    if (p.empty() || p == "/") continue;
+    if (guard::within(p, places.work_tree)) continue;
     std::error_code ec;
     auto st = std::filesystem::symlink_status(p, ec);
     if (ec || !std::filesystem::exists(st) || std::filesystem::is_symlink(st)) continue;
-    out.push_back(p);
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
   }
   return out;
+}
+
+// The protected places the command created, relative to the tree, for the model to read.
+std::string removed_note(const std::vector<std::string>& removed, const std::string& tree) {
+  std::string names;
+  for (const auto& p : removed)
+    names +=
+        (names.empty() ? "" : ", ") + std::filesystem::path(p).lexically_relative(tree).string();
+  return fmt::format(
+      "\nThe sandbox removed what the command created in protected places: {}. They configure "
+      "programs that run code on the host (git, editors, shells, mecha); commands may not "
+      "write them.",
+      names);
 }
 
 }  // namespace
@@ -60,7 +90,9 @@ std::string BashTool::description() const {
       "/tmp), reading secrets (~/.ssh, credentials), privilege escalation, downloading and "
       "running code, and commands the guard cannot understand (eval, a command name in a "
       "variable) are refused, permanently. Commands run in a sandbox: the file system is "
-      "read-only outside the work tree and /tmp{}. timeout is in milliseconds (default {}, at "
+      "read-only outside the work tree and /tmp, and so are .git/hooks, .git/config and the "
+      "settings of mecha, editors and shells inside it{}. timeout is in milliseconds (default {}, "
+      "at "
       "most {}); a command that runs longer is killed with everything it started and reports "
       "exit code 124. Output over {} characters keeps the beginning and the end. Use the "
       "Read, Write, Edit, Glob and Grep tools for files rather than cat, echo, sed or grep.",
@@ -106,26 +138,36 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
     return ToolOutput::refusal(verdict.rule, guard.refusal_message(verdict, ctx.refusals));
   }
 
-  SubprocessOptions o;
+  SandboxedCommand sandboxed;
+  SubprocessOptions& o = sandboxed.options;
+  ProtectedPaths protect;
+  const std::string tree = ctx.work_tree.string();
   if (settings_.sandbox) {
     if (Status s = sandbox_available(); !s.ok()) {
       return ToolOutput::error(s.message() +
                                "; the command was not run (set [sandbox] mode = \"off\" in the "
                                "config to run commands without a sandbox)");
     }
-    o.argv = sandbox_argv(settings_, ctx.work_tree.string(), hidden_paths(guard.policy().places),
-                          command);
+    protect = protected_paths(tree);
+    auto c =
+        sandbox_command(settings_, tree, hidden_paths(guard.policy().places), protect, command);
+    if (!c.ok()) return ToolOutput::error(c.message() + "; the command was not run");
+    sandboxed = std::move(*c);
   } else {
     o.argv = {"/bin/bash", "-c", command};
+    o.cwd = ctx.work_tree;
+    o.env = command_environment(settings_);
   }
-  o.cwd = ctx.work_tree;
-  o.env = command_environment(settings_);
   o.timeout = timeout;
   o.cancel = ctx.cancel;
   o.merge_stderr = true;
   // Bytes kept by the runner: enough for max_output_chars characters of any width.
   o.output_cap = settings_.max_output_chars * 4;
   auto r = run_subprocess(o);
+  // Every process of the command is gone (its PID namespace died with it): what it left in
+  // protected places that were not there before can be removed without a race.
+  sandboxed.cgroup.reset();
+  std::vector<std::string> removed = remove_created(protect);
   if (!r.ok())
     return ToolOutput::error(fmt::format("the command could not be started: {}", r.message()));
   if (r->cancelled) return ToolOutput::error("cancelled: the command was killed");
@@ -133,11 +175,13 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
   std::string out =
       cap_output(r->out.head, r->out.tail, r->out.dropped, settings_.max_output_chars);
   if (!out.empty() && out.back() != '\n') out += '\n';
+  const std::string note = removed.empty() ? "" : removed_note(removed, tree);
   if (r->timed_out) {
     out += fmt::format(
         "Exit code: 124\nThe command timed out after {} and was killed, with every process it "
         "started. Run something quicker, or give a longer timeout (at most {}).",
         seconds(timeout), seconds(settings_.max_timeout));
+    out += note;
     ToolOutput t = ToolOutput::error(std::move(out));
     t.external = settings_.network;
     return t;
@@ -147,6 +191,7 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
   } else {
     out += fmt::format("Exit code: {}", r->exit_code);
   }
+  out += note;
   ToolOutput result = ToolOutput::ok(std::move(out));
   result.external = settings_.network;
   return result;

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -13,6 +14,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "base/subprocess.h"
 #include "tools/bash_output.h"
 #include "tools/testing/temp_tree.h"
 
@@ -193,6 +195,160 @@ TEST(BashSandbox, HidesSecretLocations) {
   EXPECT_EQ(out.content.find("PRIVATE"), std::string::npos) << out.content;
 }
 
+// A folder outside the tree and outside /tmp (the sandbox's /tmp is its own), removed
+// afterwards.
+class OutsideDir {
+ public:
+  OutsideDir() {
+    std::string dir = MECHA_BINARY_DIR;
+    if (dir.rfind("/tmp/", 0) == 0 || dir.rfind("/var/tmp/", 0) == 0) dir = "/var";
+    path_ = std::filesystem::path(dir) / ("sandbox-probe-" + unique_sleep());
+    std::filesystem::create_directories(path_);
+  }
+  ~OutsideDir() { std::filesystem::remove_all(path_); }
+  OutsideDir(const OutsideDir&) = delete;
+  OutsideDir& operator=(const OutsideDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Sets an environment variable for the life of the object.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      ::setenv(name_, old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST(BashSandbox, HidesTheHomeTheRuntimeFolderAndItsSockets) {
+  SKIP_WITHOUT_SANDBOX();
+  OutsideDir out;
+  const auto home = out.path() / "home";
+  std::filesystem::create_directories(home / ".local/state/mecha");
+  std::ofstream(home / ".local/state/mecha/sessions.db") << "SESSIONS";
+  std::ofstream(out.path() / "beside-home.txt") << "readable";
+  const auto runtime = out.path() / "runtime";
+  std::filesystem::create_directories(runtime);
+  const std::string socket_path = (runtime / "mecha.sock").string();
+  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", socket_path.c_str());
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(fd, 4), 0);
+  ScopedEnv env("XDG_RUNTIME_DIR", runtime.string());
+
+  TempTree t;
+  auto policy = guard::default_policy(t.root().string(), home.string());
+  BashTool tool(std::move(*guard::CommandGuard::create(policy)), BashSettings{});
+  t.write("where", out.path().string());
+  t.write("probe.py", R"py(import socket, sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(sys.argv[1]); print('connected')
+except OSError as e:
+    print('refused:', e.strerror)
+)py");
+  ToolOutput r =
+      run(tool, t,
+          "d=$(cat where); ls -A \"$d/home\" | wc -l; "
+          "cat \"$d/home/.local/state/mecha/sessions.db\" 2>&1 | sed 's/.*: //'; "
+          "cat \"$d/beside-home.txt\"; echo; python3 probe.py \"$d/runtime/mecha.sock\"");
+  EXPECT_EQ(r.content,
+            "0\nNo such file or directory\nreadable\nrefused: No such file or directory\n"
+            "Exit code: 0");
+  // Outside the sandbox the socket answers: the probe can tell.
+  auto host = run_subprocess(
+      {.argv = {"python3", (t.root() / "probe.py").string(), socket_path}, .merge_stderr = true});
+  ASSERT_TRUE(host.ok());
+  EXPECT_EQ(host->out.text(), "connected\n");
+  ::close(fd);
+}
+
+TEST(BashSandbox, RemovesWhatACommandPlantsInProtectedPlaces) {
+  SKIP_WITHOUT_SANDBOX();
+  TempTree t;
+  BashTool tool = make_tool(t, true);
+  const std::string git = "git -c user.name=t -c user.email=t@example.com ";
+  auto init = run_subprocess(
+      {.argv = {"/bin/bash", "-c", "git init -q . && rm -rf .git/hooks"}, .cwd = t.root()});
+  ASSERT_TRUE(init.ok() && init->exit_code == 0);
+  const auto marker = t.base() / "PWNED";
+  // git reads .git/commondir in any repository: a planted one moves its config and hooks
+  // to a folder the command controls. The guard cannot read the script.
+  t.write("plant.sh", fmt::format(R"sh(mkdir -p evil/hooks && cp -r .git/objects .git/refs evil/
+printf '[core]\n\tfsmonitor = "touch {0}; false"\n' > evil/config
+echo ../evil > .git/commondir
+mkdir -p .git/hooks && printf '#!/bin/sh\ntouch {0}\n' > .git/hooks/pre-commit
+chmod +x .git/hooks/pre-commit
+echo '{{"mcpServers": {{}}}}' > .mcp.json
+echo planted
+)sh",
+                                  marker.string()));
+  ToolOutput r = run(tool, t, "bash plant.sh");
+  EXPECT_EQ(r.content,
+            "planted\nExit code: 0\nThe sandbox removed what the command created in protected "
+            "places: .git/hooks, .git/commondir, .mcp.json. They configure programs that run "
+            "code on the host (git, editors, shells, mecha); commands may not write them.");
+  auto host =
+      run_subprocess({.argv = {"/bin/bash", "-c",
+                               "git status --short && " + git +
+                                   "commit -q --allow-empty -m host && git log --format=%s"},
+                      .cwd = t.root(),
+                      .merge_stderr = true});
+  ASSERT_TRUE(host.ok());
+  EXPECT_EQ(host->out.text(), "?? evil/\n?? plant.sh\nhost\n");
+  EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
+TEST(BashSandbox, ARepositoryTheCommandCreatesKeepsNoConfigNorHooks) {
+  SKIP_WITHOUT_SANDBOX();
+  TempTree t;  // no .git: the command makes the repository, and plants in it
+  BashTool tool = make_tool(t, true);
+  const auto marker = t.base() / "PWNED";
+  t.write("init.sh", fmt::format(R"sh(git init -q . && echo x > f && git add f
+git -c user.name=t -c user.email=t@example.com commit -qm inside
+git config core.fsmonitor "touch {0}; false"
+printf '#!/bin/sh
+touch {0}
+' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit
+git log --format=%s
+)sh",
+                                 marker.string()));
+  ToolOutput r = run(tool, t, "bash init.sh");
+  EXPECT_EQ(r.content,
+            "inside\nExit code: 0\nThe sandbox removed what the command created in protected "
+            "places: .git/hooks, .git/config, .git/info. They configure programs that run code on "
+            "the host "
+            "(git, editors, shells, mecha); commands may not write them.");
+  auto host = run_subprocess({.argv = {"/bin/bash", "-c",
+                                       "git status --short && git -c user.name=t -c "
+                                       "user.email=t@example.com commit -q --allow-empty -m host "
+                                       "&& git log --format=%s"},
+                              .cwd = t.root(),
+                              .merge_stderr = true});
+  ASSERT_TRUE(host.ok());
+  EXPECT_EQ(host->out.text(), "?? init.sh\nhost\ninside\n");
+  EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
 TEST(CapOutput, KeepsShortOutputWholeAndMakesItValid) {
   EXPECT_EQ(cap_output("abc", "", 0, 10), "abc");
   EXPECT_EQ(cap_output("a\xff"
@@ -232,7 +388,8 @@ TEST(BashSettings, StrictConfig) {
   EXPECT_EQ(read("[sandbox]\nmode = \"none\"\n"),
             "c.toml:2: key 'mode' in [sandbox] must be \"bwrap\" or \"off\"");
   EXPECT_EQ(read("[sandbox]\nnet = true\n"),
-            "c.toml:2: unknown key 'net' in [sandbox] (keys: mode, network, pass_env, set_env)");
+            "c.toml:2: unknown key 'net' in [sandbox] (keys: max_file_size_mb, max_memory_mb, "
+            "max_processes, mode, network, pass_env, set_env)");
   EXPECT_EQ(read("[sandbox]\npass_env = [\"PATH\", \"ANTHROPIC_API_KEY\"]\n"),
             "c.toml:2: [sandbox] pass_env names ANTHROPIC_API_KEY, which holds a credential; "
             "commands never get "

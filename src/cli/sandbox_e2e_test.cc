@@ -1,0 +1,177 @@
+// The Bash sandbox end to end: `mecha run` replays a cassette in which the model writes a
+// script with the Write tool (so the guard never reads it) and runs it with Bash, trying to
+// plant code that git on the host would run. The test then runs git on the host, in the same
+// tree, and checks that nothing ran, while git inside the sandbox did its ordinary work.
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "base/subprocess.h"
+#include "cli/testing/run_binary.h"
+#include "tools/bash_sandbox.h"
+
+namespace mecha::cli {
+namespace {
+
+using testing::BinaryResult;
+using testing::TempDir;
+
+std::string tool_line(const std::string& id, const std::string& name, const Json& input) {
+  Json line{{"response",
+             {{"content",
+               Json::array({{{"type", "tool_use"}, {"id", id}, {"name", name}, {"input", input}}})},
+              {"stop_reason", "tool_use"}}}};
+  return line.dump() + "\n";
+}
+
+std::string on_host(const std::filesystem::path& dir, const std::string& command) {
+  auto r = run_subprocess({.argv = {"/bin/bash", "-c", command}, .cwd = dir, .merge_stderr = true});
+  EXPECT_TRUE(r.ok()) << r.message();
+  return r.ok() ? r->out.text() : "";
+}
+
+std::string result_of(const std::vector<Json>& events, const std::string& id) {
+  for (const auto& e : events)
+    if (e.value("type", "") == "tool_result" && e.value("id", "") == id)
+      return e.at("content").get<std::string>();
+  return "<no result for " + id + ">";
+}
+
+TEST(SandboxE2E, AScriptCannotPlantWhatGitOnTheHostWouldRun) {
+  if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
+  TempDir dir;
+  const std::string git = "git -c user.name=m -c user.email=m@example.com ";
+  ASSERT_EQ(on_host(dir.path(), "git init -q . && " + git + "commit -q --allow-empty -m init"), "");
+  const std::string marker = (dir.path() / "PWNED").string();
+  const std::string plant = fmt::format(R"py(import os, subprocess
+marker = "{0}"
+r = subprocess.run(["git", "config", "core.fsmonitor", "touch " + marker + "; false"],
+                   capture_output=True)
+print("git config exit", r.returncode)
+try:
+    with open(".git/hooks/pre-commit", "w") as f:
+        f.write("#!/bin/sh\ntouch " + marker + "\n")
+    os.chmod(".git/hooks/pre-commit", 0o755)
+    print("hook planted")
+except OSError as e:
+    print("hook:", e.strerror)
+try:
+    os.rename(".git", ".git-old")
+    print("renamed .git")
+except OSError as e:
+    print("rename .git:", e.strerror)
+os.makedirs("evil/hooks", exist_ok=True)
+with open("evil/config", "w") as f:
+    f.write("[core]\n\tfsmonitor = \"touch " + marker + "; false\"\n")
+with open(".git/commondir", "w") as f:
+    f.write("../evil\n")
+print("commondir planted")
+)py",
+                                        marker);
+  std::string cassette = "{\"mecha_cassette\": 1}\n";
+  cassette += tool_line("w1", "Write", {{"file_path", "plant.py"}, {"content", plant}});
+  cassette += tool_line("b1", "Bash", {{"command", "python3 plant.py"}});
+  cassette += tool_line("b2", "Bash",
+                        {{"command", "grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status"}});
+  cassette += tool_line(
+      "b3", "Bash",
+      {{"command", "echo note > notes.txt && git add notes.txt && " + git +
+                       "commit -qm inside && " + git + "stash list && git log --format=%s"}});
+  cassette += Json{{"response",
+                    {{"content", Json::array({{{"type", "text"}, {"text", "done"}}})},
+                     {"stop_reason", "end_turn"}}}}
+                  .dump() +
+              "\n";
+  dir.write("c.jsonl", cassette);
+
+  BinaryResult r =
+      testing::run_mecha({"run", "--json", "--model", "cassette:c.jsonl", "go"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto events = testing::json_lines(r.out);
+  EXPECT_EQ(result_of(events, "b1"),
+            "git config exit 4\nhook: Read-only file system\nrename .git: Device or resource "
+            "busy\ncommondir planted\nExit code: 0\nThe sandbox removed what the command "
+            "created in protected places: .git/commondir. They configure programs that run "
+            "code on the host (git, editors, shells, mecha); commands may not write them.");
+  EXPECT_EQ(result_of(events, "b2"),
+            "CapEff:\t0000000000000000\nNoNewPrivs:\t1\nSeccomp:\t2\nExit code: 0");
+  EXPECT_EQ(result_of(events, "b3"), "inside\ninit\nExit code: 0");
+
+  // On the host: git status and a commit run no planted code.
+  EXPECT_EQ(on_host(dir.path(), "git status --short --untracked-files=no && " + git +
+                                    "commit -q --allow-empty -m host && git log --format=%s"),
+            "host\ninside\ninit\n");
+  EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
+// The no-network sandbox could still reach Unix sockets by path, mecha's daemon among them
+// ($XDG_RUNTIME_DIR/mecha.sock). A socket listens there on the host; Bash cannot see it.
+TEST(SandboxE2E, BashCannotReachTheSocketsOfTheRuntimeFolder) {
+  if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
+  // Not under /tmp, which the sandbox replaces anyway: the mask must be what hides it.
+  std::string base = MECHA_BINARY_DIR;
+  if (base.rfind("/tmp/", 0) == 0 || base.rfind("/var/tmp/", 0) == 0) base = "/var";
+  const auto runtime = std::filesystem::path(base) / fmt::format("runtime-{}", ::getpid());
+  std::filesystem::create_directories(runtime);
+  const std::string socket_path = (runtime / "mecha.sock").string();
+  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", socket_path.c_str());
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(fd, 4), 0);
+  const char* old = std::getenv("XDG_RUNTIME_DIR");
+  const std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
+  ::setenv("XDG_RUNTIME_DIR", runtime.string().c_str(), 1);
+
+  TempDir dir;
+  const std::string probe = R"py(import os, socket
+path = os.environ["XDG_RUNTIME_DIR"] + "/mecha.sock"
+print("exists" if os.path.exists(path) else "absent")
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(path)
+    print("connected")
+except OSError as e:
+    print("refused:", e.strerror)
+)py";
+  std::string cassette = "{\"mecha_cassette\": 1}\n";
+  cassette += tool_line("w1", "Write", {{"file_path", "probe.py"}, {"content", probe}});
+  cassette += tool_line("b1", "Bash", {{"command", "python3 probe.py"}});
+  cassette += Json{{"response",
+                    {{"content", Json::array({{{"type", "text"}, {"text", "done"}}})},
+                     {"stop_reason", "end_turn"}}}}
+                  .dump() +
+              "\n";
+  dir.write("c.jsonl", cassette);
+  // pass_env keeps XDG_RUNTIME_DIR, so the probe knows where to look.
+  dir.write(".home/.config/mecha/config.toml",
+            "[sandbox]\npass_env = [\"PATH\", \"XDG_RUNTIME_DIR\"]\n");
+  BinaryResult r =
+      testing::run_mecha({"run", "--json", "--model", "cassette:c.jsonl", "go"}, dir.path());
+  // On the host the same probe connects: the socket is there to be reached.
+  std::string host = on_host(dir.path(), "python3 probe.py");
+  if (saved) {
+    ::setenv("XDG_RUNTIME_DIR", saved->c_str(), 1);
+  } else {
+    ::unsetenv("XDG_RUNTIME_DIR");
+  }
+  ::close(fd);
+  std::filesystem::remove_all(runtime);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(result_of(testing::json_lines(r.out), "b1"),
+            "absent\nrefused: No such file or directory\nExit code: 0");
+  EXPECT_EQ(host, "exists\nconnected\n");
+}
+
+}  // namespace
+}  // namespace mecha::cli
