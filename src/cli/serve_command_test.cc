@@ -54,6 +54,10 @@ class ServeProcess {
       FILE* f = std::freopen(log.c_str(), "a", stderr);
       (void)f;
       std::string model = "cassette:" + (dir_ / "c.jsonl").string();
+      // The child's own state and config, never the user's running the tests.
+      setenv("HOME", (dir_ / ".home").c_str(), 1);
+      setenv("XDG_STATE_HOME", (dir_ / "state").c_str(), 1);
+      setenv("XDG_CONFIG_HOME", (dir_ / ".home" / ".config").c_str(), 1);
       execl(kMecha.c_str(), "mecha", "serve", "--socket", socket_.c_str(), "--model", model.c_str(),
             "-C", dir_.c_str(), "--grace", "5", nullptr);
       _exit(127);
@@ -112,7 +116,8 @@ TEST(ServeCommand, SigkillAndRestartLoseNoAcknowledgedRecordAndTheClientResumes)
   (*c)->shutdown();
   EXPECT_EQ(serve.signal_and_wait(SIGTERM), 0);
 
-  auto store = store::SessionStore::open(dir.path() / ".mecha" / "sessions.db");
+  EXPECT_FALSE(fs::exists(dir.path() / ".mecha" / "sessions.db"));
+  auto store = store::SessionStore::open(dir.path() / "state" / "mecha" / "sessions.db");
   ASSERT_TRUE(store.ok()) << store.message();
   auto session = (*store)->open_session(id);
   ASSERT_TRUE(session.ok()) << session.message();
@@ -142,9 +147,10 @@ TEST(ChatCommand, RunsItsOwnDaemonWhenNoneIsRunning) {
   write_file(dir.path() / "c.jsonl", answer_cassette());
   write_file(dir.path() / "in.txt", "what is it?\n/cost\n/quit\n");
   std::string cmd = fmt::format(
-      "cd {} && {} chat --socket {}/none.sock --model cassette:c.jsonl < in.txt > out.txt 2> "
+      "cd {0} && HOME={0}/.home XDG_STATE_HOME={0}/state XDG_CONFIG_HOME={0}/.home/.config "
+      "{1} chat --socket {0}/none.sock --model cassette:c.jsonl < in.txt > out.txt 2> "
       "err.txt",
-      dir.path().string(), kMecha, dir.path().string());
+      dir.path().string(), kMecha);
   ASSERT_EQ(std::system(cmd.c_str()), 0) << read_file(dir.path() / "err.txt");
   EXPECT_EQ(read_file(dir.path() / "out.txt"), "the answer\n");
   EXPECT_NE(read_file(dir.path() / "err.txt").find("12 in / 3 out tokens · cost unknown"),
@@ -157,9 +163,10 @@ TEST(ChatCommand, JsonPrintsEveryFrame) {
   write_file(dir.path() / "c.jsonl", answer_cassette());
   write_file(dir.path() / "in.txt", "what is it?\n");
   std::string cmd = fmt::format(
-      "cd {} && {} chat --json --socket {}/none.sock --model cassette:c.jsonl < in.txt > "
+      "cd {0} && HOME={0}/.home XDG_STATE_HOME={0}/state XDG_CONFIG_HOME={0}/.home/.config "
+      "{1} chat --json --socket {0}/none.sock --model cassette:c.jsonl < in.txt > "
       "out.txt 2> err.txt",
-      dir.path().string(), kMecha, dir.path().string());
+      dir.path().string(), kMecha);
   ASSERT_EQ(std::system(cmd.c_str()), 0) << read_file(dir.path() / "err.txt");
   std::vector<std::string> kinds;
   std::istringstream lines(read_file(dir.path() / "out.txt"));
