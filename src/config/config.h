@@ -1,6 +1,13 @@
 // The configuration: config.toml, read from ~/.config/mecha/ and then from .mecha/ in the
 // work tree (the later one wins key by key), or from one file given with --config.
 //
+// The project's file is in the tree, where a cloned repository or a command the model ran
+// may have written it. Unless the user trusts its exact content (`mecha trust`, recorded in
+// trust_store.h), it may only tighten security: one that sets a security key (listed in
+// project_trust.h: the sandbox, a wider guard, passed environment, providers and their
+// base_url or api_key_env, the provider selection, higher limits, lower prices, ...) is
+// refused with one message naming the file, the keys, and the command that trusts it.
+//
 // Reading is strict: a syntax error names the file, line and column; an unknown key or a
 // value of the wrong type names the file, line and key. Nothing is guessed.
 #pragma once
@@ -51,9 +58,11 @@ struct ConfigFiles {
   std::optional<std::filesystem::path> explicit_file;  // --config: read only this
   std::optional<std::filesystem::path> user_file;      // ~/.config/mecha/config.toml
   std::optional<std::filesystem::path> project_file;   // <work tree>/.mecha/config.toml
+  // The trust records for project_file (trust_store.h). Unset: nothing is trusted.
+  std::optional<std::filesystem::path> trust_file;
 };
 
-// The usual places for a work tree, honouring $XDG_CONFIG_HOME and $HOME.
+// The usual places for a work tree, honouring $XDG_CONFIG_HOME, $XDG_STATE_HOME and $HOME.
 ConfigFiles default_config_files(const std::filesystem::path& work_tree);
 
 // Reads and checks the files that exist (an explicit file must exist).
