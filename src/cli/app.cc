@@ -30,6 +30,7 @@ int run_app(int argc, char** argv) {
       {"agents", "List the agent definitions, with their effective tools and capabilities",
        define_agents_command},
       {"guard", "The command guard", define_guard_command},
+      {"trust", "Trust a project's .mecha/config.toml, exactly as it is now", define_trust_command},
   };
   for (const Subcommand& s : kSubcommands) {
     CLI::App* sub = app.add_subcommand(s.name, s.description);
