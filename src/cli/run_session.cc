@@ -11,9 +11,10 @@ namespace mecha::cli {
 
 Result<std::filesystem::path> store_path_for(const std::string& store_flag) {
   if (!store_flag.empty()) return std::filesystem::absolute(store_flag);
-  auto dir = private_state_dir();
-  if (!dir) return dir.status();
-  return *dir / "sessions.db";
+  auto path = store::default_store_path();
+  if (!path) return path.status();
+  MECHA_RETURN_IF_ERROR(make_private_dir(path->parent_path()));
+  return path;
 }
 
 std::string legacy_store_note(const std::filesystem::path& work_tree,
