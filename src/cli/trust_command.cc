@@ -25,12 +25,15 @@ int fail(const Status& s) {
   return s.kind() == ErrorKind::kUsage ? kExitUsage : kExitError;
 }
 
+// The work tree is resolved as `mecha run` resolves it; the rest of the path is not
+// (config::identify()).
 std::filesystem::path target(const TrustOptions& opt) {
-  if (!opt.file.empty()) return std::filesystem::absolute(opt.file);
+  if (!opt.file.empty()) return std::filesystem::absolute(opt.file).lexically_normal();
   std::error_code ec;
   std::filesystem::path tree = opt.work_tree.empty() ? std::filesystem::current_path(ec)
                                                      : std::filesystem::path(opt.work_tree);
-  return std::filesystem::absolute(tree) / ".mecha" / "config.toml";
+  std::filesystem::path canonical = std::filesystem::canonical(tree, ec);
+  return (ec ? std::filesystem::absolute(tree) : canonical) / ".mecha" / "config.toml";
 }
 
 Result<std::string> read_whole(const std::filesystem::path& p) {
@@ -66,14 +69,10 @@ int trust_main(const TrustOptions& opt) {
 
   const std::filesystem::path path = target(opt);
   if (opt.revoke) {
-    std::error_code ec;
-    std::filesystem::path canonical = std::filesystem::canonical(path, ec);
-    if (ec) canonical = path.lexically_normal();
-    auto dropped = store->revoke(canonical.string());
+    auto dropped = store->revoke(path.string());
     if (!dropped) return fail(dropped.status());
-    if (!*dropped)
-      return fail(Status::usage(fmt::format("{} was not trusted", canonical.string())));
-    std::printf("no longer trusted: %s\n", canonical.c_str());
+    if (!*dropped) return fail(Status::usage(fmt::format("{} was not trusted", path.string())));
+    std::printf("no longer trusted: %s\n", path.c_str());
     return kExitOk;
   }
 

@@ -151,6 +151,24 @@ TEST_F(ProjectTrustLoad, TrustingTheExactContentLetsItLoadAndAnEditRevokesIt) {
                     "sandbox.mode (line 2), sandbox.pass_env (line 3), sandbox.set_env (line 4)"));
 }
 
+// A cloned tree whose .mecha links to another tree's trusted .mecha does not get its trust.
+TEST_F(ProjectTrustLoad, ALinkToAFileTrustedForAnotherTreeIsNotTrusted) {
+  const std::string text = "[sandbox]\nmode = \"off\"\n";
+  dir_.write("mine/.mecha/config.toml", text);
+  auto trust = TrustStore::load(*files_.trust_file);
+  ASSERT_TRUE(trust.ok());
+  ASSERT_TRUE(
+      trust->trust((dir_.path() / "mine/.mecha/config.toml").string(), sha256_hex(text)).ok());
+  std::filesystem::create_directories(dir_.path() / "tree");
+  std::filesystem::create_directory_symlink(dir_.path() / "mine" / ".mecha",
+                                            dir_.path() / "tree" / ".mecha");
+  auto refused = load_config(files_);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.message(), message("is not trusted", "sandbox.mode (line 2)"));
+  files_.project_file = dir_.path() / "mine" / ".mecha" / "config.toml";
+  EXPECT_TRUE(load_config(files_).ok());
+}
+
 TEST_F(ProjectTrustLoad, AFileThatOnlyTightensLoadsUntrusted) {
   dir_.write("user.toml", "[limits]\nmax_turns = 20\n");
   project("[limits]\nmax_turns = 5\n[sandbox]\nnetwork = false\n");

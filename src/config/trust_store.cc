@@ -117,10 +117,11 @@ Status TrustStore::save() const {
 }
 
 FileIdentity identify(const std::filesystem::path& file, std::string_view content) {
+  // Symlinks are not resolved: a tree whose .mecha (or config.toml) links to a file trusted
+  // for another tree must not inherit that trust.
   std::error_code ec;
-  std::filesystem::path canonical = std::filesystem::canonical(file, ec);
-  if (ec) canonical = std::filesystem::absolute(file).lexically_normal();
-  return {canonical.string(), sha256_hex(content)};
+  std::filesystem::path abs = std::filesystem::absolute(file, ec);
+  return {(ec ? file : abs).lexically_normal().string(), sha256_hex(content)};
 }
 
 std::string shell_quoted(const std::string& path) {

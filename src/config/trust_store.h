@@ -1,5 +1,5 @@
 // The project config files the user trusts, by exact content: one line per file,
-// "<sha256>  <canonical path>", in <state dir>/trusted-configs (the format sha256sum
+// "<sha256>  <absolute path>", in <state dir>/trusted-configs (the format sha256sum
 // prints, so `sha256sum -c` checks it). The file is 0600 in the 0700 state directory,
 // which the sandbox cannot see; a file there that others could write is refused.
 //
@@ -19,7 +19,7 @@ namespace mecha::config {
 
 struct TrustRecord {
   std::string sha256;  // 64 lowercase hex digits
-  std::string path;    // canonical, absolute
+  std::string path;    // absolute, lexically normal (see identify())
   bool operator==(const TrustRecord&) const = default;
 };
 
@@ -53,7 +53,10 @@ class TrustStore {
   std::vector<TrustRecord> records_;
 };
 
-// The digest and canonical path of a config file as trust records them, from the bytes read.
+// The digest and path of a config file as trust records them, from the bytes read. The path
+// is absolute and lexically normal, with symlinks left as they are: the work tree is
+// canonical already (the CLI resolves it), and resolving .mecha/ or config.toml would let a
+// tree that links to a file trusted for another tree inherit that trust.
 struct FileIdentity {
   std::string path;
   std::string sha256;
