@@ -17,6 +17,7 @@ import json, os, statistics, subprocess, sys, time
 
 work, mecha, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 tree = os.path.join(work, "tree")
+store = os.path.join(work, "sessions.db")  # the runs' sessions, kept out of the user's state
 
 # 100 folders x 10 subfolders x 100 files; 1 file in 100 holds the needle.
 t0 = time.perf_counter()
@@ -70,18 +71,18 @@ def measure(argv, cwd):
 def run_tool(name, tool, tool_input):
     c = cassette(name, tool, tool_input)
     # The tool really ran and did not fail.
-    events = subprocess.run([mecha, "run", "--json", "--model", "cassette:" + c, "bench"], cwd=tree,
+    events = subprocess.run([mecha, "run", "--json", "--model", "cassette:" + c, "--store", store, "bench"], cwd=tree,
                             capture_output=True, text=True).stdout.splitlines()
     result = next(json.loads(e) for e in events if json.loads(e)["type"] == "tool_result")
     assert not result["is_error"], result["content"][:300]
-    return measure([mecha, "run", "--model", "cassette:" + c, "bench"], tree), result["content"]
+    return measure([mecha, "run", "--model", "cassette:" + c, "--store", store, "bench"], tree), result["content"]
 
 rg = ["rg", "--no-config", "--hidden", "--no-require-git", "--color=never"]
 none = os.path.join(work, "none.jsonl")
 with open(none, "w") as f:
     f.write(json.dumps({"mecha_cassette": 1}) + "\n")
     f.write(json.dumps({"response": {"content": [{"type": "text", "text": "done"}]}}) + "\n")
-base_ms, base_mb = measure([mecha, "run", "--model", "cassette:" + none, "x"], tree)
+base_ms, base_mb = measure([mecha, "run", "--model", "cassette:" + none, "--store", store, "x"], tree)
 print(f"mecha run without a tool call (start, config, cassette): {base_ms:.1f} ms, {base_mb:.1f} MB peak RSS")
 
 rows = []

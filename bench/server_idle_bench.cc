@@ -62,8 +62,9 @@ int main(int argc, char** argv) {
   pid_t pid = fork();
   if (pid == 0) {
     freopen("/dev/null", "w", stderr);
+    const std::string store = (dir.path() / "sessions.db").string();  // not the user's
     execl(mecha.c_str(), "mecha", "serve", "--socket", socket.c_str(), "--model", model.c_str(),
-          "-C", dir.path().c_str(), nullptr);
+          "-C", dir.path().c_str(), "--store", store.c_str(), nullptr);
     _exit(127);
   }
   std::unique_ptr<server::Client> probe;

@@ -32,6 +32,7 @@ int run_app(int argc, char** argv) {
       {"guard", "The command guard", define_guard_command},
       {"taint", "Files written while a run held untrusted content: list them, or vouch for them",
        define_taint_command},
+      {"trust", "Trust a project's .mecha/config.toml, exactly as it is now", define_trust_command},
   };
   for (const Subcommand& s : kSubcommands) {
     CLI::App* sub = app.add_subcommand(s.name, s.description);

@@ -23,7 +23,9 @@ void add_daemon_flags(CLI::App* app, DaemonFlags* f) {
   app->add_option("--config", f->config_file, "Read only this config file");
   app->add_option("-C,--work-tree", f->work_tree, "The directory the agents work in")
       ->check(CLI::ExistingDirectory);
-  app->add_option("--store", f->store, "Session store (default <work tree>/.mecha/sessions.db)");
+  app->add_option("--store", f->store,
+                  "Session store (default $XDG_STATE_HOME/mecha/sessions.db, "
+                  "~/.local/state/mecha/sessions.db)");
   app->add_option("--system", f->system_prompt, "The system prompt");
   app->add_option("--max-turns", f->max_turns, "Model calls one turn may make (default 50)")
       ->check(CLI::PositiveNumber);
@@ -90,15 +92,19 @@ Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags,
   options.hello_timeout =
       std::chrono::milliseconds(static_cast<int64_t>(flags.hello_timeout_s * 1000));
 
-  const std::filesystem::path store_path = store_path_for(tree, flags.store);
-  auto store = store::SessionStore::open(store_path);
+  auto store_path = store_path_for(flags.store);
+  if (!store_path) return store_path.status();
+  if (std::string note = legacy_store_note(tree, *store_path); !note.empty()) {
+    std::fputs(note.c_str(), stderr);
+  }
+  auto store = store::SessionStore::open(*store_path, tree.string());
   if (!store) return store.status();
-  auto file_taint = store::FileTaint::open(store_path);
+  auto file_taint = store::FileTaint::open(*store_path);
   if (!file_taint) return file_taint.status();
   options.turns.file_taint = std::move(*file_taint);
   AssembledDaemon out;
   out.daemon = std::make_unique<server::Daemon>(std::move(options), std::move(*store));
-  out.store_path = store_path.string();
+  out.store_path = store_path->string();
   return out;
 }
 

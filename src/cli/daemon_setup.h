@@ -18,7 +18,7 @@ struct DaemonFlags {
   std::string provider;
   std::string config_file;
   std::string work_tree;
-  std::string store;  // empty: <work tree>/.mecha/sessions.db
+  std::string store;  // empty: store::default_store_path()
   std::string system_prompt;
   int max_turns = 0;
   double approval_timeout_s = 60;

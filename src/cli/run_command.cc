@@ -146,12 +146,16 @@ int run_main(const RunOptions& opt) {
   }
 
   Json run_info{{"prompt", opt.task}, {"model", (*provider)->model()}};
-  const std::filesystem::path store_path = store_path_for(tree, opt.store);
-  auto session = RunSession::start(store_path, opt.resume, opt.task, run_info);
+  auto store_path = store_path_for(opt.store);
+  if (!store_path) return fail(store_path.status());
+  if (std::string note = legacy_store_note(tree, *store_path); !note.empty()) {
+    std::fputs(note.c_str(), stderr);
+  }
+  auto session = RunSession::start(*store_path, tree, opt.resume, opt.task, run_info);
   if (!session) return fail(session.status());
   // Files this run writes while it holds untrusted content are marked there, and files marked
   // there are untrusted to read (DESIGN.md, security model 1).
-  auto file_taint = store::FileTaint::open(store_path);
+  auto file_taint = store::FileTaint::open(*store_path);
   if (!file_taint) return fail(file_taint.status());
   ctx.file_taint = file_taint->get();
   ctx.session_id = (*session)->id();
@@ -202,7 +206,9 @@ void define_run_command(CLI::App& sub, Action* chosen) {
       ->check(CLI::PositiveNumber);
   run->add_option("--resume", opt->resume,
                   "Continue a session with its whole conversation: an id, or \"last\"");
-  run->add_option("--store", opt->store, "The session store (default .mecha/sessions.db)");
+  run->add_option("--store", opt->store,
+                  "The session store (default $XDG_STATE_HOME/mecha/sessions.db, "
+                  "~/.local/state/mecha/sessions.db)");
   run->callback([opt, chosen] { *chosen = [opt] { return run_main(*opt); }; });
 }
 

@@ -2,18 +2,40 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
+
+#include "base/state_dir.h"
+#include "store/store_path.h"
+
 namespace mecha::cli {
 
-std::filesystem::path store_path_for(const std::filesystem::path& work_tree,
-                                     const std::string& store_flag) {
+Result<std::filesystem::path> store_path_for(const std::string& store_flag) {
   if (!store_flag.empty()) return std::filesystem::absolute(store_flag);
-  return work_tree / ".mecha" / "sessions.db";
+  auto path = store::default_store_path();
+  if (!path) return path.status();
+  MECHA_RETURN_IF_ERROR(make_private_dir(path->parent_path()));
+  return path;
+}
+
+std::string legacy_store_note(const std::filesystem::path& work_tree,
+                              const std::filesystem::path& store_path) {
+  const std::filesystem::path old = store::legacy_store_path(work_tree);
+  std::error_code ec;
+  if (!std::filesystem::exists(old, ec) || old == store_path) return "";
+  return fmt::format(
+      "mecha: note: {old} is a session store of an older mecha, inside the work tree where "
+      "sandboxed commands could rewrite it, so its sessions are not imported: their untrusted "
+      "and private labels cannot be vouched for. Sessions are now kept in {store}. To read the "
+      "old ones: mecha sessions list --store {old}; to stop this note, move {old} (with its "
+      "-wal, -shm and -locks) out of the tree or delete it.\n",
+      fmt::arg("old", old.string()), fmt::arg("store", store_path.string()));
 }
 
 Result<std::unique_ptr<RunSession>> RunSession::start(const std::filesystem::path& store_path,
+                                                      const std::filesystem::path& work_tree,
                                                       const std::string& resume,
                                                       const std::string& prompt, Json run_info) {
-  auto store = store::SessionStore::open(store_path);
+  auto store = store::SessionStore::open(store_path, work_tree.string());
   if (!store) return store.status();
   Result<std::unique_ptr<store::Session>> session = Status::error("unset");
   if (resume.empty()) {

@@ -16,15 +16,22 @@
 
 namespace mecha::cli {
 
-// `--store PATH` when given, else <work tree>/.mecha/sessions.db.
-std::filesystem::path store_path_for(const std::filesystem::path& work_tree,
-                                     const std::string& store_flag);
+// `--store PATH` when given (made absolute), else store::default_store_path(), whose
+// directory (the user's state directory) is made private (0700) here.
+Result<std::filesystem::path> store_path_for(const std::string& store_flag);
+
+// A note for stderr when `work_tree` still holds a session store of an older mecha
+// (<tree>/.mecha/sessions.db), else "". Its sessions are not imported: sandboxed commands
+// could write that file, so its untrusted and private labels cannot be vouched for.
+std::string legacy_store_note(const std::filesystem::path& work_tree,
+                              const std::filesystem::path& store_path);
 
 class RunSession {
  public:
-  // `resume` is empty for a new session, else "last", an id or an id's unique prefix.
-  // `run_info` goes into the run_start record (with the pid added).
+  // `resume` is empty for a new session, else "last" (of `work_tree`), an id or an id's
+  // unique prefix. `run_info` goes into the run_start record (with the pid added).
   static Result<std::unique_ptr<RunSession>> start(const std::filesystem::path& store_path,
+                                                   const std::filesystem::path& work_tree,
                                                    const std::string& resume,
                                                    const std::string& prompt, Json run_info);
 

@@ -63,12 +63,27 @@ class ServeProcess {
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
+    // The child's own state and config, never those of the user running the tests; built
+    // before the fork, as the child may only make system calls.
+    std::vector<std::string> env = {"HOME=" + (dir_ / ".home").string(),
+                                    "XDG_STATE_HOME=" + (dir_ / "state").string(),
+                                    "XDG_CONFIG_HOME=" + (dir_ / ".home" / ".config").string()};
+    for (char** e = environ; *e != nullptr; ++e) {
+      std::string_view v(*e);
+      if (v.starts_with("HOME=") || v.starts_with("XDG_STATE_HOME=") ||
+          v.starts_with("XDG_CONFIG_HOME="))
+        continue;
+      env.emplace_back(v);
+    }
+    std::vector<char*> envp;
+    for (auto& e : env) envp.push_back(e.data());
+    envp.push_back(nullptr);
     pid_ = ::fork();
     if (pid_ == 0) {
       std::string log = (dir_ / "serve.log").string();
       FILE* f = std::freopen(log.c_str(), "a", stderr);
       (void)f;
-      execv(kMecha.c_str(), argv.data());
+      execve(kMecha.c_str(), argv.data(), envp.data());
       _exit(127);
     }
     // Ready once it answers hello.
@@ -125,7 +140,8 @@ TEST(ServeCommand, SigkillAndRestartLoseNoAcknowledgedRecordAndTheClientResumes)
   (*c)->shutdown();
   EXPECT_EQ(serve.signal_and_wait(SIGTERM), 0);
 
-  auto store = store::SessionStore::open(dir.path() / ".mecha" / "sessions.db");
+  EXPECT_FALSE(fs::exists(dir.path() / ".mecha" / "sessions.db"));
+  auto store = store::SessionStore::open(dir.path() / "state" / "mecha" / "sessions.db");
   ASSERT_TRUE(store.ok()) << store.message();
   auto session = (*store)->open_session(id);
   ASSERT_TRUE(session.ok()) << session.message();
@@ -155,9 +171,10 @@ TEST(ChatCommand, RunsItsOwnDaemonWhenNoneIsRunning) {
   write_file(dir.path() / "c.jsonl", answer_cassette());
   write_file(dir.path() / "in.txt", "what is it?\n/cost\n/quit\n");
   std::string cmd = fmt::format(
-      "cd {} && {} chat --socket {}/none.sock --model cassette:c.jsonl < in.txt > out.txt 2> "
+      "cd {0} && HOME={0}/.home XDG_STATE_HOME={0}/state XDG_CONFIG_HOME={0}/.home/.config "
+      "{1} chat --socket {0}/none.sock --model cassette:c.jsonl < in.txt > out.txt 2> "
       "err.txt",
-      dir.path().string(), kMecha, dir.path().string());
+      dir.path().string(), kMecha);
   ASSERT_EQ(std::system(cmd.c_str()), 0) << read_file(dir.path() / "err.txt");
   EXPECT_EQ(read_file(dir.path() / "out.txt"), "the answer\n");
   EXPECT_NE(read_file(dir.path() / "err.txt").find("12 in / 3 out tokens · cost unknown"),
@@ -170,9 +187,10 @@ TEST(ChatCommand, JsonPrintsEveryFrame) {
   write_file(dir.path() / "c.jsonl", answer_cassette());
   write_file(dir.path() / "in.txt", "what is it?\n");
   std::string cmd = fmt::format(
-      "cd {} && {} chat --json --socket {}/none.sock --model cassette:c.jsonl < in.txt > "
+      "cd {0} && HOME={0}/.home XDG_STATE_HOME={0}/state XDG_CONFIG_HOME={0}/.home/.config "
+      "{1} chat --json --socket {0}/none.sock --model cassette:c.jsonl < in.txt > "
       "out.txt 2> err.txt",
-      dir.path().string(), kMecha, dir.path().string());
+      dir.path().string(), kMecha);
   ASSERT_EQ(std::system(cmd.c_str()), 0) << read_file(dir.path() / "err.txt");
   std::vector<std::string> kinds;
   std::istringstream lines(read_file(dir.path() / "out.txt"));

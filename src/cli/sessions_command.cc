@@ -18,6 +18,7 @@ struct SessionsOptions {
   std::string store;
   std::string work_tree;
   bool json = false;
+  bool all = false;  // list: every tree's sessions
   std::string id;
 };
 
@@ -31,11 +32,17 @@ Result<std::unique_ptr<store::SessionStore>> open_store(const SessionsOptions& o
   std::filesystem::path tree = opt.work_tree.empty() ? std::filesystem::current_path(ec)
                                                      : std::filesystem::path(opt.work_tree);
   if (ec) return Status::error(fmt::format("current directory: {}", ec.message()));
-  std::filesystem::path path = store_path_for(tree, opt.store);
-  if (!std::filesystem::exists(path)) {
-    return Status::usage(fmt::format("no session store at {} (a run creates it)", path.string()));
+  tree = std::filesystem::canonical(tree, ec);
+  if (ec) return Status::usage(fmt::format("work tree {}: {}", opt.work_tree, ec.message()));
+  auto path = store_path_for(opt.store);
+  if (!path) return path.status();
+  if (std::string note = legacy_store_note(tree, *path); !note.empty()) {
+    std::fputs(note.c_str(), stderr);
   }
-  return store::SessionStore::open(path);
+  if (!std::filesystem::exists(*path)) {
+    return Status::usage(fmt::format("no session store at {} (a run creates it)", path->string()));
+  }
+  return store::SessionStore::open(*path, tree.string());
 }
 
 // "2026-11-29 19:30" (UTC)
@@ -67,7 +74,7 @@ std::string first_lines(const std::string& text, size_t max_lines, const std::st
 int list_main(const SessionsOptions& opt) {
   auto st = open_store(opt);
   if (!st) return fail(st.status());
-  auto all = (*st)->list();
+  auto all = opt.all ? (*st)->list() : (*st)->list((*st)->work_tree());
   if (!all) return fail(all.status());
   if (opt.json) {
     Json arr = Json::array();
@@ -75,12 +82,16 @@ int list_main(const SessionsOptions& opt) {
     std::fputs((arr.dump() + "\n").c_str(), stdout);
     return kExitOk;
   }
-  std::string out = fmt::format("{:<20}  {:<16}  {:>5}  {:>10}  {:<9}  {}\n", "ID", "STARTED (UTC)",
-                                "TURNS", "COST", "UNTRUSTED", "TITLE");
+  // With --all the tree goes last but one: a path's width varies, the title is cut anyway.
+  std::string out =
+      fmt::format("{:<20}  {:<16}  {:>5}  {:>10}  {:<9}  {}{}\n", "ID", "STARTED (UTC)", "TURNS",
+                  "COST", "UNTRUSTED", opt.all ? "TREE  " : "", "TITLE");
   for (const auto& s : *all) {
-    out += fmt::format("{:<20}  {:<16}  {:>5}  {:>10}  {:<9}  {}\n", s.id, short_time(s.started_ms),
-                       s.turns, cost_text(s.cost(), s.unpriced_calls), s.untrusted ? "yes" : "no",
-                       s.title);
+    std::string tree;
+    if (opt.all) tree = (s.work_tree.empty() ? std::string("(unknown)") : s.work_tree) + "  ";
+    out += fmt::format("{:<20}  {:<16}  {:>5}  {:>10}  {:<9}  {}{}\n", s.id,
+                       short_time(s.started_ms), s.turns, cost_text(s.cost(), s.unpriced_calls),
+                       s.untrusted ? "yes" : "no", tree, s.title);
   }
   std::fputs(out.c_str(), stdout);
   return kExitOk;
@@ -197,8 +208,11 @@ int rm_main(const SessionsOptions& opt) {
 
 void add_common(CLI::App* cmd, SessionsOptions* opt) {
   cmd->add_flag("--json", opt->json, "Print JSON for programs");
-  cmd->add_option("--store", opt->store, "The session store (default .mecha/sessions.db)");
-  cmd->add_option("-C,--work-tree", opt->work_tree, "The work tree whose store to use")
+  cmd->add_option("--store", opt->store,
+                  "The session store (default $XDG_STATE_HOME/mecha/sessions.db, "
+                  "~/.local/state/mecha/sessions.db)");
+  cmd->add_option("-C,--work-tree", opt->work_tree,
+                  "The work tree whose sessions list shows and \"last\" means")
       ->check(CLI::ExistingDirectory);
 }
 
@@ -215,7 +229,10 @@ void define_sessions_command(CLI::App& sub, Action* chosen) {
     bool takes_id;
   };
   static const Sub kSubs[] = {
-      {"list", "Every session: id, start time, turns, cost, untrusted, title", list_main, false},
+      {"list",
+       "This work tree's sessions (--all: every tree's): id, start time, turns, cost, "
+       "untrusted, title",
+       list_main, false},
       {"show", "A session's transcript, with tool calls, refusals and notes", show_main, true},
       {"export", "A session's records as JSON Lines", export_main, true},
       {"rm", "Delete a session and all its records", rm_main, true},
@@ -223,6 +240,9 @@ void define_sessions_command(CLI::App& sub, Action* chosen) {
   for (const Sub& entry : kSubs) {
     CLI::App* cmd = sessions->add_subcommand(entry.name, entry.help);
     add_common(cmd, opt.get());
+    if (entry.main == list_main) {
+      cmd->add_flag("--all", opt->all, "Every work tree's sessions, with the tree shown");
+    }
     if (entry.takes_id) {
       cmd->add_option("id", opt->id, "A session id, its unique prefix, or \"last\"")->required();
     }

@@ -1,10 +1,12 @@
 // `mecha run` recording into sessions, `--resume`, limits, and `mecha sessions`, through the
 // built binary.
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -33,11 +35,17 @@ std::string slurp(const std::filesystem::path& p) {
 
 class SessionsCli : public ::testing::Test {
  protected:
-  // Runs the binary in the temp dir; `args` is shell text (the tests quote it).
-  Ran mecha(const std::string& args) {
-    std::string cmd =
-        fmt::format("cd '{}' && '{}/mecha' {} >'{}/out' 2>'{}/err' </dev/null", tree(),
-                    MECHA_BINARY_DIR, args, dir_.path().string(), dir_.path().string());
+  // Runs the binary in the work tree; `args` is shell text (the tests quote it). The child
+  // gets its own HOME and XDG_STATE_HOME in the temp dir (`env` may override them, as
+  // "NAME=value ..." shell text); this process's environment is never changed.
+  Ran mecha(const std::string& args, const std::string& env = "", std::string cwd = "") {
+    if (cwd.empty()) cwd = tree();
+    std::string cmd = fmt::format(
+        "cd '{cwd}' && HOME='{dir}/home' XDG_CONFIG_HOME='{dir}/home/.config' "
+        "XDG_STATE_HOME='{dir}/state' {env} '{bin}/mecha' {args} >'{dir}/out' 2>'{dir}/err' "
+        "</dev/null",
+        fmt::arg("cwd", cwd), fmt::arg("dir", dir_.path().string()), fmt::arg("env", env),
+        fmt::arg("bin", MECHA_BINARY_DIR), fmt::arg("args", args));
     int status = std::system(cmd.c_str());
     Ran r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -46,6 +54,8 @@ class SessionsCli : public ::testing::Test {
     return r;
   }
   std::string tree() const { return (dir_.path() / "tree").string(); }
+  // The store a run makes by default: $XDG_STATE_HOME/mecha/sessions.db.
+  std::string store() const { return (dir_.path() / "state" / "mecha" / "sessions.db").string(); }
   void write(const std::string& name, const std::string& text) {
     std::filesystem::create_directories(dir_.path() / "tree");
     std::ofstream(dir_.path() / "tree" / name) << text;
@@ -87,7 +97,8 @@ TEST_F(SessionsCli, RunRecordsASessionAndResumeContinuesIt) {
   Json done = done_of(first);
   std::string id = done["session"];
   EXPECT_EQ(done["status"], "completed");
-  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(tree()) / ".mecha" / "sessions.db"));
+  EXPECT_TRUE(std::filesystem::exists(store()));
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(tree()) / ".mecha"));
 
   Ran second = mecha("run --json --model cassette:follow.jsonl --resume last 'and now?'");
   ASSERT_EQ(second.code, 0) << second.out << second.err;
@@ -151,7 +162,7 @@ still 2
   EXPECT_EQ(rm.out, fmt::format("{{\"removed\":\"{}\"}}\n", id));
   Ran gone = mecha("sessions show " + id);
   EXPECT_EQ(gone.code, 2);
-  EXPECT_EQ(gone.err, fmt::format("mecha: no session {} in {}/.mecha/sessions.db\n", id, tree()));
+  EXPECT_EQ(gone.err, fmt::format("mecha: no session {} in {}\n", id, store()));
 }
 
 TEST_F(SessionsCli, ListIsATableForPeople) {
@@ -214,7 +225,7 @@ TEST_F(SessionsCli, ASessionInUseIsRefusedNamingThePid) {
   Ran first = mecha("run --json --model cassette:two.jsonl 'go'");
   ASSERT_EQ(first.code, 0) << first.err;
   std::string id = done_of(first)["session"];
-  auto st = store::SessionStore::open(std::filesystem::path(tree()) / ".mecha" / "sessions.db");
+  auto st = store::SessionStore::open(store());
   ASSERT_TRUE(st.ok());
   auto held = (*st)->open_session(id);  // this process runs it now
   ASSERT_TRUE(held.ok());
@@ -222,20 +233,158 @@ TEST_F(SessionsCli, ASessionInUseIsRefusedNamingThePid) {
   EXPECT_EQ(second.code, 1);
   EXPECT_EQ(second.err,
             fmt::format("mecha: session {} is in use by process {}: wait for that run to finish or "
-                        "stop it, then try again (lock file {}/.mecha/sessions.db-locks/{}.lock)\n",
-                        id, getpid(), tree(), id));
+                        "stop it, then try again (lock file {}-locks/{}.lock)\n",
+                        id, getpid(), store(), id));
 }
 
 TEST_F(SessionsCli, ResumeOfNothingIsAUsageError) {
   write("two.jsonl", kTwoTurns);
   Ran r = mecha("run --model cassette:two.jsonl --resume last 'go'");
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err,
-            fmt::format("mecha: there are no sessions in {}/.mecha/sessions.db yet\n", tree()));
+  EXPECT_EQ(r.err, fmt::format("mecha: there are no sessions of the work tree {} in {} yet\n",
+                               tree(), store()));
   Ran list = mecha("sessions list --store elsewhere.db");
   EXPECT_EQ(list.code, 2);
   EXPECT_EQ(list.err,
             fmt::format("mecha: no session store at {}/elsewhere.db (a run creates it)\n", tree()));
+}
+
+unsigned mode_of(const std::filesystem::path& p) {
+  struct stat st {};
+  EXPECT_EQ(::stat(p.c_str(), &st), 0) << p;
+  return st.st_mode & 07777;
+}
+
+// Without XDG_STATE_HOME the store is ~/.local/state/mecha/sessions.db; the directory is
+// 0700 and the database with its WAL files 0600, and nothing of it is in the tree.
+TEST_F(SessionsCli, TheDefaultStoreIsPrivateInTheHomeAndNotInTheTree) {
+  write("two.jsonl", kTwoTurns);
+  Ran r = mecha("run --json --model cassette:two.jsonl 'go'", "XDG_STATE_HOME=");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto state = dir_.path() / "home" / ".local" / "state" / "mecha";
+  EXPECT_EQ(mode_of(dir_.path() / "home" / ".local"), 0700u);
+  EXPECT_EQ(mode_of(state), 0700u);
+  EXPECT_EQ(mode_of(state / "sessions.db"), 0600u);
+  EXPECT_EQ(mode_of(state / "sessions.db-locks"), 0700u);
+  // The -wal and -shm files are gone once the last connection closed; whatever is left is
+  // as private as the database (store_tests check the WAL files of an open store).
+  int files = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(state)) {
+    EXPECT_EQ(mode_of(e.path()), e.is_directory() ? 0700u : 0600u) << e.path();
+    ++files;
+  }
+  EXPECT_GE(files, 2);
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(tree()) / ".mecha"));
+  EXPECT_FALSE(std::filesystem::exists(store()));
+  Ran list = mecha("sessions list --json", "XDG_STATE_HOME=");
+  ASSERT_EQ(list.code, 0) << list.err;
+  auto arr = parse_json(list.out, "list");
+  ASSERT_TRUE(arr.ok()) << list.out;
+  ASSERT_EQ(arr->size(), 1u);
+  EXPECT_EQ((*arr)[0]["id"], done_of(r)["session"]);
+  EXPECT_EQ((*arr)[0]["work_tree"], tree());
+}
+
+// A state directory someone loosened is made private again.
+TEST_F(SessionsCli, ALooserStateDirectoryIsTightened) {
+  write("two.jsonl", kTwoTurns);
+  std::filesystem::create_directories(dir_.path() / "state" / "mecha");
+  ::chmod((dir_.path() / "state" / "mecha").c_str(), 0777);
+  Ran r = mecha("run --json --model cassette:two.jsonl 'go'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(mode_of(dir_.path() / "state" / "mecha"), 0700u);
+}
+
+TEST_F(SessionsCli, ListShowsThisTreesSessionsAndAllShowsEveryTree) {
+  write("two.jsonl", kTwoTurns);
+  const std::string other = (dir_.path() / "other").string();
+  std::filesystem::create_directories(other);
+  std::filesystem::copy_file(std::filesystem::path(tree()) / "two.jsonl",
+                             std::filesystem::path(other) / "two.jsonl");
+  Ran here = mecha("run --json --model cassette:two.jsonl 'here'");
+  ASSERT_EQ(here.code, 0) << here.err;
+  Ran there = mecha("run --json --model cassette:two.jsonl 'there'", "", other);
+  ASSERT_EQ(there.code, 0) << there.err;
+  const std::string here_id = done_of(here)["session"], there_id = done_of(there)["session"];
+
+  auto ids = [](const Ran& r) {
+    std::vector<std::string> out;
+    auto arr = parse_json(r.out, "list");
+    EXPECT_TRUE(arr.ok()) << r.out << r.err;
+    if (arr.ok()) {
+      for (const auto& s : *arr)
+        out.push_back(s["title"].get<std::string>() + "@" + s["work_tree"].get<std::string>());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(ids(mecha("sessions list --json")), (std::vector<std::string>{"here@" + tree()}));
+  EXPECT_EQ(ids(mecha("sessions list --json", "", other)),
+            (std::vector<std::string>{"there@" + other}));
+  EXPECT_EQ(ids(mecha("sessions list --json --all")),
+            (std::vector<std::string>{"here@" + tree(), "there@" + other}));
+  EXPECT_EQ(ids(mecha("sessions list --json -C " + other)),
+            (std::vector<std::string>{"there@" + other}));
+
+  Ran table = mecha("sessions list --all");
+  ASSERT_EQ(table.code, 0) << table.err;
+  std::string text =
+      std::regex_replace(table.out, std::regex(R"(\d{4}-\d\d-\d\d \d\d:\d\d)"), "YYYY-MM-DD hh:mm");
+  EXPECT_EQ(text.substr(0, text.find('\n') + 1),
+            "ID                    STARTED (UTC)     TURNS        COST  UNTRUSTED  TREE  TITLE\n");
+  EXPECT_NE(text.find(fmt::format("{}  YYYY-MM-DD hh:mm      2    unpriced  no         {}  there\n",
+                                  there_id, other)),
+            std::string::npos)
+      << text;
+
+  // An id works from any tree; "last" is this tree's.
+  Ran show = mecha("sessions show --json " + there_id);
+  ASSERT_EQ(show.code, 0) << show.err;
+  Ran last = mecha("sessions show --json last");
+  ASSERT_EQ(last.code, 0) << last.err;
+  auto j = parse_json(last.out, "show");
+  ASSERT_TRUE(j.ok());
+  EXPECT_EQ((*j)["session"]["id"], here_id);
+}
+
+// A store left inside the tree by an older mecha was writable by sandboxed commands: its
+// labels could have been cleared. It is not imported and not resumed; a note names it and
+// says what to do.
+TEST_F(SessionsCli, AnOldStoreInTheTreeIsNamedNotImported) {
+  write("two.jsonl", kTwoTurns);
+  const auto old = std::filesystem::path(tree()) / ".mecha" / "sessions.db";
+  std::string old_id;
+  {
+    auto st = store::SessionStore::open(old);
+    ASSERT_TRUE(st.ok()) << st.message();
+    auto s = (*st)->create("laundered");
+    ASSERT_TRUE(s.ok());
+    old_id = (*s)->id();
+    ASSERT_TRUE((*s)->append(store::Record::note("main", "forged")).ok());
+  }
+  const std::string note = fmt::format(
+      "mecha: note: {old} is a session store of an older mecha, inside the work tree where "
+      "sandboxed commands could rewrite it, so its sessions are not imported: their untrusted "
+      "and private labels cannot be vouched for. Sessions are now kept in {store}. To read the "
+      "old ones: mecha sessions list --store {old}; to stop this note, move {old} (with its "
+      "-wal, -shm and -locks) out of the tree or delete it.\n",
+      fmt::arg("old", old.string()), fmt::arg("store", store()));
+  Ran resume = mecha("run --json --model cassette:two.jsonl --resume " + old_id + " 'go on'");
+  EXPECT_EQ(resume.code, 2);
+  EXPECT_EQ(resume.err, note + fmt::format("mecha: no session {} in {}\n", old_id, store()));
+  Ran run = mecha("run --json --model cassette:two.jsonl 'fresh'");
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(run.err, note);
+  Ran list = mecha("sessions list --json --all");
+  ASSERT_EQ(list.code, 0) << list.err;
+  auto arr = parse_json(list.out, "list");
+  ASSERT_TRUE(arr.ok());
+  ASSERT_EQ(arr->size(), 1u);
+  EXPECT_EQ((*arr)[0]["title"], "fresh");
+  // The old file is left as it was, for the user to read or delete.
+  Ran old_list = mecha("sessions list --json --all --store .mecha/sessions.db");
+  ASSERT_EQ(old_list.code, 0) << old_list.err;
+  EXPECT_EQ(parse_json(old_list.out, "old")->at(0)["title"], "laundered");
 }
 
 }  // namespace

@@ -205,6 +205,9 @@ TEST_F(SubagentsE2E, AgentsListsEffectiveToolsAndCapabilities) {
         "---\nname: lead\ndescription: Delegates.\ntools: [judge, Task]\nmodel: small\n---\n");
   write(".claude/agents/Explore.md",
         "---\nname: Explore\ndescription: Explores.\ndisallowedTools: Bash\ncolor: blue\n---\n");
+  // trusted_output in a project's config vouches for answers: it needs the user's consent.
+  auto trust = run_mecha({"trust"}, tree_);
+  ASSERT_EQ(trust.exit_code, 0) << trust.err;
   auto r = run_mecha({"agents", "--json"}, tree_);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = parse_json(r.out, "stdout");

@@ -39,14 +39,14 @@ Result<fs::path> work_tree(const TaintOptions& opt) {
   return tree;
 }
 
-Result<std::unique_ptr<store::FileTaint>> open_taint(const TaintOptions& opt,
-                                                     const fs::path& tree) {
-  fs::path path = store_path_for(tree, opt.store);
+Result<std::unique_ptr<store::FileTaint>> open_taint(const TaintOptions& opt) {
+  auto path = store_path_for(opt.store);
+  if (!path) return path.status();
   std::error_code ec;
-  if (!fs::exists(path, ec)) {
-    return Status::usage(fmt::format("no session store at {} (a run creates it)", path.string()));
+  if (!fs::exists(*path, ec)) {
+    return Status::usage(fmt::format("no session store at {} (a run creates it)", path->string()));
   }
-  return store::FileTaint::open(path);
+  return store::FileTaint::open(*path);
 }
 
 // PATH as the user typed it (relative to the current directory, or absolute), as the file
@@ -71,7 +71,7 @@ std::string shown_path(const std::string& path) {
 int list_main(const TaintOptions& opt) {
   auto tree = work_tree(opt);
   if (!tree) return fail(tree.status());
-  auto taint = open_taint(opt, *tree);
+  auto taint = open_taint(opt);
   if (!taint) return fail(taint.status());
   auto marks = (*taint)->list(*tree);
   if (!marks) return fail(marks.status());
@@ -108,7 +108,7 @@ int clear_main(const TaintOptions& opt) {
   }
   auto tree = work_tree(opt);
   if (!tree) return fail(tree.status());
-  auto taint = open_taint(opt, *tree);
+  auto taint = open_taint(opt);
   if (!taint) return fail(taint.status());
   if (opt.all) {
     auto n = (*taint)->clear_all(*tree);

@@ -7,6 +7,9 @@
 #include <set>
 #include <sstream>
 
+#include "config/project_trust.h"
+#include "config/trust_store.h"
+
 namespace mecha::config {
 namespace {
 
@@ -232,6 +235,33 @@ Result<std::string> read_file(const std::filesystem::path& path) {
   return ss.str();
 }
 
+// Refuses an untrusted project file that sets security keys, naming them all at once.
+Status check_project_trust(const std::filesystem::path& file, std::string_view text,
+                           const toml::table& project, const toml::table& base,
+                           const std::optional<std::filesystem::path>& trust_file) {
+  FileIdentity id = identify(file, text);
+  TrustVerdict verdict = TrustVerdict::kUntrusted;
+  if (trust_file) {
+    auto trust = TrustStore::load(*trust_file);
+    if (!trust) return trust.status();
+    verdict = trust->check(id.path, id.sha256);
+  }
+  if (verdict == TrustVerdict::kTrusted) return ok_status();
+  std::vector<SecurityKey> keys = security_keys(project, base);
+  if (keys.empty()) return ok_status();
+  std::string listed;
+  for (const auto& k : keys) {
+    if (!listed.empty()) listed += ", ";
+    listed += k.line > 0 ? fmt::format("{} (line {})", k.key, k.line) : k.key;
+  }
+  return Status::error(fmt::format(
+      "{} {} and sets security keys: {}. A project's config may only tighten security until "
+      "you trust it; read it, and if you accept what it does, run: mecha trust {}",
+      id.path,
+      verdict == TrustVerdict::kChanged ? "changed since you trusted it" : "is not trusted", listed,
+      shell_quoted(id.path)));
+}
+
 }  // namespace
 
 ConfigFiles default_config_files(const std::filesystem::path& work_tree) {
@@ -242,6 +272,7 @@ ConfigFiles default_config_files(const std::filesystem::path& work_tree) {
     f.user_file = std::filesystem::path(home) / ".config" / "mecha" / "config.toml";
   }
   f.project_file = work_tree / ".mecha" / "config.toml";
+  if (auto trust = TrustStore::default_file()) f.trust_file = *trust;
   return f;
 }
 
@@ -256,6 +287,7 @@ Result<Config> parse_config(std::string_view text, const std::string& name) {
 
 Result<Config> load_config(const ConfigFiles& files) {
   std::vector<std::filesystem::path> paths;
+  bool with_project = false;
   if (files.explicit_file) {
     paths.push_back(*files.explicit_file);
   } else {
@@ -264,6 +296,7 @@ Result<Config> load_config(const ConfigFiles& files) {
       paths.push_back(*files.user_file);
     if (files.project_file && std::filesystem::exists(*files.project_file, ec)) {
       paths.push_back(*files.project_file);
+      with_project = true;
     }
   }
   toml::table merged;
@@ -276,6 +309,11 @@ Result<Config> load_config(const ConfigFiles& files) {
     // Each file is checked on its own, so an error names the file it is in.
     auto c = interpret(*t, p.string(), false);
     if (!c) return c.status();
+    // The trust check sees the very bytes that are parsed, so a file changed in between
+    // cannot pass with the old content's trust.
+    if (with_project && &p == &paths.back()) {
+      MECHA_RETURN_IF_ERROR(check_project_trust(p, *text, *t, merged, files.trust_file));
+    }
     merge_into(merged, *t);
     sources.push_back(p.string());
   }

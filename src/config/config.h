@@ -1,6 +1,37 @@
 // The configuration: config.toml, read from ~/.config/mecha/ and then from .mecha/ in the
 // work tree (the later one wins key by key), or from one file given with --config.
 //
+// The project's file is in the tree, where a cloned repository or a command the model ran
+// may have written it. Unless the user trusts its exact content (`mecha trust`, recorded in
+// trust_store.h), it may only tighten security: one that sets a security key (listed below,
+// decided by project_trust.h: the sandbox, a wider guard, passed environment, providers and
+// their base_url or api_key_env, the provider selection, higher limits, lower prices) is
+// refused with one message naming the file, the keys, and the command that trusts it.
+//
+// A key of an untrusted project file is let through when its value equals the one already
+// in effect (the user's config, else the default), or when it is on this list:
+//   [limits] max_turns, max_time, max_cost   a positive value at or below the one in effect
+//                                            (max_turns Default: 50; the others: no limit)
+//   [bash] default_timeout_s, max_timeout_s, max_output_chars
+//                                            a positive value at or below the one in effect
+//                                            (Default: 120, 600, 30000, as tools/bash_sandbox.h)
+//   [sandbox] mode = "bwrap", network = false
+//   [guard] protected, secrets, rules        they only add to what is refused
+//   [guard] writable                         only when every entry is in the user's own
+//                                            [guard] writable (the list is replaced whole)
+//   [guard] disable_rules = []
+//   [pricing."MODEL"]                        when every price (cache prices derived as the
+//                                            loader derives them) is at or above the one in
+//                                            effect for MODEL, or MODEL had no price
+//   [[subagents]] any field but provider, and trusted_output = false
+// Every other key is a security key: the provider selection (`provider`), any key of
+// [providers.*] (base_url and api_key_env decide where the API key goes), the rest of
+// [sandbox] (mode = "off", network = true, pass_env, set_env, and keys added later), a
+// [guard] writable beyond the user's, a non-empty disable_rules, higher limits, lower prices,
+// a subagent's trusted_output = true or provider, and all of [tools], [mcp_servers],
+// [hooks], [permissions] and [server]. A key not named here is a security key: new keys
+// need consent until they are listed.
+//
 // Reading is strict: a syntax error names the file, line and column; an unknown key or a
 // value of the wrong type names the file, line and key. Nothing is guessed.
 #pragma once
@@ -51,9 +82,11 @@ struct ConfigFiles {
   std::optional<std::filesystem::path> explicit_file;  // --config: read only this
   std::optional<std::filesystem::path> user_file;      // ~/.config/mecha/config.toml
   std::optional<std::filesystem::path> project_file;   // <work tree>/.mecha/config.toml
+  // The trust records for project_file (trust_store.h). Unset: nothing is trusted.
+  std::optional<std::filesystem::path> trust_file;
 };
 
-// The usual places for a work tree, honouring $XDG_CONFIG_HOME and $HOME.
+// The usual places for a work tree, honouring $XDG_CONFIG_HOME, $XDG_STATE_HOME and $HOME.
 ConfigFiles default_config_files(const std::filesystem::path& work_tree);
 
 // Reads and checks the files that exist (an explicit file must exist).

@@ -4,6 +4,9 @@
 
 #include <fstream>
 
+#include "base/sha256.h"
+#include "config/trust_store.h"
+
 namespace mecha::config {
 namespace {
 
@@ -80,6 +83,19 @@ TEST(Config, ProjectFileWinsKeyByKey) {
   ConfigFiles files;
   files.user_file = dir / "user.toml";
   files.project_file = dir / "project.toml";
+  files.trust_file = dir / "trusted-configs";
+  const std::string project = std::filesystem::canonical(dir / "project.toml").string();
+  auto untrusted = load_config(files);
+  ASSERT_FALSE(untrusted.ok());
+  EXPECT_EQ(untrusted.message(),
+            project +
+                " is not trusted and sets security keys: providers.local.model (line 2). "
+                "A project's config may only tighten security until you trust it; read "
+                "it, and if you accept what it does, run: mecha trust " +
+                project);
+  auto trust = TrustStore::load(*files.trust_file);
+  ASSERT_TRUE(trust.ok()) << trust.message();
+  ASSERT_TRUE(trust->trust(project, sha256_hex("[providers.local]\nmodel = \"b\"\n")).ok());
   auto c = load_config(files);
   ASSERT_TRUE(c.ok()) << c.message();
   EXPECT_EQ(c->providers.at("local").model, "b");

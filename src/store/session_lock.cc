@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "base/state_dir.h"
+
 namespace mecha::store {
 namespace {
 
@@ -27,13 +29,8 @@ std::string read_holder(int fd) {
 
 Result<SessionLock> SessionLock::acquire(const std::filesystem::path& lock_file,
                                          const std::string& session_id) {
-  std::error_code ec;
-  std::filesystem::create_directories(lock_file.parent_path(), ec);
-  if (ec) {
-    return Status::error(fmt::format("cannot create the lock directory {}: {}",
-                                     lock_file.parent_path().string(), ec.message()));
-  }
-  int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  MECHA_RETURN_IF_ERROR(make_private_dir(lock_file.parent_path()).prefixed("the lock directory"));
+  int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
     return Status::error(
         fmt::format("cannot open the lock file {}: {}", lock_file.string(), std::strerror(errno)));

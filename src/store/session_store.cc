@@ -2,8 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <random>
+
+#include "base/state_dir.h"
 
 #include "store/conversation_log.h"
 
@@ -49,7 +57,14 @@ BEGIN
 END;
 )sql";
 
-constexpr int64_t kSchemaVersion = 1;  // PRAGMA user_version of a store with kSchema
+// Version 2 records the work tree each session ran in: one store serves every tree.
+// Sessions from a version 1 store (which lived inside its tree) get an empty tree.
+constexpr std::string_view kSchemaV2 = R"sql(
+ALTER TABLE sessions ADD COLUMN work_tree TEXT NOT NULL DEFAULT '';
+CREATE INDEX IF NOT EXISTS sessions_by_tree ON sessions(work_tree, started_ms);
+)sql";
+
+constexpr int64_t kSchemaVersion = 2;  // PRAGMA user_version of a store with every step
 
 Result<int64_t> schema_version(Database& db) {
   auto st = db.prepare("PRAGMA user_version");
@@ -61,7 +76,7 @@ Result<int64_t> schema_version(Database& db) {
 
 constexpr std::string_view kSummaryColumns =
     "id, started_ms, updated_ms, title, records, turns, cost_usd, priced_calls, unpriced_calls, "
-    "untrusted";
+    "untrusted, work_tree";
 
 SessionSummary read_summary(const Statement& st) {
   SessionSummary s;
@@ -75,6 +90,7 @@ SessionSummary read_summary(const Statement& st) {
   s.priced_calls = st.column_int(7);
   s.unpriced_calls = st.column_int(8);
   s.untrusted = st.column_int(9) != 0;
+  s.work_tree = std::string(st.column_text(10));
   return s;
 }
 
@@ -121,6 +137,32 @@ bool valid_id_ref(std::string_view ref) {
   return true;
 }
 
+// The store and its -wal, -shm and -journal files: created 0600 when missing (SQLite gives
+// its side files the database's mode), tightened to 0600 when looser. They hold private tool
+// results and the labels the taint is derived from.
+Status make_private_files(const std::filesystem::path& db) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    std::filesystem::path p = db;
+    p += suffix;
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) {
+      if (*suffix != '\0') continue;  // SQLite creates side files with the database's mode
+      int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+      if (fd < 0 && errno != EEXIST) {
+        return Status::error(fmt::format("cannot create the session store {}: {}", p.string(),
+                                         std::strerror(errno)));
+      }
+      if (fd >= 0) ::close(fd);
+      continue;
+    }
+    if (S_ISREG(st.st_mode) && (st.st_mode & 0077) != 0 && ::chmod(p.c_str(), 0600) != 0) {
+      return Status::error(fmt::format("cannot make the session store file {} private (0600): {}",
+                                       p.string(), std::strerror(errno)));
+    }
+  }
+  return ok_status();
+}
+
 }  // namespace
 
 Result<Record> parse_stored(const StoredRecord& stored, std::string_view session_id) {
@@ -155,7 +197,8 @@ Json summary_to_json(const SessionSummary& s) {
               {"turns", s.turns},
               {"cost_usd", cost ? Json(*cost) : Json(nullptr)},
               {"unpriced_calls", s.unpriced_calls},
-              {"untrusted", s.untrusted}};
+              {"untrusted", s.untrusted},
+              {"work_tree", s.work_tree}};
 }
 
 void summarize(const std::vector<Record>& records, SessionSummary* out) {
@@ -270,18 +313,16 @@ void Session::set_commit_observer(std::function<void(const Record&)> observer) {
 
 // ---- SessionStore ----
 
-SessionStore::SessionStore(std::filesystem::path path, Database db)
-    : path_(std::move(path)), db_(std::move(db)) {}
+SessionStore::SessionStore(std::filesystem::path path, std::string work_tree, Database db)
+    : path_(std::move(path)), work_tree_(std::move(work_tree)), db_(std::move(db)) {}
 
-Result<std::unique_ptr<SessionStore>> SessionStore::open(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (path.has_parent_path()) {
-    std::filesystem::create_directories(path.parent_path(), ec);
-    if (ec) {
-      return Status::error(fmt::format("cannot create the directory of the session store {}: {}",
-                                       path.string(), ec.message()));
-    }
+Result<std::unique_ptr<SessionStore>> SessionStore::open(const std::filesystem::path& path,
+                                                         std::string work_tree) {
+  if (path.has_parent_path() && !std::filesystem::is_directory(path.parent_path())) {
+    MECHA_RETURN_IF_ERROR(make_private_dir(path.parent_path())
+                              .prefixed(fmt::format("session store {}", path.string())));
   }
+  MECHA_RETURN_IF_ERROR(make_private_files(path));
   auto db = Database::open(path, kBusyTimeoutMs);
   if (!db) return db.status();
   std::string where = fmt::format("session store {}", path.string());
@@ -299,12 +340,19 @@ Result<std::unique_ptr<SessionStore>> SessionStore::open(const std::filesystem::
   if (*version < kSchemaVersion) {
     auto tx = Transaction::begin(*db);
     if (!tx) return tx.status().prefixed(where);
-    MECHA_RETURN_IF_ERROR(db->exec(kSchema).prefixed(where));
+    // Read again under the write lock: another process may have migrated meanwhile.
+    version = schema_version(*db);
+    if (!version) return version.status().prefixed(where);
+    if (*version < 1) MECHA_RETURN_IF_ERROR(db->exec(kSchema).prefixed(where));
+    if (*version < 2) MECHA_RETURN_IF_ERROR(db->exec(kSchemaV2).prefixed(where));
     MECHA_RETURN_IF_ERROR(
         db->exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion)).prefixed(where));
     MECHA_RETURN_IF_ERROR(tx->commit().prefixed(where));
   }
-  return std::unique_ptr<SessionStore>(new SessionStore(path, std::move(*db)));
+  // WAL mode made the -wal and -shm files; SQLite gives them the database's mode (0600).
+  MECHA_RETURN_IF_ERROR(make_private_files(path));
+  return std::unique_ptr<SessionStore>(
+      new SessionStore(path, std::move(work_tree), std::move(*db)));
 }
 
 std::filesystem::path SessionStore::lock_file(std::string_view id) const {
@@ -326,12 +374,14 @@ Result<std::unique_ptr<Session>> SessionStore::create(std::string_view title_tex
     }
     std::lock_guard<std::mutex> guard(mu_);
     auto st = db_.prepare(
-        "INSERT OR IGNORE INTO sessions(id, started_ms, updated_ms, title) VALUES(?, ?, ?, ?)");
+        "INSERT OR IGNORE INTO sessions(id, started_ms, updated_ms, title, work_tree) "
+        "VALUES(?, ?, ?, ?, ?)");
     if (!st) return st.status();
     st->bind(1, id);
     st->bind(2, started);
     st->bind(3, started);
     st->bind(4, title);
+    st->bind(5, work_tree_);
     MECHA_RETURN_IF_ERROR(st->run().prefixed("creating a session"));
     if (db_.changes() == 0) continue;  // the id is taken
     return std::unique_ptr<Session>(
@@ -360,11 +410,19 @@ Result<std::string> SessionStore::resolve(std::string_view ref) {
   std::lock_guard<std::mutex> guard(mu_);
   if (ref == "last") {
     auto st = db_.prepare(
-        "SELECT id FROM sessions ORDER BY updated_ms DESC, started_ms DESC, id DESC LIMIT 1");
+        "SELECT id FROM sessions WHERE ?1 = '' OR work_tree = ?1 "
+        "ORDER BY updated_ms DESC, started_ms DESC, id DESC LIMIT 1");
     if (!st) return st.status();
+    st->bind(1, work_tree_);
     auto row = st->step();
     if (!row) return row.status();
-    if (!*row) return Status::usage(fmt::format("there are no sessions in {} yet", path_.string()));
+    if (!*row) {
+      if (work_tree_.empty()) {
+        return Status::usage(fmt::format("there are no sessions in {} yet", path_.string()));
+      }
+      return Status::usage(fmt::format("there are no sessions of the work tree {} in {} yet",
+                                       work_tree_, path_.string()));
+    }
     return std::string(st->column_text(0));
   }
   if (!valid_id_ref(ref)) {
@@ -394,11 +452,18 @@ Result<std::string> SessionStore::resolve(std::string_view ref) {
   return found[0];
 }
 
-Result<std::vector<SessionSummary>> SessionStore::list() {
+Result<std::vector<SessionSummary>> SessionStore::list(std::optional<std::string> work_tree) {
   std::lock_guard<std::mutex> guard(mu_);
-  auto st = db_.prepare(
-      fmt::format("SELECT {} FROM sessions ORDER BY started_ms DESC, id DESC", kSummaryColumns));
+  auto st =
+      db_.prepare(fmt::format("SELECT {} FROM sessions WHERE ?1 IS NULL OR work_tree = ?1 "
+                              "ORDER BY started_ms DESC, id DESC",
+                              kSummaryColumns));
   if (!st) return st.status();
+  if (work_tree) {
+    st->bind(1, *work_tree);
+  } else {
+    st->bind_null(1);
+  }
   std::vector<SessionSummary> out;
   while (true) {
     auto row = st->step();

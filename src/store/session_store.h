@@ -50,6 +50,7 @@ struct SessionSummary {
   int64_t priced_calls = 0;
   int64_t unpriced_calls = 0;
   bool untrusted = false;
+  std::string work_tree;  // canonical, absolute; empty for a session of a version 1 store
 
   // nullopt when no call was priced (cost unknown, not zero).
   std::optional<double> cost() const {
@@ -59,7 +60,7 @@ struct SessionSummary {
 };
 
 // {"id", "started_at", "updated_at", "title", "records", "turns", "cost_usd" (null when
-// nothing priced), "unpriced_calls", "untrusted"}
+// nothing priced), "unpriced_calls", "untrusted", "work_tree"}
 Json summary_to_json(const SessionSummary& s);
 
 // The summary numbers derived from records alone (id, times and title are left as given).
@@ -125,24 +126,30 @@ class Session {
 
 class SessionStore {
  public:
-  // Opens or creates the store at `path`, creating its directory.
-  static Result<std::unique_ptr<SessionStore>> open(const std::filesystem::path& path);
+  // Opens or creates the store at `path`. A missing directory is created 0700
+  // (make_private_dir); the database and its -wal/-shm files are 0600, tightened when
+  // looser; a store of an older schema is migrated in place. Sessions created through this
+  // store record `work_tree` (canonical and absolute), and "last" means the last session of
+  // that tree; an empty `work_tree` records none and "last" is the last of the whole store.
+  static Result<std::unique_ptr<SessionStore>> open(const std::filesystem::path& path,
+                                                    std::string work_tree = "");
 
   SessionStore(const SessionStore&) = delete;
   SessionStore& operator=(const SessionStore&) = delete;
 
   const std::filesystem::path& path() const { return path_; }
+  const std::string& work_tree() const { return work_tree_; }
 
   // A new session, locked by the caller. `title` is cut to its first line, 80 characters.
   Result<std::unique_ptr<Session>> create(std::string_view title);
   // An existing session, locked by the caller, with its records read back.
   Result<std::unique_ptr<Session>> open_session(std::string_view id);
 
-  // The session id `ref` stands for: "last" (the one written most recently), an id, or an
-  // id's unique prefix.
+  // The session id `ref` stands for: "last" (the one of this store's work tree written most
+  // recently), an id, or an id's unique prefix (of any tree).
   Result<std::string> resolve(std::string_view ref);
-  // Every session, most recently started first.
-  Result<std::vector<SessionSummary>> list();
+  // The sessions of `work_tree` (every session when nullopt), most recently started first.
+  Result<std::vector<SessionSummary>> list(std::optional<std::string> work_tree = std::nullopt);
   Result<SessionSummary> summary(std::string_view id);
   // A session's records, read without taking its lock (for show and export).
   Result<std::vector<Record>> read_records(std::string_view id);
@@ -151,7 +158,7 @@ class SessionStore {
 
  private:
   friend class Session;
-  SessionStore(std::filesystem::path path, Database db);
+  SessionStore(std::filesystem::path path, std::string work_tree, Database db);
   std::filesystem::path lock_file(std::string_view id) const;
   Result<std::vector<StoredRecord>> read_log_locked(std::string_view id);
   Result<SessionSummary> summary_locked(std::string_view id);
@@ -159,6 +166,7 @@ class SessionStore {
   Status append_locked(const std::string& id, const Record& r, const StoredRecord& stored);
 
   const std::filesystem::path path_;
+  const std::string work_tree_;
   std::mutex mu_;
   Database db_;  // GUARDED_BY(mu_)
 };

@@ -1,9 +1,11 @@
 #include "store/session_store.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <functional>
 
 #include <fmt/format.h>
@@ -96,7 +98,7 @@ TEST(SessionStore, AStoreFromANewerMechaIsRefused) {
   auto again = SessionStore::open(path);
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.message(), fmt::format("session store {}: written by a newer mecha (schema "
-                                         "version 7, this one reads 1)",
+                                         "version 7, this one reads 2)",
                                          path.string()));
 }
 
@@ -327,6 +329,143 @@ TEST(SessionStore, TwoProcessesWriteDifferentSessionsAtOnce) {
       EXPECT_EQ((*records)[i].body["text"], fmt::format("{} {}", s.title, i));
     }
   }
+}
+
+}  // namespace
+}  // namespace mecha::store
+
+namespace mecha::store {
+namespace {
+
+unsigned mode_of(const std::filesystem::path& p) {
+  struct stat st {};
+  EXPECT_EQ(::stat(p.c_str(), &st), 0) << p;
+  return st.st_mode & 07777;
+}
+
+// The store holds private tool results and the labels the taint is derived from.
+TEST(SessionStoreFiles, DirectoryIs0700AndFilesAre0600EvenUnderAPermissiveUmask) {
+  TempDir dir;
+  const mode_t old = ::umask(0);
+  const auto path = dir.path() / "state" / "mecha" / "sessions.db";
+  std::string id;
+  {
+    auto store = open_store(path);
+    ::umask(old);
+    ASSERT_TRUE(store);
+    auto s = store->create("t");
+    ASSERT_TRUE(s.ok()) << s.message();
+    id = (*s)->id();
+    ASSERT_TRUE((*s)->append(Record::note("main", "n")).ok());
+    EXPECT_EQ(mode_of(dir.path() / "state"), 0700u);
+    EXPECT_EQ(mode_of(path.parent_path()), 0700u);
+    for (const char* suffix : {"", "-wal", "-shm"}) {
+      auto p = path;
+      p += suffix;
+      EXPECT_EQ(mode_of(p), 0600u) << p;
+    }
+    EXPECT_EQ(mode_of(path.parent_path() / "sessions.db-locks"), 0700u);
+    EXPECT_EQ(mode_of(path.parent_path() / "sessions.db-locks" / (id + ".lock")), 0600u);
+  }
+  ::umask(old);
+}
+
+TEST(SessionStoreFiles, ALooserExistingStoreIsTightened) {
+  TempDir dir;
+  const auto path = dir.path() / "s.db";
+  ASSERT_TRUE(open_store(path));
+  ::chmod(path.c_str(), 0666);
+  ASSERT_TRUE(open_store(path));
+  EXPECT_EQ(mode_of(path), 0600u);
+}
+
+// A store made by the version 1 schema (no work_tree column) is migrated in place: its
+// sessions and records stay, with an empty tree, and new sessions record theirs.
+TEST(SessionStoreFiles, AVersion1StoreIsMigratedInPlace) {
+  TempDir dir;
+  const auto path = dir.path() / "old.db";
+  {
+    auto db = Database::open(path, 1000);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(db->exec(R"sql(
+CREATE TABLE sessions(id TEXT PRIMARY KEY, started_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL, title TEXT NOT NULL, records INTEGER NOT NULL DEFAULT 0,
+  turns INTEGER NOT NULL DEFAULT 0, cost_usd REAL NOT NULL DEFAULT 0,
+  priced_calls INTEGER NOT NULL DEFAULT 0, unpriced_calls INTEGER NOT NULL DEFAULT 0,
+  untrusted INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX sessions_by_update ON sessions(updated_ms);
+CREATE TABLE records(session_id TEXT NOT NULL, seq INTEGER NOT NULL, at_ms INTEGER NOT NULL,
+  kind TEXT NOT NULL, body TEXT NOT NULL, untrusted INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY(session_id, seq)) WITHOUT ROWID;
+CREATE TRIGGER records_never_updated BEFORE UPDATE ON records
+BEGIN SELECT RAISE(ABORT, 'session records are append-only'); END;
+INSERT INTO sessions VALUES('20261101-100000-aaaa', 1000, 2000, 'old task', 1, 0, 0, 0, 0, 1);
+INSERT INTO records VALUES('20261101-100000-aaaa', 1, 2000, 'note', '{"agent":"main","text":"hi"}', 0);
+PRAGMA user_version = 1;
+)sql")
+                    .ok());
+  }
+  auto store = SessionStore::open(path, "/work/tree");
+  ASSERT_TRUE(store.ok()) << store.message();
+  {
+    auto db = Database::open(path, 1000);
+    auto v = db->prepare("PRAGMA user_version");
+    ASSERT_TRUE(v.ok() && *v->step());
+    EXPECT_EQ(v->column_int(0), 2);
+  }
+  auto old = (*store)->summary("20261101-100000-aaaa");
+  ASSERT_TRUE(old.ok()) << old.message();
+  EXPECT_EQ(old->work_tree, "");
+  EXPECT_EQ(old->title, "old task");
+  EXPECT_TRUE(old->untrusted);
+  auto records = (*store)->read_records("20261101-100000-aaaa");
+  ASSERT_TRUE(records.ok()) << records.message();
+  EXPECT_EQ(records->size(), 1u);
+  auto s = (*store)->create("new task");
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ((*store)->summary((*s)->id())->work_tree, "/work/tree");
+  // Opening again does not migrate twice.
+  EXPECT_TRUE(SessionStore::open(path).ok());
+}
+
+TEST(SessionStoreTrees, ListAndLastAreScopedToTheTreeIdsWorkEverywhere) {
+  TempDir dir;
+  const auto path = dir.path() / "s.db";
+  auto a = SessionStore::open(path, "/trees/a");
+  auto b = SessionStore::open(path, "/trees/b");
+  ASSERT_TRUE(a.ok() && b.ok());
+  std::string in_a, in_b;
+  {
+    auto s = (*a)->create("in a");
+    in_a = (*s)->id();
+    ASSERT_TRUE((*s)->append(Record::note("main", "a")).ok());
+  }
+  {
+    auto s = (*b)->create("in b");
+    in_b = (*s)->id();
+    ASSERT_TRUE((*s)->append(Record::note("main", "b")).ok());  // the latest write
+  }
+  auto ids = [](const Result<std::vector<SessionSummary>>& l) {
+    std::vector<std::string> out;
+    for (const auto& s : *l) out.push_back(s.id + "@" + s.work_tree);
+    return out;
+  };
+  EXPECT_EQ(ids((*a)->list("/trees/a")), (std::vector<std::string>{in_a + "@/trees/a"}));
+  EXPECT_EQ(ids((*a)->list("/trees/c")), (std::vector<std::string>{}));
+  auto all = ids((*a)->list());
+  std::sort(all.begin(), all.end());
+  auto want = std::vector<std::string>{in_a + "@/trees/a", in_b + "@/trees/b"};
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(all, want);
+  EXPECT_EQ(*(*a)->resolve("last"), in_a);
+  EXPECT_EQ(*(*b)->resolve("last"), in_b);
+  EXPECT_EQ(*(*a)->resolve(in_b), in_b);
+  auto c = SessionStore::open(path, "/trees/c");
+  auto none = (*c)->resolve("last");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.message(), fmt::format("there are no sessions of the work tree /trees/c in {} yet",
+                                        path.string()));
+  EXPECT_EQ(summary_to_json(*(*a)->summary(in_a))["work_tree"], "/trees/a");
 }
 
 }  // namespace

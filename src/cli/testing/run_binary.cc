@@ -51,7 +51,8 @@ std::string mecha_binary() { return built("mecha"); }
 std::string mecha_e2e_binary() { return built("mecha-e2e"); }
 
 RunningMecha::RunningMecha(const std::vector<std::string>& args, const std::filesystem::path& cwd,
-                           const std::string& stdin_text, const std::string& binary) {
+                           const std::string& stdin_text, const std::string& binary,
+                           const std::vector<std::string>& env) {
   std::string tmpl = (std::filesystem::temp_directory_path() / "mecha-io-XXXXXX").string();
   io_ = mkdtemp(tmpl.data()) ? std::filesystem::path(tmpl) : std::filesystem::path();
   const auto in_path = io_ / "in", out_path = io_ / "out", err_path = io_ / "err";
@@ -69,6 +70,8 @@ RunningMecha::RunningMecha(const std::vector<std::string>& args, const std::file
     dup2(fileno(err), 2);
     setenv("HOME", home.c_str(), 1);
     setenv("XDG_CONFIG_HOME", (home + "/.config").c_str(), 1);
+    setenv("XDG_STATE_HOME", (home + "/.local/state").c_str(), 1);
+    for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(binary.c_str()));
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -101,8 +104,9 @@ BinaryResult RunningMecha::wait() {
 }
 
 BinaryResult run_mecha(const std::vector<std::string>& args, const std::filesystem::path& cwd,
-                       const std::string& stdin_text, const std::string& binary) {
-  return RunningMecha(args, cwd, stdin_text, binary).wait();
+                       const std::string& stdin_text, const std::string& binary,
+                       const std::vector<std::string>& env) {
+  return RunningMecha(args, cwd, stdin_text, binary, env).wait();
 }
 
 }  // namespace mecha::cli::testing

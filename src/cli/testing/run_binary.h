@@ -25,10 +25,13 @@ std::string mecha_binary();
 std::string mecha_e2e_binary();
 
 // Runs mecha (or `binary`) with `args` in `cwd`, with `stdin_text` on its standard input.
-// HOME and XDG_CONFIG_HOME point into `cwd` so no user config is read.
+// HOME is `cwd`/.home, XDG_CONFIG_HOME and XDG_STATE_HOME are beneath it, so no user config
+// is read and no user state written; `env` ("NAME=value") is set after them, in the child
+// only.
 BinaryResult run_mecha(const std::vector<std::string>& args, const std::filesystem::path& cwd,
                        const std::string& stdin_text = "",
-                       const std::string& binary = mecha_binary());
+                       const std::string& binary = mecha_binary(),
+                       const std::vector<std::string>& env = {});
 
 // One JSON value per line of `out` (the stdout of `mecha run --json`). A line that is not
 // JSON fails the calling test and is left out.
@@ -39,7 +42,8 @@ std::vector<Json> json_lines(const std::string& out);
 class RunningMecha {
  public:
   RunningMecha(const std::vector<std::string>& args, const std::filesystem::path& cwd,
-               const std::string& stdin_text = "", const std::string& binary = mecha_binary());
+               const std::string& stdin_text = "", const std::string& binary = mecha_binary(),
+               const std::vector<std::string>& env = {});
   ~RunningMecha();
   RunningMecha(const RunningMecha&) = delete;
   RunningMecha& operator=(const RunningMecha&) = delete;
