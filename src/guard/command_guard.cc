@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 #include "guard/operands.h"
 
 namespace mecha::guard {
@@ -130,10 +132,53 @@ class Screen {
   std::vector<Cwds> cwds_;
 };
 
+// The command as it will run after unwrapping, for messages: its words, shortened.
 std::string describe(const Command& c) {
-  std::string s = c.argv[0].shown();
+  std::string s;
+  for (const ShellWord& w : c.argv) {
+    if (!s.empty()) s += ' ';
+    s += w.shown();
+    if (s.size() > 120) {
+      s = s.substr(0, 117) + "...";
+      break;
+    }
+  }
   if (!c.via.empty()) s += " (run by " + c.via + ")";
   return s;
+}
+
+bool is_network_device(const std::string& t) {
+  return t.rfind("/dev/tcp/", 0) == 0 || t.rfind("/dev/udp/", 0) == 0;
+}
+
+// Programs whose work is talking to the network.
+bool networked(const Command& c) {
+  static const char* const kNames[] = {"curl",  "wget",   "nc",        "ncat",         "netcat",
+                                       "socat", "ssh",    "scp",       "sftp",         "rsync",
+                                       "ftp",   "telnet", "aria2c",    "http",         "https",
+                                       "xh",    "lftp",   "smbclient", "mosquitto_pub"};
+  for (const char* n : kNames)
+    if (c.name == n) {
+      // rsync between local paths is a copy.
+      if (c.name != "rsync") return true;
+      for (size_t i = 1; i < c.argv.size(); ++i) {
+        const std::string& a = c.argv[i].text;
+        if (!a.empty() && a[0] != '-' && a.find(':') != std::string::npos &&
+            a.find(':') < a.find('/'))
+          return true;
+      }
+      return false;
+    }
+  if (c.name == "git" && c.argv.size() > 1)
+    for (const char* sub : {"push", "fetch", "pull", "clone", "ls-remote"})
+      if (c.argv[1].text == sub) return true;
+  return false;
+}
+
+bool is_address(const std::string& t) {
+  if (t.find("://") != std::string::npos) return true;
+  size_t colon = t.find(':');  // user@host:path, host:path
+  return colon != std::string::npos && colon > 0 && t.find('/') > colon && t[0] != '-';
 }
 
 }  // namespace
@@ -196,8 +241,40 @@ Verdict CommandGuard::screen(std::string_view line) const {
   return screen_script(std::get<Script>(found));
 }
 
+std::optional<Verdict> CommandGuard::screen_network(const Command& c,
+                                                    std::set<std::string>& added_remotes) const {
+  if (!networked(c)) return std::nullopt;
+  if (!policy_.network)
+    return refuse("no-network",
+                  fmt::format("`{}` needs the network, and the sandbox has none: it cannot work",
+                              describe(c)));
+  if (c.name != "git" || c.argv.size() < 2) return std::nullopt;
+  const std::string& sub = c.argv[1].text;
+  if (sub != "push") return std::nullopt;
+  for (size_t i = 2; i < c.argv.size(); ++i) {
+    const std::string& a = c.argv[i].text;
+    if (a.empty() || a[0] == '-') {
+      if (a == "--repo" || a == "-o" || a == "--push-option" || a == "--receive-pack") ++i;
+      if (a.rfind("--repo=", 0) == 0 && is_address(a.substr(7)))
+        return refuse("push-to-address",
+                      fmt::format("`{}` pushes to an address given in the line rather than a "
+                                  "remote the repository already has",
+                                  describe(c)));
+      continue;
+    }
+    if (is_address(a) || c.argv[i].dynamic || added_remotes.count(a) > 0)
+      return refuse("push-to-address",
+                    fmt::format("`{}` pushes to an address given in the line rather than a "
+                                "remote the repository already has",
+                                describe(c)));
+    break;  // the remote; the rest are refspecs
+  }
+  return std::nullopt;
+}
+
 Verdict CommandGuard::screen_script(const Script& script) const {
   Screen screen(policy_.places);
+  std::set<std::string> added_remotes;  // `git remote add NAME URL`, `set-url NAME URL`
   for (const Step& step : script.steps) {
     switch (step.kind) {
       case Step::Kind::kScopeOpen:
@@ -210,6 +287,15 @@ Verdict CommandGuard::screen_script(const Script& script) const {
         const Redirect& r = step.redirect;
         bool writes = r.op.find('>') != std::string::npos;
         if ((r.op == ">&" || r.op == "<&") && is_fd_target(r.target.text)) continue;
+        if (is_network_device(r.target.text))
+          return refuse(policy_.network ? "network-redirect" : "no-network",
+                        policy_.network
+                            ? fmt::format("the redirection to `{}` opens a network connection "
+                                          "from the shell itself, which the guard cannot follow",
+                                          r.target.shown())
+                            : fmt::format("the redirection to `{}` opens a network connection, "
+                                          "and the sandbox has no network: it cannot work",
+                                          r.target.shown()));
         if (auto v = writes ? screen.write(r.target, "redirects output to") : screen.read(r.target))
           return *v;
         continue;
@@ -218,6 +304,15 @@ Verdict CommandGuard::screen_script(const Script& script) const {
         break;
     }
     const Command& c = step.command;
+    if (c.name == "git" && c.argv.size() > 3 && c.argv[1].text == "remote" &&
+        (c.argv[2].text == "add" || c.argv[2].text == "set-url" || c.argv[2].text == "rename")) {
+      for (size_t i = 3; i < c.argv.size(); ++i)
+        if (!c.argv[i].text.empty() && c.argv[i].text[0] != '-') {
+          added_remotes.insert(c.argv[i].text);
+          if (c.argv[2].text != "rename") break;
+        }
+    }
+    if (auto v = screen_network(c, added_remotes)) return *v;
     Operands ops = operands_of(c);
     CommandFacts facts{&c, &ops.flags, screen.places_of(ops.writes)};
     for (const Rule& rule : policy_.rules) {
@@ -226,6 +321,10 @@ Verdict CommandGuard::screen_script(const Script& script) const {
     }
     if (ops.not_understood)
       return refuse("not-understood", fmt::format("`{}`: {}", describe(c), *ops.not_understood));
+    if (c.script_operand_unknown)
+      return refuse("not-understood",
+                    fmt::format("`{}` runs a script whose name or text is known only when it runs",
+                                describe(c)));
     if (c.script_from_unknown_pipe)
       return refuse("not-understood",
                     fmt::format("`{}` reads commands from a pipe whose text is known only when "

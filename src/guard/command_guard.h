@@ -11,6 +11,8 @@
 // threads at once.
 #pragma once
 
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -48,6 +50,10 @@ class CommandGuard {
  private:
   explicit CommandGuard(Policy policy) : policy_(std::move(policy)) {}
   Verdict screen_script(const Script& script) const;
+  // Refusals of network use: any when the sandbox has no network; `git push` to an address
+  // given in the line (or a remote the line added) when it has.
+  std::optional<Verdict> screen_network(const Command& c,
+                                        std::set<std::string>& added_remotes) const;
   Policy policy_;
   FinderLimits limits_;
 };

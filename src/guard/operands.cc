@@ -71,16 +71,29 @@ const std::map<std::string, Spec>& specs() {
         Mode::kReadAll, "koStT", {"--key", "--output", "--field-separator"}, "o", {"--output"}};
     t["split"] = Spec{Mode::kWriteLast, "abClnt"};
     t["csplit"] = Spec{Mode::kReadAll, "bfn", {"--prefix"}, "f", {"--prefix"}};
-    t["patch"] = Spec{Mode::kReadAll, "iopDrFBVYzd", {"--input", "--output"}, "o", {"--output"}};
+    t["patch"] = Spec{Mode::kWriteAll,
+                      "iopDrFBVYzd",
+                      {"--input", "--output", "--directory", "--reject-file"},
+                      "odr",
+                      {"--output", "--directory", "--reject-file"}};
     for (const char* cc : {"gcc", "g++", "cc", "c++", "clang", "clang++", "ld", "as"})
       t[cc] = Spec{Mode::kReadAll, "oIDLlUxe", {}, "o", {}};
-    t["curl"] =
-        Spec{Mode::kReadAll,
-             "oXdHuAeEFKTwxyzbcrmCY",
-             {"--output", "--output-dir", "--data", "--header", "--config", "--upload-file",
-              "--cookie-jar"},
-             "oc",
-             {"--output", "--output-dir", "--cookie-jar", "--dump-header", "--trace", "--stderr"}};
+    t["curl"] = Spec{Mode::kReadAll,
+                     "oXdHuAeEFKTwxyzbcrmCYD",
+                     {"--output",      "--output-dir",     "--data",
+                      "--header",      "--config",         "--upload-file",
+                      "--cookie-jar",  "--dump-header",    "--trace",
+                      "--trace-ascii", "--stderr",         "--data-binary",
+                      "--data-raw",    "--data-urlencode", "--data-ascii",
+                      "--form",        "--form-string",    "--json",
+                      "--user",        "--user-agent",     "--request",
+                      "--referer",     "--max-time",       "--connect-timeout",
+                      "--retry",       "--proxy",          "--cert",
+                      "--key",         "--cacert",         "--url",
+                      "--libcurl",     "--netrc-file",     "--variable"},
+                     "ocD",
+                     {"--output", "--output-dir", "--cookie-jar", "--dump-header", "--trace",
+                      "--trace-ascii", "--stderr", "--libcurl"}};
     t["wget"] =
         Spec{Mode::kReadAll,
              "OPoaiUeTt",
@@ -320,11 +333,12 @@ void tar_command(const Command& c, Operands& out) {
     const ShellWord& w = c.argv[i];
     const std::string& a = w.text;
     auto starts = [&](const char* p) { return a.rfind(p, 0) == 0; };
+    // Options that run a command are screened as scripts (option_commands.h).
     if (starts("--to-command") || starts("--use-compress-program") ||
         starts("--checkpoint-action") || starts("--info-script") || starts("--new-volume-script") ||
         starts("--rsh-command") || starts("--rmt-command") || a == "-I" || a == "-F") {
-      out.not_understood = "a tar option that runs a command (" + a + ")";
-      return;
+      if (a.find('=') == std::string::npos && i + 1 < c.argv.size()) ++i;
+      continue;
     }
     if (starts("--file="))
       archives.push_back(part_of(w, 7));
@@ -347,9 +361,9 @@ void tar_command(const Command& c, Operands& out) {
         out.flags.insert(std::string(1, ch));
         if (ch == 'c' || ch == 'r' || ch == 'u' || ch == 'A') create = true;
         if (ch == 'x') extract = true;
-        if (ch == 'I' || ch == 'F') {
-          out.not_understood = "a tar option that runs a command (-" + std::string(1, ch) + ")";
-          return;
+        if (ch == 'I' || ch == 'F') {  // a program: screened as a script
+          if (k + 1 == a.size() && i + 1 < c.argv.size()) ++i;
+          break;
         }
         if (ch == 'f' || ch == 'C') {
           ShellWord v = k + 1 < a.size() && a[0] == '-'
@@ -394,6 +408,49 @@ void find_command(const Command& c, Operands& out) {
     }
   }
   for (auto& s : starts) (deletes ? out.writes : out.reads).push_back(s);
+}
+
+// Files curl and wget send: -d @FILE, --data-binary @FILE, -F name=@FILE (or <FILE),
+// -T FILE, --post-file=FILE, --body-file=FILE. They are reads, checked like any other.
+void uploaded_files(const Command& c, Operands& out) {
+  for (size_t i = 1; i < c.argv.size(); ++i) {
+    const ShellWord& w = c.argv[i];
+    const std::string& a = w.text;
+    std::optional<ShellWord> value;
+    std::string opt = a;
+    size_t eq = a.find('=');
+    if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
+      opt = a.substr(0, eq);
+      value = part_of(w, eq + 1);
+    } else if (a.size() > 2 && a[0] == '-' && a[1] != '-' && std::strchr("dFT", a[1]) != nullptr) {
+      opt = a.substr(0, 2);
+      value = part_of(w, 2);
+    } else if (i + 1 < c.argv.size()) {
+      value = c.argv[i + 1];
+    }
+    if (!value) continue;
+    bool data = opt == "-d" || opt == "--data" || opt == "--data-binary" || opt == "--data-ascii" ||
+                opt == "--data-urlencode" || opt == "--json";
+    bool form = opt == "-F" || opt == "--form";
+    bool file = opt == "-T" || opt == "--upload-file" || opt == "--post-file" ||
+                opt == "--body-file" || opt == "-K" || opt == "--config" || opt == "--netrc-file";
+    std::string v = value->text;
+    size_t at = std::string::npos;
+    if (data) at = v.find('@');
+    if (form) {
+      at = v.find("=@");
+      if (at == std::string::npos) at = v.find("=<");
+      if (at != std::string::npos) ++at;
+    }
+    if (file) {
+      out.reads.push_back(*value);
+    } else if (at != std::string::npos) {
+      ShellWord f = part_of(*value, at + 1);
+      size_t semi = f.text.find(';');  // -F 'f=@path;type=text/plain'
+      if (form && semi != std::string::npos) f.text.resize(semi);
+      out.reads.push_back(f);
+    }
+  }
 }
 
 void git_command(const Command& c, Operands& out) {
@@ -532,6 +589,7 @@ Operands operands_of(const Command& c) {
     for (auto& o : operands) (in_place ? out.writes : out.reads).push_back(o);
     return out;
   }
+  if (name == "curl" || name == "wget") uploaded_files(c, out);
   auto it = specs().find(name);
   Spec spec = it == specs().end() ? Spec{} : it->second;
   if (spec.mode == Mode::kText) return out;

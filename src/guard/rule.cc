@@ -253,6 +253,53 @@ match = ["kill -9 -1", "kill -KILL -1", "kill -- -1", "kill -s KILL -1"]
 not_match = ["kill -1 1234", "kill 1234", "kill -9 4321", "kill %1"]
 
 [[rules]]
+name = "kill-by-user"
+command = "pkill|pgrep|killall|slay"
+args = ["-[A-Za-z0-9]*[uU]|-[A-Za-z0-9]*[uU].+|--e?uid(?:=.*)?|--user(?:=.*)?|\\.\\*?|\\^?\\.\\*\\$?"]
+unless_args = ["-l|--list-name|--list-full"]
+reason = "kills every process of a user, or every process"
+match = ["pkill -u user", "pkill -9 -u root", "pkill -U 1000", "pkill --euid=me", "pkill -9 ."]
+not_match = ["pkill -f my_server.py", "pkill node", "pgrep -l python"]
+
+[[rules]]
+name = "schedule-job"
+command = "crontab|at|batch|systemd-run"
+unless_args = ["-l", "-c", "--help", "-V"]
+reason = "schedules a command that runs later, outside the sandbox and out of sight of the guard"
+match = ["crontab -r", "crontab -e", "crontab /tmp/x", "echo x | crontab -", "at now", "batch",
+         "systemd-run --user make", "at -f job.sh midnight"]
+not_match = ["crontab -l", "atq", "at -l"]
+
+[[rules]]
+name = "system-services"
+command = "systemctl|service|rc-service|update-rc\\.d|chkconfig|initctl|launchctl|sv"
+unless_args = ["status", "show", "list-.*", "is-active", "is-enabled", "is-failed", "cat", "help",
+               "--help", "-h", "--version", "get-default", "show-environment", "--status-all"]
+reason = "starts, stops or changes a system service"
+match = ["systemctl stop sshd", "systemctl restart network", "service ssh stop",
+         "systemctl --user disable x", "systemctl daemon-reload", "systemctl mask y"]
+not_match = ["systemctl status nginx", "systemctl --user list-units", "service --status-all",
+             "service nginx status"]
+
+[[rules]]
+name = "system-bus"
+command = "dbus-send|busctl|gdbus|qdbus|dbus-launch"
+unless_args = ["--help", "list", "status", "introspect", "tree", "monitor", "--version"]
+reason = "asks a service on the message bus to act, outside the sandbox"
+match = ["dbus-send --system --dest=org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager.PowerOff boolean:true",
+         "busctl call org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager StartUnit ss x.service replace",
+         "gdbus call --session --dest org.x /x org.x.Run"]
+not_match = ["busctl list", "busctl --help"]
+
+[[rules]]
+name = "write-device"
+command = "shred|wipefs|blkdiscard|tee|badblocks|sg_format|flashrom"
+args = ["/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|md|dm-|mapper/|mem|kmem|port|sg|sr|nbd|loop).*"]
+reason = "writes onto, or erases, a disk or memory device"
+match = ["shred /dev/sda", "shred -n 3 -z /dev/nvme0n1", "tee /dev/sda", "badblocks -w /dev/sdb"]
+not_match = ["shred secret.txt", "tee /dev/null"]
+
+[[rules]]
 name = "killall"
 command = "killall|killall5"
 reason = "kills processes by name across the whole machine"

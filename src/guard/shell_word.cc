@@ -154,12 +154,28 @@ std::string_view expanded_name(TSNode n, std::string_view source) {
   return {};
 }
 
-void add_expansion(TSNode n, std::string_view source, ShellWord& w, bool quoted) {
+void add_expansion(TSNode n, std::string_view source, ShellWord& w, bool quoted,
+                   const Variables* vars) {
   std::string_view name = expanded_name(n, source);
   if (!quoted && name == "IFS") w.ifs = true;
   if (name == "HOME" && w.text.empty() && !is(n, "command_substitution")) {
     w.text += kHome;
     return;
+  }
+  if (vars != nullptr && !name.empty() && !is(n, "command_substitution")) {
+    auto it = vars->find(name);
+    if (it != vars->end() && it->second) {
+      const ShellWord& v = *it->second;
+      // A home at the start of a value stays a home only at the start of the word.
+      if (!v.text.empty() && v.text[0] == kHome && !w.text.empty())
+        w.text += "~" + v.text.substr(1);
+      else
+        w.text += v.text;
+      w.dynamic |= v.dynamic;
+      w.glob |= v.glob && !quoted;
+      if (!quoted && v.text.find_first_of(" \t\n") != std::string::npos) w.splits = true;
+      return;
+    }
   }
   w.text += kUnknown;
   w.dynamic = true;
@@ -168,7 +184,7 @@ void add_expansion(TSNode n, std::string_view source, ShellWord& w, bool quoted)
 
 // Appends the value of one node. Iterative over concatenations and strings, which are
 // shallow (the grammar does not nest them); substitutions inside are opaque here.
-void cook_into(TSNode node, std::string_view source, ShellWord& w) {
+void cook_into(TSNode node, std::string_view source, ShellWord& w, const Variables* vars) {
   if (is(node, "concatenation")) {
     uint32_t n = ts_node_child_count(node);
     for (uint32_t i = 0; i < n; ++i) {
@@ -178,7 +194,7 @@ void cook_into(TSNode node, std::string_view source, ShellWord& w) {
         w.dynamic = true;
         continue;
       }
-      cook_into(c, source, w);
+      cook_into(c, source, w, vars);
     }
     return;
   }
@@ -199,12 +215,12 @@ void cook_into(TSNode node, std::string_view source, ShellWord& w) {
       TSNode c = ts_node_named_child(node, i);
       if (!is_expansion(c)) continue;
       decode_double_quoted(source.substr(pos, ts_node_start_byte(c) - pos), w);
-      add_expansion(c, source, w, /*quoted=*/true);
+      add_expansion(c, source, w, /*quoted=*/true, vars);
       pos = ts_node_end_byte(c);
     }
     if (end > pos) decode_double_quoted(source.substr(pos, end - pos), w);
   } else if (is_expansion(node)) {
-    add_expansion(node, source, w, /*quoted=*/false);
+    add_expansion(node, source, w, /*quoted=*/false, vars);
   } else if (is(node, "brace_expression")) {
     w.text += t;
   } else {
@@ -247,13 +263,13 @@ ShellWord unknown_word(uint32_t offset) {
   return w;
 }
 
-ShellWord cook_word(TSNode node, std::string_view source) {
+ShellWord cook_word(TSNode node, std::string_view source, const Variables* variables) {
   ShellWord w;
   w.offset = ts_node_start_byte(node);
   if (is(node, "command_name") && ts_node_named_child_count(node) > 0) {
     node = ts_node_named_child(node, 0);
   }
-  cook_into(node, source, w);
+  cook_into(node, source, w, variables);
   return w;
 }
 
