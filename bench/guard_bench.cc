@@ -31,11 +31,7 @@
 
 namespace {
 
-std::string corpus_path() {
-  // The corpus sits beside this file's folder: bench/../tests/guard/corpus.jsonl.
-  std::string here = __FILE__;
-  return here.substr(0, here.rfind("/bench/")) + "/tests/guard/corpus.jsonl";
-}
+std::string corpus_path() { return std::string(MECHA_SOURCE_DIR) + "/tests/guard/corpus.jsonl"; }
 
 std::vector<std::string> corpus(const std::vector<std::string>& categories) {
   std::vector<std::string> out;

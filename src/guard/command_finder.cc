@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "guard/inline_code.h"
 #include "guard/operands.h"
@@ -96,7 +97,9 @@ class Finder {
   std::map<uint32_t, std::string> heredoc_pipelines_;  // start byte -> the command fed the heredoc
   Variables vars_;                                     // of this parse (a nested shell: its own)
   std::vector<std::pair<std::string, std::optional<ShellWord>>> bindings_;  // loop values
-  std::map<std::string, Content> written_;  // basename -> content, files the line writes
+  std::map<std::string, Content> written_;         // basename -> content, files the line writes
+  std::map<uint32_t, ShellWord> stdin_redirects_;  // command offset -> what `<` feeds it
+  std::set<uint32_t> heredoc_fed_;                 // commands fed a heredoc or here-string
 };
 
 void Finder::run(std::string_view text, int shell_depth, const std::string& via) {
@@ -286,6 +289,28 @@ void Finder::add_command(std::vector<ShellWord> argv, std::string via, uint32_t 
   while (!pending.empty() && !problem) {
     Pending p = std::move(pending.front());
     pending.erase(pending.begin());
+    // `X='rm -rf ~'; $X`: an unquoted known value splits into words.
+    std::vector<ShellWord> split;
+    for (ShellWord& w : p.argv) {
+      if (!w.splits || w.dynamic || w.text.find_first_of(" \t\n") == std::string::npos) {
+        split.push_back(std::move(w));
+        continue;
+      }
+      size_t at = 0;
+      while (at < w.text.size()) {
+        size_t start = w.text.find_first_not_of(" \t\n", at);
+        if (start == std::string::npos) break;
+        size_t end = w.text.find_first_of(" \t\n", start);
+        ShellWord part = w;
+        part.text =
+            w.text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        part.splits = false;
+        split.push_back(std::move(part));
+        at = end == std::string::npos ? w.text.size() : end;
+      }
+    }
+    p.argv = std::move(split);
+    if (p.argv.empty()) continue;
     if (++commands_ > limits_.max_commands) {
       fail("too-complex", fmt::format("the line runs more than {} commands", limits_.max_commands));
       return;
@@ -320,11 +345,21 @@ void Finder::add_command(std::vector<ShellWord> argv, std::string via, uint32_t 
     c.offset = offset;
     c.reads_script_from_stdin = inner.reads_script_from_stdin;
     c.script_operand_unknown = inner.script_file && inner.script_file->dynamic;
+    // A shell reading commands from standard input where no pipe of the line feeds it: the
+    // input of a coprocess, of a program that runs it (tar, find, perl), or a redirection.
+    if (c.reads_script_from_stdin && tags_.empty()) {
+      auto redirect = stdin_redirects_.find(offset);
+      if (redirect != stdin_redirects_.end()) {
+        if (redirect->second.dynamic)
+          c.script_from_unknown_pipe = true;
+        else
+          run_written_script(c, redirect->second);
+      } else if (!heredoc_fed_.count(offset) &&
+                 (c.via.find("coproc") != std::string::npos || !via_.empty())) {
+        c.script_from_unknown_pipe = true;
+      }
+    }
     step_tags_[script_.steps.size()] = tags_;
-    // Files this command writes: a script the line runs later is read from what it wrote.
-    if (c.name != "tee")
-      for (const ShellWord& w : operands_of(c).writes)
-        if (!w.dynamic) written_[command_name(w)].reset();
     if (inner.script_file) run_written_script(c, *inner.script_file);
     script_.steps.push_back(Step{Step::Kind::kCommand, std::move(c), {}});
     for (auto& ic : inner.commands) {
@@ -544,6 +579,8 @@ void Finder::visit_redirected(TSNode node) {
   bool heredoc = false;
   for (uint32_t i = 0; i < n; ++i) {
     TSNode c = ts_node_named_child(node, i);
+    if ((is(c, "heredoc_redirect") || is(c, "herestring_redirect")) && !ts_node_is_null(body))
+      heredoc_fed_.insert(ts_node_start_byte(body));
     if (is(c, "heredoc_redirect")) {
       heredoc = true;
       std::string start;
@@ -572,6 +609,11 @@ void Finder::visit_redirected(TSNode node) {
       }
       if (dest && op.find('>') != std::string::npos && op != ">&")
         targets.push_back({op, cook(*dest)});
+      if (dest && op == "<" && !ts_node_is_null(body)) {
+        ShellWord from = cook(*dest);
+        if (is(*dest, "process_substitution")) from.dynamic = true;
+        stdin_redirects_[ts_node_start_byte(body)] = from;
+      }
     }
   }
   for (const auto& [op, target] : targets) {
@@ -615,7 +657,20 @@ void Finder::screen_code(Language language, const std::string& code, const std::
 void Finder::run_written_script(const Command& c, const ShellWord& file) {
   if (file.dynamic) return;  // a <(...) or a variable: resolved with its feeders, or refused
   auto it = written_.find(command_name(file));
-  if (it == written_.end()) return;
+  if (it == written_.end()) {
+    // Written by a program (cp, curl -o, tar x ...) earlier in the line: content unknown.
+    // Looked for only here, when a script is run, to keep ordinary lines cheap.
+    std::string base = command_name(file);
+    for (const Step& s : script_.steps) {
+      if (s.kind != Step::Kind::kCommand || s.command.name == "tee") continue;
+      for (const ShellWord& w : operands_of(s.command).writes)
+        if (!w.dynamic && command_name(w) == base) {
+          written_[base].reset();
+          it = written_.find(base);
+        }
+    }
+    if (it == written_.end()) return;
+  }
   std::string via = fmt::format("{} running {}, written earlier in the line", c.name, file.shown());
   if (!it->second) {
     fail("not-understood",
@@ -639,7 +694,11 @@ void Finder::visit_function(TSNode node) {
   std::string fname = cook_word(name, text_).text;
   std::string_view btext = std::string_view(text_).substr(
       ts_node_start_byte(body), ts_node_end_byte(body) - ts_node_start_byte(body));
-  if (btext.find_first_of("|&") == std::string_view::npos) return;
+  // Only a pipe or a background job multiplies: `&&`, `||` and `>&` do not.
+  std::string ops(btext);
+  for (const char* pair : {"||", "&&", ">&", "&>", "<&"})
+    for (size_t at; (at = ops.find(pair)) != std::string::npos;) ops.replace(at, 2, "  ");
+  if (ops.find_first_of("|&") == std::string::npos) return;
   // A function that calls itself in a pipeline or in the background multiplies processes.
   std::vector<TSNode> stack{body};
   size_t seen = 0;

@@ -56,9 +56,15 @@ class Screen {
     }
     return read_one(word);
   }
-
   std::optional<Verdict> write_one(const ShellWord& w, const char* what) {
     for (const std::string& cwd : cwds_.back()) {
+      // After a `cd` to a place known only at run time, a relative path is anywhere.
+      if (cwd.empty() && !w.text.empty() && w.text[0] != '/' && w.text[0] != kHome &&
+          w.text[0] != '~' && w.text[0] != kUnknown)
+        return refuse("not-understood",
+                      fmt::format("{} `{}` in a directory known only when the line runs (after a "
+                                  "`cd` to it)",
+                                  what, w.shown()));
       Resolved r = resolve_path(w, cwd, places_);
       if (r.secret)
         return refuse("secret-path",
@@ -251,6 +257,7 @@ std::optional<Verdict> CommandGuard::screen_network(const Command& c,
   if (c.name != "git" || c.argv.size() < 2) return std::nullopt;
   const std::string& sub = c.argv[1].text;
   if (sub != "push") return std::nullopt;
+  bool pushed_somewhere = false;
   for (size_t i = 2; i < c.argv.size(); ++i) {
     const std::string& a = c.argv[i].text;
     if (a.empty() || a[0] == '-') {
@@ -262,6 +269,7 @@ std::optional<Verdict> CommandGuard::screen_network(const Command& c,
                                   describe(c)));
       continue;
     }
+    pushed_somewhere = true;
     if (is_address(a) || c.argv[i].dynamic || added_remotes.count(a) > 0)
       return refuse("push-to-address",
                     fmt::format("`{}` pushes to an address given in the line rather than a "
@@ -269,6 +277,11 @@ std::optional<Verdict> CommandGuard::screen_network(const Command& c,
                                 describe(c)));
     break;  // the remote; the rest are refspecs
   }
+  // `git push` alone goes to the branch's remote, origin unless set: changed in this line?
+  if (!pushed_somewhere && !added_remotes.empty())
+    return refuse(
+        "push-to-address",
+        fmt::format("`{}` pushes to a remote whose address the line changed", describe(c)));
   return std::nullopt;
 }
 

@@ -45,10 +45,20 @@ TEST(CommandGuard, FollowsCdThroughTheLine) {
   EXPECT_TRUE(g.screen("cd /etc | cat; touch x").allowed);
   // A cd that may fail leaves both directories possible.
   EXPECT_EQ(g.screen("cd sub/dir; rm -f ../../../x").rule, "write-outside-tree");
-  // After a cd to a place not known in advance, relative paths are not known either: writes
-  // are left to the sandbox, but a recursive delete there is refused.
-  EXPECT_TRUE(g.screen("cd \"$D\" && rm -f x").allowed);
+  // After a cd to a place not known in advance, relative paths are not known either: a write
+  // or a delete there reaches a sink the guard cannot place, and is refused as not understood.
+  EXPECT_EQ(g.screen("cd \"$D\" && rm -f x"),
+            (Verdict{false, "not-understood",
+                     "`rm -f x` writes `x` in a directory known only when the line runs (after a "
+                     "`cd` to it)"}));
   EXPECT_EQ(g.screen("cd \"$D\" && rm -rf x").rule, "delete-tree");
+  EXPECT_TRUE(g.screen("cd \"$D\" && make").allowed);
+  // A cd to a path the guard can compute is followed.
+  EXPECT_EQ(g.screen("cd \"$(dirname /etc/passwd)\" && echo x > passwd").rule,
+            "write-outside-tree");
+  EXPECT_EQ(g.screen("cd $(dirname ~/.ssh/id_rsa) && cat id_rsa").rule, "secret-path");
+  EXPECT_TRUE(g.screen("cd \"$(git rev-parse --show-toplevel)\" && touch x").allowed);
+  EXPECT_TRUE(g.screen("cd \"$(mktemp -d)\" && touch x").allowed);
 }
 
 TEST(CommandGuard, RootsHomeIsHomeNotASecret) {

@@ -360,8 +360,8 @@ CodeEffects scan_code(Language language, const std::string& code) {
                !calls(blanked, "loop").empty() || !calls(blanked, "until").empty() ||
                !calls(blanked, "times").empty() || !calls(blanked, "setInterval").empty();
   e.fork_loop = forks && loops;
-  bool socket = blanked.find("socket") != std::string::npos ||
-                blanked.find("Socket") != std::string::npos ||
+  bool socket = blanked.find("sock") != std::string::npos ||
+                blanked.find("Sock") != std::string::npos ||
                 blanked.find("createConnection") != std::string::npos ||
                 blanked.find("net.connect") != std::string::npos ||
                 code.find("/dev/tcp/") != std::string::npos;

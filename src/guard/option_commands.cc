@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
 
 #include "guard/inline_code.h"
@@ -40,9 +42,10 @@ std::optional<ShellWord> value_of(const Argv& argv, size_t& i, const char* opt) 
   return std::nullopt;
 }
 
-ShellWord joined(const Argv& argv, size_t from) {
-  ShellWord out = from < argv.size() ? argv[from] : literal_word("");
-  for (size_t j = from + 1; j < argv.size(); ++j) {
+ShellWord joined(const Argv& argv, size_t from, size_t end = SIZE_MAX) {
+  end = std::min(end, argv.size());
+  ShellWord out = from < end ? argv[from] : literal_word("");
+  for (size_t j = from + 1; j < end; ++j) {
     out.text += " " + argv[j].text;
     out.dynamic |= argv[j].dynamic;
   }
@@ -86,7 +89,7 @@ void git(const Argv& argv, LookThrough& out) {
     if ((k == "core.pager" || starts_with(k, "pager.")) && !kv.dynamic && harmless_pager(value))
       continue;
     refuse(out, "git-config-runs-commands",
-           fmt::format("`git -c {}=…` makes git run a command or load one", key));
+           fmt::format("`git -c {}` makes git run or load a program", key));
     return;
   }
   if (i >= argv.size()) return;
@@ -230,7 +233,7 @@ void parallel(const Argv& argv, LookThrough& out) {
     if (argv[j].text != ":::" && argv[j].text != ":::+") args.push_back(argv[j]);
   if (sep >= argv.size() || from_files || args.empty()) args = {unknown_word()};
   if (args.size() > 32) args.resize(32);
-  ShellWord tmpl = joined(argv, i);
+  ShellWord tmpl = joined(argv, i, sep);
   for (const ShellWord& arg : args) {
     ShellWord s = tmpl;
     std::string quoted = "'";

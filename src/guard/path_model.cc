@@ -172,8 +172,23 @@ Resolved resolve_path(const ShellWord& word, const std::string& cwd, const Place
   r.path = through_proc_root(normalise(abs));
   const std::string& tree = places.work_tree;
   for (const std::string& s : places.secrets) {
+    if (r.secret) break;
+    bool in_home = s.size() > 1 && s[0] == '~' && s[1] == '/';
+    if (!has_glob(s)) {
+      // The common case, without building a string: `~/x` is under home, `/x` as written.
+      if (in_home) {
+        if (within(r.path, places.home) && r.path.size() > places.home.size() &&
+            within(std::string_view(r.path).substr(places.home.size()),
+                   std::string_view(s).substr(1)))
+          r.secret = true;
+        continue;
+      }
+      // /root is a secret for other users; for root, it is home, and only its secrets are.
+      if (within(places.home, s)) continue;
+      if (within(r.path, s)) r.secret = true;
+      continue;
+    }
     std::string location = expand_home(s, places.home);
-    // /root is a secret for other users; for root, it is home, and only its secrets are.
     if (within(places.home, location)) continue;
     if (matches_location(location, r.path)) r.secret = true;
   }

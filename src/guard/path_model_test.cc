@@ -139,8 +139,11 @@ TEST(ResolvePath, GlobsStandForWhatTheyMayMatch) {
       {word("*", true), kTree, {Place::kTree, "/work/tree"}},
       {word("*.c", true), kTree, {Place::kInside, "/work/tree"}},
       {word("src/*.c", true), kTree, {Place::kInside, "/work/tree/src"}},
-      {word(".*", true), kTree, {Place::kAncestor, "/work"}},
-      {word("/e?c/hosts", true), kTree, {Place::kUnknown, "/"}},
+      {word(".*", true),
+       kTree,
+       {Place::kAncestor,
+        "/work"}},  // A glob in a directory above the tree matches its siblings: outside.
+      {word("/e?c/hosts", true), kTree, {Place::kOutside, "/"}},
       {word("/etc/*", true), kTree, {Place::kOutside, "/etc", true}},  // may be /etc/shadow
       {word(H + "/.ss*/id_rsa", true), kTree, {Place::kOutside, "/home/user", true}},
       {word(H + "/.b*", true), kTree, {Place::kOutside, "/home/user", true}},

@@ -258,13 +258,74 @@ LookThrough look_through(const Argv& argv) {
       }
     }
     add_inner(out, argv, skip_options(argv, 1, {"-u", "--unset", "-C", "--chdir"}, true), "env");
+  } else if (name == "sg") {
+    // sg GROUP -c 'cmd', or sg GROUP cmd args
+    for (size_t i = 2; i + 1 < argv.size(); ++i)
+      if (argv[i].text == "-c") {
+        out.scripts.push_back({argv[i + 1], "sg -c"});
+        return out;
+      }
+    add_inner(out, argv, 2, name);
+  } else if (name == "cgexec") {
+    add_inner(out, argv, skip_options(argv, 1, {"-g"}), name);
+  } else if (name == "firejail" || name == "proot" || name == "schroot") {
+    add_inner(out, argv, skip_options(argv, 1, {"-r", "-b", "-w", "-c", "-u"}), name);
+  } else if (name == "bwrap") {
+    // bwrap's options take zero, one or two values.
+    size_t i = 1;
+    while (i < argv.size() && argv[i].text.rfind("--", 0) == 0) {
+      const std::string& a = argv[i].text;
+      if (a == "--") {
+        ++i;
+        break;
+      }
+      size_t values = 0;
+      if (in(a,
+             {"--bind", "--ro-bind", "--dev-bind", "--bind-try", "--ro-bind-try", "--dev-bind-try",
+              "--symlink", "--setenv", "--file", "--bind-data", "--ro-bind-data", "--chmod"}))
+        values = 2;
+      else if (in(a, {"--dev",
+                      "--proc",
+                      "--tmpfs",
+                      "--dir",
+                      "--unsetenv",
+                      "--chdir",
+                      "--uid",
+                      "--gid",
+                      "--hostname",
+                      "--remount-ro",
+                      "--mqueue",
+                      "--seccomp",
+                      "--info-fd",
+                      "--sync-fd",
+                      "--block-fd",
+                      "--userns",
+                      "--pidns",
+                      "--lock-file",
+                      "--perms",
+                      "--cap-add",
+                      "--cap-drop",
+                      "--json-status-fd",
+                      "--exec-label",
+                      "--file-label",
+                      "--argv0",
+                      "--size",
+                      "--userns-block-fd",
+                      "--add-seccomp-fd"}))
+        values = 1;
+      i += 1 + values;
+    }
+    add_inner(out, argv, i, name);
   } else if (in(name, {"nohup", "builtin", "setsid", "unbuffer", "catchsegv", "coproc", "fakeroot",
                        "fakeroot-ng", "torsocks", "proxychains", "proxychains4", "tsocks",
-                       "xvfb-run", "dbus-run-session", "caffeinate", "sg", "newgrp"})) {
-    size_t i = skip_options(argv, 1,
-                            {"-l", "--lib", "-s", "-i", "--faked", "-f", "-n", "--server-num", "-a",
-                             "--server-args", "-e", "-c"});
-    // coproc NAME { ...; } is parsed by the grammar; `coproc NAME cmd` names the coprocess.
+                       "xvfb-run", "dbus-run-session", "caffeinate", "newgrp"})) {
+    size_t i = skip_options(
+        argv, 1,
+        {"-l", "--lib", "-s", "-i", "--faked", "-n", "--server-num", "-a", "--server-args", "-e"});
+    // `coproc NAME { cmd; }` reaches here as `coproc NAME { cmd`: the grammar does not know
+    // coproc, so the brace is a word; `coproc NAME cmd` names the coprocess.
+    if (name == "coproc" && i + 1 < argv.size() && argv[i + 1].text == "{") ++i;
+    if (name == "coproc" && i < argv.size() && argv[i].text == "{") ++i;
     if (name == "coproc" && i + 1 < argv.size() && argv[i].text.find('/') == std::string::npos &&
         !argv[i].text.empty() && std::isupper(static_cast<unsigned char>(argv[i].text[0])))
       ++i;
@@ -363,9 +424,13 @@ LookThrough look_through(const Argv& argv) {
   } else if (name == "xargs") {
     // With -I R (or -i, whose R is {}), each R in the command is replaced by a line of input.
     std::string replace;
-    for (size_t i = 1; i < argv.size(); ++i) {
+    size_t command_at = skip_options(
+        argv, 1,
+        {"-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "-I", "-L", "-l", "-n", "--max-args",
+         "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var", "--eof"});
+    for (size_t i = 1; i < argv.size() && i < command_at; ++i) {
       const std::string& a = argv[i].text;
-      if (!a.empty() && a[0] != '-') break;
+      if (!a.empty() && a[0] != '-') continue;  // an option's value
       if (a == "-I" && i + 1 < argv.size())
         replace = argv[i + 1].text;
       else if (starts_with(a, "-I") && a.size() > 2)
@@ -387,11 +452,16 @@ LookThrough look_through(const Argv& argv) {
       inner.push_back(unknown_word());  // the arguments read from standard input
     } else {
       for (ShellWord& w : inner) {
-        for (size_t at; (at = w.text.find(replace)) != std::string::npos;) {
-          w.text.replace(at, replace.size(), std::string(1, kUnknown));
+        std::string replaced;
+        size_t from = 0;
+        for (size_t at; (at = w.text.find(replace, from)) != std::string::npos;) {
+          replaced.append(w.text, from, at - from);
+          replaced.push_back(kUnknown);
+          from = at + replace.size();
           w.dynamic = true;
           w.splits = true;
         }
+        if (w.dynamic) w.text = replaced + w.text.substr(from);
       }
     }
     out.commands.push_back({std::move(inner), "xargs"});
@@ -464,10 +534,10 @@ LookThrough look_through(const Argv& argv) {
   } else if (name == "source" || name == ".") {
     if (argv.size() >= 2 && is_stdin_path(argv[1].text)) {
       out.reads_script_from_stdin = true;
-    } else if (argv.size() >= 2) {
+    } else if (argv.size() >= 2 && !argv[1].dynamic) {
       out.script_file = argv[1];
     } else {
-      out.not_understood = fmt::format("`{}` without a file", name);
+      out.not_understood = fmt::format("`{}` of a file whose name is known only at run time", name);
     }
   } else if (name == "at" || name == "batch") {
     bool from_file = false;
