@@ -35,7 +35,7 @@ class Finder {
   std::optional<Problem> problem;
 
  private:
-  enum class FrameKind { kVisit, kPushTag, kPopTag, kCloseScope, kBind };
+  enum class FrameKind { kVisit, kPushTag, kPopTag, kCloseScope, kBind, kAfterRedirected };
   struct Frame {
     FrameKind kind;
     TSNode node{};
@@ -65,7 +65,7 @@ class Finder {
   void visit_function(TSNode node);
   void visit_assignment(TSNode node);
   bool visit_for(TSNode node, size_t depth, std::vector<Frame>& stack);
-  void visit_redirected(TSNode node);
+  void visit_redirected(TSNode node, bool after);
   void run_written_script(const Command& c, const ShellWord& file);
   void screen_code(Language language, const std::string& code, const std::string& via,
                    uint32_t offset);
@@ -155,6 +155,9 @@ void Finder::walk(const SyntaxTree& tree) {
       case FrameKind::kBind:
         vars_[bindings_[f.binding].first] = bindings_[f.binding].second;
         break;
+      case FrameKind::kAfterRedirected:
+        visit_redirected(f.node, /*after=*/true);
+        break;
       case FrameKind::kVisit:
         if (++nodes_ > limits_.max_nodes) {
           fail("too-complex",
@@ -198,7 +201,10 @@ void Finder::visit(TSNode node, size_t depth, std::vector<Frame>& stack) {
   } else if (is(node, "for_statement")) {
     if (visit_for(node, depth, stack)) return;
   } else if (is(node, "redirected_statement")) {
-    visit_redirected(node);
+    // What feeds the command is known before it runs; what the file holds, after the body
+    // (whose assignments may name the file) has been walked.
+    visit_redirected(node, /*after=*/false);
+    stack.push_back({FrameKind::kAfterRedirected, node, depth, {}});
   } else if (is(node, "heredoc_redirect")) {
     visit_heredoc(node, false);
     // `cat <<EOF | sh`: the grammar puts the rest of the pipeline inside the redirect.
@@ -483,7 +489,9 @@ void Finder::visit_assignment(TSNode node) {
   }
   // `D=/srv cmd`: the value is for cmd's environment only, not for the words after it.
   TSNode parent = ts_node_parent(node);
-  if (!ts_node_is_null(parent) && is(parent, "command")) return;
+  if (!ts_node_is_null(parent) && is(parent, "command") &&
+      !ts_node_is_null(ts_node_child_by_field_name(parent, "name", 4)))
+    return;
   std::optional<ShellWord> known;
   if (!ts_node_is_null(value)) {
     ShellWord v = cook(value);
@@ -551,7 +559,7 @@ bool Finder::visit_for(TSNode node, size_t depth, std::vector<Frame>& stack) {
   return true;
 }
 
-void Finder::visit_redirected(TSNode node) {
+void Finder::visit_redirected(TSNode node, bool after) {
   // `echo ... > f`, `printf ... > f`, `cat > f <<'EOF'`: what f will hold.
   TSNode body = ts_node_child_by_field_name(node, "body", 4);
   Content content;
@@ -579,7 +587,8 @@ void Finder::visit_redirected(TSNode node) {
   bool heredoc = false;
   for (uint32_t i = 0; i < n; ++i) {
     TSNode c = ts_node_named_child(node, i);
-    if ((is(c, "heredoc_redirect") || is(c, "herestring_redirect")) && !ts_node_is_null(body))
+    if (!after && (is(c, "heredoc_redirect") || is(c, "herestring_redirect")) &&
+        !ts_node_is_null(body))
       heredoc_fed_.insert(ts_node_start_byte(body));
     if (is(c, "heredoc_redirect")) {
       heredoc = true;
@@ -609,13 +618,14 @@ void Finder::visit_redirected(TSNode node) {
       }
       if (dest && op.find('>') != std::string::npos && op != ">&")
         targets.push_back({op, cook(*dest)});
-      if (dest && op == "<" && !ts_node_is_null(body)) {
+      if (!after && dest && op == "<" && !ts_node_is_null(body)) {
         ShellWord from = cook(*dest);
         if (is(*dest, "process_substitution")) from.dynamic = true;
         stdin_redirects_[ts_node_start_byte(body)] = from;
       }
     }
   }
+  if (!after) return;
   for (const auto& [op, target] : targets) {
     if (target.dynamic) continue;
     std::string base = command_name(target);

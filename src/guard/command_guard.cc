@@ -126,6 +126,74 @@ class Screen {
     next.erase(std::unique(next.begin(), next.end()), next.end());
     if (next.size() > kMaxCwds) next = {""};
     now = std::move(next);
+  }  // `ln -s TARGET LINK`: a write through LINK later in the line reaches TARGET.
+  void link(const Command& c) {
+    std::vector<const ShellWord*> ops;
+    bool symbolic = false;
+    for (size_t i = 1; i < c.argv.size(); ++i) {
+      const std::string& a = c.argv[i].text;
+      if (a.size() > 1 && a[0] == '-') {
+        symbolic |= a.find('s') != std::string::npos && a[1] != '-';
+        symbolic |= a == "--symbolic";
+        continue;
+      }
+      ops.push_back(&c.argv[i]);
+    }
+    if (!symbolic || ops.size() != 2) return;
+    for (const std::string& cwd : cwds_.back()) {
+      Resolved target = resolve_path(*ops[0], cwd, places_);
+      Resolved at = resolve_path(*ops[1], cwd, places_);
+      if (at.path.empty() || target.place == Place::kInside || target.place == Place::kTree)
+        continue;
+      links_.push_back({at.path, target});
+    }
+  }
+
+  std::optional<Verdict> through_link(const ShellWord& w, const char* what) {
+    for (const std::string& cwd : cwds_.back()) {
+      Resolved r = resolve_path(w, cwd, places_);
+      for (const auto& [path, target] : links_) {
+        if (r.path.empty() || !within(r.path, path)) continue;
+        if (target.secret)
+          return refuse("secret-path", fmt::format("{} `{}`, a link to a secret location ({})",
+                                                   what, w.shown(), target.path));
+        if (target.place != Place::kWritable)
+          return refuse("write-outside-tree",
+                        fmt::format("{} `{}`, a link the line made to {}, outside the work tree",
+                                    what, w.shown(),
+                                    target.path.empty() ? "a place not known "
+                                                          "in advance"
+                                                        : target.path));
+      }
+    }
+    return std::nullopt;
+  }
+
+  // A web server started in (or for) a directory outside the tree serves it to the network.
+  std::optional<Verdict> serve(const Command& c) {
+    bool server = false;
+    std::optional<ShellWord> dir;
+    for (size_t i = 1; i < c.argv.size(); ++i) {
+      const std::string& a = c.argv[i].text;
+      if (a == "http.server" || a == "SimpleHTTPServer" ||
+          (c.name.rfind("php", 0) == 0 && a == "-S"))
+        server = true;
+      if ((a == "--directory" || a == "-d" || a == "-t") && i + 1 < c.argv.size())
+        dir = c.argv[i + 1];
+      else if (a.rfind("--directory=", 0) == 0)
+        dir = literal_word(a.substr(12), c.argv[i].offset);
+    }
+    if (!server) return std::nullopt;
+    ShellWord where = dir ? *dir : literal_word(".");
+    for (const std::string& cwd : cwds_.back()) {
+      Resolved r = resolve_path(where, cwd, places_);
+      if (r.secret || r.place == Place::kOutside || r.place == Place::kAncestor ||
+          r.place == Place::kUnknown)
+        return refuse("serve-outside",
+                      fmt::format("`{}` serves {} to the network, which is outside the work tree",
+                                  c.argv[0].shown(), r.path.empty() ? where.shown() : r.path));
+    }
+    return std::nullopt;
   }
 
   void open() { cwds_.push_back(cwds_.back()); }
@@ -136,6 +204,7 @@ class Screen {
  private:
   const Places& places_;
   std::vector<Cwds> cwds_;
+  std::vector<std::pair<std::string, Resolved>> links_;  // link path -> what it points at
 };
 
 // The command as it will run after unwrapping, for messages: its words, shortened.
@@ -311,6 +380,8 @@ Verdict CommandGuard::screen_script(const Script& script) const {
                                           r.target.shown()));
         if (auto v = writes ? screen.write(r.target, "redirects output to") : screen.read(r.target))
           return *v;
+        if (writes)
+          if (auto v = screen.through_link(r.target, "redirects output to")) return *v;
         continue;
       }
       case Step::Kind::kCommand:
@@ -344,8 +415,12 @@ Verdict CommandGuard::screen_script(const Script& script) const {
                                 "it runs",
                                 describe(c)));
     std::string what = fmt::format("`{}` writes", describe(c));
-    for (const auto& w : ops.writes)
+    for (const auto& w : ops.writes) {
       if (auto v = screen.write(w, what.c_str())) return *v;
+      if (auto v = screen.through_link(w, what.c_str())) return *v;
+    }
+    if (auto v = screen.serve(c)) return *v;
+    if (c.name == "ln") screen.link(c);
     for (const auto& w : ops.reads)
       if (auto v = screen.read(w)) return *v;
     if (c.name == "cd" || c.name == "pushd" || c.name == "popd") screen.change_directory(c);

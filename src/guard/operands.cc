@@ -385,7 +385,13 @@ void tar_command(const Command& c, Operands& out) {
     if (a.text != "-") (create ? out.writes : out.reads).push_back(a);
   for (auto& d : dirs) (extract ? out.writes : out.reads).push_back(d);
   if (extract && dirs.empty()) out.writes.push_back(literal_word("."));
-  for (auto& o : operands) (extract ? out.writes : out.reads).push_back(o);
+  for (auto& o : operands) {
+    // Members are named relative to the last -C directory.
+    ShellWord member = o;
+    if (!dirs.empty() && !o.text.empty() && o.text[0] != '/' && o.text[0] != kHome)
+      member.text = dirs.back().text + "/" + o.text;
+    (extract ? out.writes : out.reads).push_back(member);
+  }
 }
 
 void find_command(const Command& c, Operands& out) {

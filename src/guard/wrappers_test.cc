@@ -145,39 +145,38 @@ TEST(LookThrough, ShellsHandBackTheirCommandString) {
 }
 
 TEST(LookThrough, SettingsThatRunOrLoadCode) {
-  check(
-      {
-          {{"env", "PAGER=less -R", "git", "log"}, {"cmd env: git log", "script PAGER: less -R"}},
-          {{"env", "LD_PRELOAD=/tmp/x.so", "ls"},
-           {"not-understood: `LD_PRELOAD=` makes programs load code"}},
-          {{"env", "-C", "/tmp", "ls"},
-           {"not-understood: `env -C` changes directory in a way the guard does not follow; use "
-            "cd"}},  // A pager that only shows text is allowed; any other command key is refused.
-          {{"git", "-c", "core.pager=less", "log"}, {}},
-          {{"git", "-c", "core.pager=rm -rf ~", "log"},
-           {"not-understood: `git -c core.pager` makes git run or load a program"}},
-          {{"git", "-c", "alias.x=!rm y", "x"},
-           {"not-understood: `git -c alias.x` makes git run or load a program"}},
-          {{"git", "-c", "alias.st=status", "st"}, {}},
-          {{"git", "-c", "user.name=x", "commit"}, {}},
-          {{"git", "-c", "core.hooksPath=/tmp/h", "commit"},
-           {"not-understood: `git -c core.hooksPath` makes git run or load a program"}},
-          {{"git", "-c", "core.editor", "commit"},
-           {"not-understood: `git -c core.editor` makes git run or load a program"}},
-          {{"git", "--config-env=core.pager=P", "log"},
-           {"not-understood: `git --config-env` sets configuration from the environment"}},
-          {{"parallel", "gzip", ":::", "a", "b"},
-           {"script parallel: gzip 'a'", "script parallel: gzip 'b'"}},
-          {{"parallel", "rm", "{}", ":::", "x"}, {"script parallel: rm 'x'"}},
-          {{"parallel", "-j4"},
-           {"not-understood: `parallel` without a command runs its input as commands"}},
-          {{"rg", "--pre", "cat", "x"},
-           {"not-understood: `rg --pre` runs a program on every file it searches"}},
-          {{"rg", "--pre=cat", "x"},
-           {"not-understood: `rg --pre` runs a program on every file it searches"}},
-          {{"eval", "ls"}, {"not-understood: `eval` builds its command at run time"}},
-          {{"."}, {"not-understood: `.` of a file whose name is known only at run time"}},
-      });
+  check({
+      {{"env", "PAGER=less -R", "git", "log"}, {"cmd env: git log", "script PAGER: less -R"}},
+      {{"env", "LD_PRELOAD=/tmp/x.so", "ls"},
+       {"not-understood: `LD_PRELOAD=` makes programs load code"}},
+      {{"env", "-C", "/tmp", "ls"},
+       {"not-understood: `env -C` changes directory in a way the guard does not follow; use "
+        "cd"}},  // A pager that only shows text is allowed; any other command key is refused.
+      {{"git", "-c", "core.pager=less", "log"}, {}},
+      {{"git", "-c", "core.pager=rm -rf ~", "log"},
+       {"not-understood: `git -c core.pager` makes git run or load a program"}},
+      {{"git", "-c", "alias.x=!rm y", "x"},
+       {"not-understood: `git -c alias.x` makes git run or load a program"}},
+      {{"git", "-c", "alias.st=status", "st"}, {}},
+      {{"git", "-c", "user.name=x", "commit"}, {}},
+      {{"git", "-c", "core.hooksPath=/tmp/h", "commit"},
+       {"not-understood: `git -c core.hooksPath` makes git run or load a program"}},
+      {{"git", "-c", "core.editor", "commit"},
+       {"not-understood: `git -c core.editor` makes git run or load a program"}},
+      {{"git", "--config-env=core.pager=P", "log"},
+       {"not-understood: `git --config-env` sets configuration from the environment"}},
+      {{"parallel", "gzip", ":::", "a", "b"},
+       {"script parallel: gzip 'a'", "script parallel: gzip 'b'"}},
+      {{"parallel", "rm", "{}", ":::", "x"}, {"script parallel: rm 'x'"}},
+      {{"parallel", "-j4"},
+       {"not-understood: `parallel` without a command runs its input as commands"}},
+      {{"rg", "--pre", "cat", "x"},
+       {"not-understood: `rg --pre` runs a program on every file it searches"}},
+      {{"rg", "--pre=cat", "x"},
+       {"not-understood: `rg --pre` runs a program on every file it searches"}},
+      {{"eval", "ls"}, {"not-understood: `eval` builds its command at run time"}},
+      {{"."}, {"not-understood: `.` of a file whose name is known only at run time"}},
+  });
   std::vector<ShellWord> argv{literal_word("source"), unknown_word()};
   EXPECT_EQ(described(look_through(argv)),
             V{"not-understood: `source` of a file whose name is known only at run time"});
