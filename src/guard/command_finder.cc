@@ -418,8 +418,11 @@ void Finder::visit_heredoc(TSNode node, bool here_string) {
     }
     if (lt.commands.empty()) break;
     argv = std::move(lt.commands.front().argv);
-  }
-  if (!shell) return;  // data for a program: a file's content, input to python, ...
+  }  // Data for a program (a file's content, input to a filter) is not screened, except the
+  // commands of a file-transfer client, whose `put` sends local files.
+  std::string reader = argv.empty() ? std::string() : command_name(argv[0]);
+  bool transfer = reader == "sftp" || reader == "ftp" || reader == "lftp" || reader == "tftp";
+  if (!shell && !transfer) return;
   ShellWord script;
   if (here_string) {
     for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i) {
@@ -449,6 +452,42 @@ void Finder::visit_heredoc(TSNode node, bool here_string) {
       for (uint32_t i = 0; i < ts_node_named_child_count(body_node); ++i)
         if (is(ts_node_named_child(body_node, i), "command_substitution")) script.dynamic = true;
     }
+  }
+  if (transfer) {
+    if (script.dynamic) {
+      fail("not-understood",
+           fmt::format("the commands fed to {} at {} are known only when they run", reader,
+                       where(ts_node_start_byte(node))));
+      return;
+    }
+    // put LOCAL [REMOTE], mput LOCAL...: each local file is read.
+    size_t from = 0;
+    while (from < script.text.size() && !problem) {
+      size_t end = script.text.find('\n', from);
+      std::string line =
+          script.text.substr(from, end == std::string::npos ? std::string::npos : end - from);
+      from = end == std::string::npos ? script.text.size() : end + 1;
+      std::vector<ShellWord> words;
+      for (size_t at = 0; at < line.size();) {
+        size_t s = line.find_first_not_of(" \t", at);
+        if (s == std::string::npos) break;
+        size_t e = line.find_first_of(" \t", s);
+        words.push_back(literal_word(
+            line.substr(s, e == std::string::npos ? std::string::npos : e - s), script.offset));
+        at = e == std::string::npos ? line.size() : e;
+      }
+      if (words.size() < 2) continue;
+      const std::string& verb = words[0].text;
+      if (verb != "put" && verb != "mput" && verb != "reput" && verb != "send" && verb != "append")
+        continue;
+      std::vector<ShellWord> sent{literal_word(reader, script.offset)};
+      for (size_t k = 1; k < words.size() && (verb == "mput" || k == 1); ++k)
+        if (words[k].text[0] != '-') sent.push_back(words[k]);
+      for (ShellWord& w : sent)
+        if (!w.text.empty() && w.text[0] == '~') w.text[0] = kHome;
+      add_command(std::move(sent), reader + " " + verb, ts_node_start_byte(node));
+    }
+    return;
   }
   if (language != Language::kNone) {
     if (script.dynamic) {
