@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "guard/operands.h"
@@ -148,8 +149,8 @@ class Screen {
       links_.push_back({at.path, target});
     }
   }
-
   std::optional<Verdict> through_link(const ShellWord& w, const char* what) {
+    if (links_.empty()) return std::nullopt;
     for (const std::string& cwd : cwds_.back()) {
       Resolved r = resolve_path(w, cwd, places_);
       for (const auto& [path, target] : links_) {
@@ -257,6 +258,37 @@ bool is_address(const std::string& t) {
 }
 
 }  // namespace
+
+CommandGuard::CommandGuard(Policy policy) : policy_(std::move(policy)) {
+  RE2::Options options;
+  options.set_log_errors(false);
+  auto set = std::make_shared<RE2::Set>(options, RE2::ANCHOR_BOTH);
+  for (size_t i = 0; i < policy_.rules.size(); ++i) {
+    const Rule& r = policy_.rules[i];
+    // A pattern the set cannot take is matched on its own, like a rule without one.
+    if (!r.command || set->Add(r.command->pattern(), nullptr) < 0) {
+      any_command_rules_.push_back(i);
+      continue;
+    }
+    set_rules_.push_back(i);
+  }
+  if (set->Compile()) {
+    command_names_ = std::move(set);
+  } else {
+    any_command_rules_.clear();
+    for (size_t i = 0; i < policy_.rules.size(); ++i) any_command_rules_.push_back(i);
+    set_rules_.clear();
+  }
+}
+
+std::vector<size_t> CommandGuard::rules_for(const std::string& name) const {
+  std::vector<size_t> out = any_command_rules_;
+  std::vector<int> hits;
+  if (command_names_ && command_names_->Match(name, &hits))
+    for (int h : hits) out.push_back(set_rules_[static_cast<size_t>(h)]);
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 Result<CommandGuard> CommandGuard::create(Policy policy) {
   // Examples are judged against a fixed tree and home, so they mean the same everywhere.
@@ -399,7 +431,8 @@ Verdict CommandGuard::screen_script(const Script& script) const {
     if (auto v = screen_network(c, added_remotes)) return *v;
     Operands ops = operands_of(c);
     CommandFacts facts{&c, &ops.flags, screen.places_of(ops.writes)};
-    for (const Rule& rule : policy_.rules) {
+    for (size_t i : rules_for(c.name)) {
+      const Rule& rule = policy_.rules[i];
       if (rule_fires(rule, facts))
         return refuse(rule.name, fmt::format("`{}` {}", describe(c), rule.reason));
     }

@@ -11,10 +11,13 @@
 // threads at once.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+
+#include <re2/set.h>
 
 #include "base/result.h"
 #include "guard/command_finder.h"
@@ -47,15 +50,19 @@ class CommandGuard {
 
   const Policy& policy() const { return policy_; }
 
- private:
-  explicit CommandGuard(Policy policy) : policy_(std::move(policy)) {}
+ private:  explicit CommandGuard(Policy policy);
+  // The rules that may fire on a command named `name`, in policy order: one pass of a set
+  // of every rule's command pattern instead of one match per rule.
+  std::vector<size_t> rules_for(const std::string& name) const;
   Verdict screen_script(const Script& script) const;
   // Refusals of network use: any when the sandbox has no network; `git push` to an address
   // given in the line (or a remote the line added) when it has.
   std::optional<Verdict> screen_network(const Command& c,
-                                        std::set<std::string>& added_remotes) const;
-  Policy policy_;
+                                        std::set<std::string>& added_remotes) const;  Policy policy_;
   FinderLimits limits_;
+  std::shared_ptr<const RE2::Set> command_names_;  // the rules' `command` patterns
+  std::vector<size_t> set_rules_;                  // set index -> rule index
+  std::vector<size_t> any_command_rules_;          // rules without a `command` pattern
 };
 
 // Whether `rule` fires on some command of `line`, judged against `places` (for examples).

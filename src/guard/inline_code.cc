@@ -83,30 +83,9 @@ struct Markers {
 
 const Markers& markers(Language l) {
   static const Markers python{
-      {"system",
-       "popen",
-       "Popen",
-       "check_output",
-       "check_call",
-       "getoutput",
-       "getstatusoutput",
-       "subprocess.run",
-       "subprocess.call",
-       "sp.run",
-       "sp.call",
-       "execl",
-       "execlp",
-       "execv",
-       "execvp",
-       "execve",
-       "execvpe",
-       "spawnl",
-       "spawnlp",
-       "spawnv",
-       "spawnvp",
-       "pty.spawn",
-       "run",
-       "call"},
+      {"system",  "popen",  "Popen",   "check_output", "check_call", "getoutput", "getstatusoutput",
+       "execl",   "execlp", "execv",   "execvp",       "execve",     "execvpe",   "spawnl",
+       "spawnlp", "spawnv", "spawnvp", "pty.spawn",    "run",        "call"},
       {"rmtree",   "remove",     "unlink",      "rmdir",    "removedirs", "rename",
        "renames",  "write_text", "write_bytes", "copyfile", "copy",       "copy2",
        "copytree", "move",       "makedirs",    "mkdir",    "chmod",      "chown",
@@ -115,8 +94,7 @@ const Markers& markers(Language l) {
                             {"unlink", "rmtree", "remove_tree", "rename", "mkdir", "chmod", "chown",
                              "symlink", "copy", "move", "print", "truncate", "rmdir"}};
   static const Markers ruby{
-      {"system", "exec", "spawn", "popen", "capture2", "capture2e", "capture3", "popen3", "popen2",
-       "%x"},
+      {"system", "exec", "spawn", "popen", "capture2", "capture2e", "capture3", "popen3", "popen2"},
       {"write", "delete", "unlink", "rm_rf", "rm_r", "rm", "rmdir", "rename", "mv", "cp", "chmod",
        "chown", "mkdir", "mkdir_p", "symlink", "touch", "truncate", "binwrite"}};
   static const Markers node{

@@ -344,7 +344,7 @@ AwkCommands awk_commands(const std::string& t) {
     }
     if (at > 0 && t[at - 1] == '|') continue;
     size_t next = t.find_first_not_of(" \t", at + 1);
-    if (next != std::string::npos && t.compare(next, 6, "getline") == 0) {
+    if (next != std::string::npos && t.compare(next, 7, "getline") == 0) {
       auto s = literal_before(at);  // "cmd" | getline
       if (s)
         out.commands.push_back(*s);
