@@ -685,22 +685,19 @@ void Finder::visit_redirected(TSNode node, bool after) {
 
 void Finder::screen_code(Language language, const std::string& code, const std::string& via,
                          uint32_t offset) {
-  CodeEffects e = scan_code(language, code);
-  if (e.fork_loop) {
-    fail("fork-bomb", fmt::format("the code run by {} at {} forks in a loop", via, where(offset)));
-  } else if (e.network_shell) {
-    fail("reverse-shell", fmt::format("the code run by {} at {} joins a shell to a network "
-                                      "connection",
-                                      via, where(offset)));
-  } else if (e.unknown_shell) {
-    fail("not-understood", fmt::format("the code run by {} at {} runs a shell command built at "
-                                       "run time",
-                                       via, where(offset)));
-  }
-  for (const std::string& s : e.scripts) {
-    if (problem) return;
-    add_script(literal_word(s, offset), via, offset);
-  }
+  // The code is screened as if given on the command line (`python3 -c CODE`): the commands
+  // it runs, the paths it names, a fork loop, a socket joined to a shell.
+  const char* flag = language == Language::kPython ? "-c"
+                     : language == Language::kPhp  ? "-r"
+                                                   : "-e";
+  const char* name = language == Language::kPython ? "python3"
+                     : language == Language::kPerl ? "perl"
+                     : language == Language::kRuby ? "ruby"
+                     : language == Language::kNode ? "node"
+                     : language == Language::kPhp  ? "php"
+                                                   : "lua";
+  add_command({literal_word(name, offset), literal_word(flag, offset), literal_word(code, offset)},
+              via, offset);
 }
 
 void Finder::run_written_script(const Command& c, const ShellWord& file) {
