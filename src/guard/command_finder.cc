@@ -95,7 +95,9 @@ class Finder {
   std::map<size_t, std::vector<Tag>> step_tags_;  // step index -> its tags
   std::map<uint32_t, Group> groups_;
   std::map<uint32_t, std::string> heredoc_pipelines_;  // start byte -> the command fed the heredoc
-  Variables vars_;                                     // of this parse (a nested shell: its own)
+  static constexpr size_t kMaxLoopVisits = 64;
+  size_t loop_visits_ = 0;  // loop bodies walked once per value, over the line
+  Variables vars_;          // of this parse (a nested shell: its own)
   std::vector<std::pair<std::string, std::optional<ShellWord>>> bindings_;  // loop values
   std::map<std::string, Content> written_;         // basename -> content, files the line writes
   std::map<uint32_t, ShellWord> stdin_redirects_;  // command offset -> what `<` feeds it
@@ -577,8 +579,11 @@ bool Finder::visit_for(TSNode node, size_t depth, std::vector<Frame>& stack) {
       one.text = std::move(alt);
       values.push_back(std::move(one));
     }
-  }
-  if (values.empty() || values.size() > 16) known = false;
+  }  // Unrolling is bounded per line: nested loops multiply, so past the budget a loop is
+  // walked once with its variable unknown.
+  if (values.empty() || values.size() > 16 || loop_visits_ + values.size() > kMaxLoopVisits)
+    known = false;
+  if (known) loop_visits_ += values.size();
   // The loop is walked once per value, the variable bound to it; then it is unknown.
   bindings_.push_back({name, std::nullopt});
   stack.push_back({FrameKind::kBind, {}, 0, {}, bindings_.size() - 1});
