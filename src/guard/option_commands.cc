@@ -58,9 +58,17 @@ void refuse(LookThrough& out, std::string rule, std::string reason) {
   out.not_understood = std::move(reason);
 }
 
+// A pager or editor that only shows text or does nothing (`-c core.editor=true` to accept a
+// message, `-c core.pager=cat`).
 bool harmless_pager(const std::string& v) {
   std::string first = v.substr(0, v.find(' '));
-  return first == "cat" || first == "less" || first == "more" || v.empty();
+  return first == "cat" || first == "less" || first == "more" || first == "true" || first == ":" ||
+         v.empty();
+}
+
+bool shows_text(const std::string& key) {
+  return key == "core.pager" || key.rfind("pager.", 0) == 0 || key == "core.editor" ||
+         key == "sequence.editor";
 }
 
 // git's global options, and what its subcommands run.
@@ -86,8 +94,7 @@ void git(const Argv& argv, LookThrough& out) {
     if (kind == SettingKind::kData) continue;
     std::string k = lower(key);
     if (starts_with(k, "alias.") && (value.empty() || value[0] != '!')) continue;
-    if ((k == "core.pager" || starts_with(k, "pager.")) && !kv.dynamic && harmless_pager(value))
-      continue;
+    if (shows_text(k) && !kv.dynamic && eq != std::string::npos && harmless_pager(value)) continue;
     refuse(out, "git-config-runs-commands",
            fmt::format("`git -c {}` makes git run or load a program", key));
     return;
@@ -125,7 +132,7 @@ void git(const Argv& argv, LookThrough& out) {
     if (kind == SettingKind::kData) return;
     std::string k = lower(key.text);
     if (starts_with(k, "alias.") && !value.empty() && value[0] != '!' && value[0] != '-') return;
-    if ((k == "core.pager" || starts_with(k, "pager.")) && harmless_pager(value)) return;
+    if (shows_text(k) && harmless_pager(value)) return;
     refuse(out, "git-config-runs-commands",
            fmt::format("`git config {}` sets a key that makes git run a command or load one "
                        "(it would run outside the sandbox the next time git runs)",
