@@ -63,6 +63,7 @@ class Finder {
   void visit_command(TSNode node, size_t depth, std::vector<Frame>& stack);
   void visit_heredoc(TSNode node, bool here_string);
   void visit_function(TSNode node);
+  bool endless_background_loop(TSNode node);
   void visit_assignment(TSNode node);
   bool visit_for(TSNode node, size_t depth, std::vector<Frame>& stack);
   void visit_redirected(TSNode node, bool after);
@@ -200,6 +201,10 @@ void Finder::visit(TSNode node, size_t depth, std::vector<Frame>& stack) {
     }
   } else if (is(node, "variable_assignment")) {
     visit_assignment(node);
+  } else if (is(node, "while_statement") && endless_background_loop(node)) {
+    fail("fork-bomb", fmt::format("the endless loop at {} starts background jobs without end",
+                                  where(ts_node_start_byte(node))));
+    return;
   } else if (is(node, "for_statement")) {
     if (visit_for(node, depth, stack)) return;
   } else if (is(node, "redirected_statement")) {
@@ -713,7 +718,7 @@ void Finder::run_written_script(const Command& c, const ShellWord& file) {
     // Looked for only here, when a script is run, to keep ordinary lines cheap.
     std::string base = command_name(file);
     for (const Step& s : script_.steps) {
-      if (s.kind != Step::Kind::kCommand || s.command.name == "tee") continue;
+      if (s.kind != Step::Kind::kCommand) continue;
       for (const ShellWord& w : operands_of(s.command).writes)
         if (!w.dynamic && command_name(w) == base) {
           written_[base].reset();
@@ -736,6 +741,21 @@ void Finder::run_written_script(const Command& c, const ShellWord& file) {
   } else {
     add_script(literal_word(*it->second, c.offset), via, c.offset);
   }
+}
+
+// `while true; do cmd & done`: a loop whose condition is always true and whose body puts a
+// job in the background multiplies processes like a fork bomb.
+bool Finder::endless_background_loop(TSNode node) {
+  TSNode cond = ts_node_child_by_field_name(node, "condition", 9);
+  TSNode body = ts_node_child_by_field_name(node, "body", 4);
+  if (ts_node_is_null(cond) || ts_node_is_null(body)) return false;
+  std::string c(node_text(cond));
+  std::erase_if(c, [](char ch) { return ch == ';' || ch == ' ' || ch == '\t' || ch == '\n'; });
+  if (c != "true" && c != ":" && c != "[1]" && c != "((1))") return false;
+  std::string ops(node_text(body));
+  for (const char* pair : {"&&", ">&", "&>", "<&"})
+    for (size_t at; (at = ops.find(pair)) != std::string::npos;) ops.replace(at, 2, "  ");
+  return ops.find('&') != std::string::npos;
 }
 
 void Finder::visit_function(TSNode node) {

@@ -258,6 +258,10 @@ TEST(CommandGuard, DangerousSpellings) {
   EXPECT_EQ(g.screen("perl -e 'fork while fork'").rule, "fork-bomb");
   EXPECT_TRUE(
       g.screen("countdown(){ [ \"$1\" -gt 0 ] && countdown $(($1-1)); }; countdown 3").allowed);
+  EXPECT_EQ(g.screen("while true; do bash & done").rule, "fork-bomb");
+  EXPECT_TRUE(g.screen("while true; do make && break; done").allowed);
+  EXPECT_EQ(g.screen("head -c 100 /dev/sda").rule, "secret-path");  // a raw disk holds all
+  EXPECT_EQ(g.screen("echo 'rm -rf ~' | tee x.sh >/dev/null; bash x.sh").rule, "not-understood");
   EXPECT_EQ(g.screen("pkill -9 -u root").rule, "kill-by-user");
   EXPECT_EQ(g.screen("crontab -r").rule, "schedule-job");
   EXPECT_EQ(g.screen("systemctl stop sshd").rule, "system-services");
