@@ -31,7 +31,9 @@ bool is_fd_target(const std::string& t) {
 
 class Screen {
  public:
-  explicit Screen(const Places& places) : places_(places) { cwds_.push_back({places.work_tree}); }
+  Screen(const Places& places, bool clear_tree) : places_(places), clear_tree_(clear_tree) {
+    cwds_.push_back({places.work_tree});
+  }
 
   // A word with a brace list ("/etc/{passwd,shadow}") is checked as each of its expansions.
   std::optional<Verdict> write(const ShellWord& word, const char* what) {
@@ -66,7 +68,7 @@ class Screen {
                       fmt::format("{} `{}` in a directory known only when the line runs (after a "
                                   "`cd` to it)",
                                   what, w.shown()));
-      Resolved r = resolve_path(w, cwd, places_);
+      Resolved r = resolve_path(w, cwd, places_, clear_tree_);
       if (r.secret)
         return refuse("secret-path",
                       fmt::format("{} `{}`, a secret location ({})", what, w.shown(), r.path));
@@ -94,7 +96,7 @@ class Screen {
       return read_one(v);
     }
     for (const std::string& cwd : cwds_.back()) {
-      Resolved r = resolve_path(w, cwd, places_);
+      Resolved r = resolve_path(w, cwd, places_, clear_tree_);
       if (r.secret)
         return refuse("secret-path",
                       fmt::format("reads `{}`, a secret location ({})", w.shown(), r.path));
@@ -106,7 +108,7 @@ class Screen {
     std::vector<Place> out;
     for (const auto& w : words)
       for (const std::string& cwd : cwds_.back())
-        out.push_back(resolve_path(w, cwd, places_).place);
+        out.push_back(resolve_path(w, cwd, places_, clear_tree_).place);
     return out;
   }
 
@@ -142,8 +144,8 @@ class Screen {
     }
     if (!symbolic || ops.size() != 2) return;
     for (const std::string& cwd : cwds_.back()) {
-      Resolved target = resolve_path(*ops[0], cwd, places_);
-      Resolved at = resolve_path(*ops[1], cwd, places_);
+      Resolved target = resolve_path(*ops[0], cwd, places_, clear_tree_);
+      Resolved at = resolve_path(*ops[1], cwd, places_, clear_tree_);
       if (at.path.empty() || target.place == Place::kInside || target.place == Place::kTree)
         continue;
       links_.push_back({at.path, target});
@@ -152,7 +154,7 @@ class Screen {
   std::optional<Verdict> through_link(const ShellWord& w, const char* what) {
     if (links_.empty()) return std::nullopt;
     for (const std::string& cwd : cwds_.back()) {
-      Resolved r = resolve_path(w, cwd, places_);
+      Resolved r = resolve_path(w, cwd, places_, clear_tree_);
       for (const auto& [path, target] : links_) {
         if (r.path.empty() || !within(r.path, path)) continue;
         if (target.secret)
@@ -187,7 +189,7 @@ class Screen {
     if (!server) return std::nullopt;
     ShellWord where = dir ? *dir : literal_word(".");
     for (const std::string& cwd : cwds_.back()) {
-      Resolved r = resolve_path(where, cwd, places_);
+      Resolved r = resolve_path(where, cwd, places_, clear_tree_);
       if (r.secret || r.place == Place::kOutside || r.place == Place::kAncestor ||
           r.place == Place::kUnknown)
         return refuse("serve-outside",
@@ -204,6 +206,7 @@ class Screen {
 
  private:
   const Places& places_;
+  bool clear_tree_;  // no secret inside the tree: its paths skip the secret list
   std::vector<Cwds> cwds_;
   std::vector<std::pair<std::string, Resolved>> links_;  // link path -> what it points at
 };
@@ -259,7 +262,8 @@ bool is_address(const std::string& t) {
 
 }  // namespace
 
-CommandGuard::CommandGuard(Policy policy) : policy_(std::move(policy)) {
+CommandGuard::CommandGuard(Policy policy)
+    : policy_(std::move(policy)), tree_clear_(tree_holds_no_secret(policy_.places)) {
   RE2::Options options;
   options.set_log_errors(false);
   auto set = std::make_shared<RE2::Set>(options, RE2::ANCHOR_BOTH);
@@ -322,7 +326,7 @@ Result<CommandGuard> CommandGuard::create(Policy policy) {
 Result<bool> rule_fires_on(const Rule& rule, std::string_view line, const Places& places) {
   auto found = find_commands(line);
   if (auto* p = std::get_if<Problem>(&found)) return Status::error(p->reason);
-  Screen screen(places);
+  Screen screen(places, tree_holds_no_secret(places));
   for (const Step& step : std::get<Script>(found).steps) {
     if (step.kind == Step::Kind::kScopeOpen) screen.open();
     if (step.kind == Step::Kind::kScopeClose) screen.close();
@@ -387,7 +391,7 @@ std::optional<Verdict> CommandGuard::screen_network(const Command& c,
 }
 
 Verdict CommandGuard::screen_script(const Script& script) const {
-  Screen screen(policy_.places);
+  Screen screen(policy_.places, tree_clear_);
   std::set<std::string> added_remotes;  // `git remote add NAME URL`, `set-url NAME URL`
   for (const Step& step : script.steps) {
     switch (step.kind) {

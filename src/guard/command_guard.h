@@ -69,6 +69,7 @@ class CommandGuard {
   std::shared_ptr<const RE2::Set> command_names_;  // the rules' `command` patterns
   std::vector<size_t> set_rules_;                  // set index -> rule index
   std::vector<size_t> any_command_rules_;          // rules without a `command` pattern
+  bool tree_clear_ = false;                        // tree_holds_no_secret(policy_.places)
 };
 
 // Whether `rule` fires on some command of `line`, judged against `places` (for examples).

@@ -271,6 +271,17 @@ TEST(CommandGuard, DangerousSpellings) {
   EXPECT_TRUE(g.screen("git config user.email a@b.c").allowed);
 }
 
+TEST(CommandGuard, ATreeInsideASecretLocationKeepsItsPathsSecret) {
+  // Paths inside the tree skip the secret list only when no secret holds the tree.
+  EXPECT_TRUE(tree_holds_no_secret(default_policy("/work/tree", "/home/user").places));
+  EXPECT_FALSE(tree_holds_no_secret(default_policy("/home/user/.ssh/t", "/home/user").places));
+  EXPECT_FALSE(tree_holds_no_secret(default_policy("/home/user/proj", "/home/user").places));
+  auto inside = CommandGuard::create(default_policy("/home/user/.aws/t", "/home/user"));
+  ASSERT_TRUE(inside.ok());
+  EXPECT_EQ(inside->screen("cat credentials").rule, "secret-path");
+  EXPECT_TRUE(make().screen("cat credentials").allowed);
+}
+
 TEST(SedEffects, FindsWritesReadsAndExecution) {
   SedEffects e = sed_effects("s/a/b/w out.txt\n/x/w log\n1r in.txt\ny/abc/xyz/;p");
   EXPECT_EQ(e.writes, (std::vector<std::string>{"out.txt", "log"}));

@@ -170,15 +170,35 @@ bool glob_reaches_secret(const ShellWord& word, const std::string& cwd, const Pl
 
 }  // namespace
 
-Resolved resolve_path(const ShellWord& word, const std::string& cwd, const Places& places) {
+bool tree_holds_no_secret(const Places& places) {
+  const std::string& tree = places.work_tree;
+  for (const std::string& s : places.secrets) {
+    std::string location = expand_home(s, places.home);
+    size_t glob = 0;
+    while (glob < location.size() && location[glob] != '*' && location[glob] != '?' &&
+           location[glob] != '[')
+      ++glob;
+    // A glob's directory before its first pattern character stands for it.
+    std::string base = location.substr(0, glob);
+    if (glob < location.size()) base = base.substr(0, base.rfind('/') + 1);
+    if (base.empty() || within(base, tree) || within(tree, normalise(base))) return false;
+  }
+  return !tree.empty() && tree.rfind("/home/", 0) != 0;
+}
+
+Resolved resolve_path(const ShellWord& word, const std::string& cwd, const Places& places,
+                      bool tree_holds_no_secret) {
   Resolved r;
   Known known = Known::kExact;
   std::string abs = absolute_text(word, cwd, places, known);
   if (abs.empty()) return r;  // kUnknown
   r.path = through_proc_root(normalise(abs));
   const std::string& tree = places.work_tree;
+  // Inside a tree that holds no secret, only a glob that climbs out (`*/../..`) could reach one.
+  bool skip_secrets = tree_holds_no_secret && within(r.path, tree) &&
+                      (!word.glob || word.text.find("..") == std::string::npos);
   for (const std::string& s : places.secrets) {
-    if (r.secret) break;
+    if (r.secret || skip_secrets) break;
     bool in_home = s.size() > 1 && s[0] == '~' && s[1] == '/';
     if (!has_glob(s)) {
       // The common case, without building a string: `~/x` is under home, `/x` as written.
@@ -198,7 +218,7 @@ Resolved resolve_path(const ShellWord& word, const std::string& cwd, const Place
     if (within(places.home, location)) continue;
     if (matches_location(location, r.path)) r.secret = true;
   }
-  if (word.glob && !r.secret && known != Known::kDynamic)
+  if (word.glob && !r.secret && !skip_secrets && known != Known::kDynamic)
     r.secret = glob_reaches_secret(word, cwd, places);
   // Another user's home: /home/NAME and anything under it, unless it holds ours or the tree.
   if (!r.secret && r.path.rfind("/home/", 0) == 0 && r.path.size() > 6 &&
