@@ -81,6 +81,11 @@ void git(const Argv& argv, LookThrough& out) {
       refuse(out, "not-understood", "`git --config-env` sets configuration from the environment");
       return;
     }
+    if (starts_with(a, "--exec-path=")) {
+      refuse(out, "git-config-runs-commands",
+             "`git --exec-path` makes git run its commands from another directory");
+      return;
+    }
     if (a == "-C" || a == "--git-dir" || a == "--work-tree" || a == "--namespace") {
       ++i;
       continue;
@@ -155,6 +160,13 @@ void git(const Argv& argv, LookThrough& out) {
         out.scripts.push_back({*v, "git difftool -x"});
       else if (auto v2 = value_of(argv, j, "-x"))
         out.scripts.push_back({*v2, "git difftool -x"});
+    } else if (sub == "grep" && (argv[j].text == "-O" || starts_with(argv[j].text, "-O") ||
+                                 starts_with(argv[j].text, "--open-files-in-pager"))) {
+      size_t eq = argv[j].text.find('=');
+      ShellWord pager = eq != std::string::npos ? tail_of(argv[j], eq + 1)
+                        : argv[j].text.size() > 2 && argv[j].text[1] == 'O' ? tail_of(argv[j], 2)
+                                                                            : literal_word("less");
+      out.scripts.push_back({pager, "git grep -O"});
     } else if (sub == "submodule" && argv[j].text == "foreach") {
       size_t k = j + 1;
       while (k < argv.size() && !argv[k].text.empty() && argv[k].text[0] == '-') ++k;
@@ -403,6 +415,42 @@ bool option_commands(const std::string& name, const Argv& argv, LookThrough& out
   }
   if (name == "ssh" || name == "scp" || name == "sftp") {
     ssh_like(name, argv, out);
+    // `ssh localhost CMD` runs CMD on this machine, outside the sandbox.
+    if (name == "ssh") {
+      for (size_t i = 1; i + 1 < argv.size(); ++i) {
+        const std::string& a = argv[i].text;
+        if (a.size() == 2 && a[0] == '-' && std::strchr("bcDEeFIiJLlmOopQRSWw", a[1])) {
+          ++i;
+          continue;
+        }
+        if (!a.empty() && a[0] == '-') continue;
+        std::string host = a.substr(a.find('@') + 1);
+        if (host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1" ||
+            host == "0.0.0.0" || host == "ip6-localhost")
+          out.scripts.push_back({joined(argv, i + 1), "ssh " + host});
+        break;
+      }
+    }
+    return true;
+  }
+  if (name == "sort") {
+    for (size_t i = 1; i < argv.size(); ++i)
+      if (auto v = value_of(argv, i, "--compress-program"))
+        out.scripts.push_back({*v, "sort --compress-program"});
+    return true;
+  }
+  if (name == "sqlite3" || name == "psql" || name == "mysql" || name == "mariadb") {
+    // Their meta-commands run shell commands: sqlite3's .shell/.system, psql's and mysql's \!.
+    for (size_t i = 1; i < argv.size(); ++i) {
+      const std::string& a = argv[i].text;
+      for (const char* meta : {".shell ", ".system ", "\\! ", "\\!", "system "}) {
+        size_t at = a.find(meta);
+        if (at == std::string::npos) continue;
+        if (std::strcmp(meta, "system ") == 0 && name != "mysql" && name != "mariadb") continue;
+        out.scripts.push_back({tail_of(argv[i], at + std::strlen(meta)), name + " shell escape"});
+        break;
+      }
+    }
     return true;
   }
   if (name == "rsync") {

@@ -357,6 +357,53 @@ LookThrough look_through(const Argv& argv) {
     } else {
       add_inner(out, argv, i, name);
     }
+  } else if (in(name, {"eatmydata", "rlwrap", "numactl", "prlimit", "ssh-agent", "cpulimit",
+                       "nocache", "unshare-user", "firejail-run", "proxychains-ng"})) {
+    add_inner(out, argv,
+              skip_options(argv, 1,
+                           {"-l", "--limit", "-p", "--pid", "-N", "-m", "-C", "-P", "--cpunodebind",
+                            "--membind", "--physcpubind", "-a"}),
+              name);
+  } else if (in(name, {"gosu", "su-exec", "setuidgid", "runcon", "faketime", "chpst"})) {
+    // The first operand is a user, a context or a time; the command follows.
+    size_t i = skip_options(argv, 1, {"-u", "-U", "-e", "-f"});
+    add_inner(out, argv, i + 1, name);
+  } else if (name == "sshpass") {
+    add_inner(out, argv, skip_options(argv, 1, {"-p", "-f", "-d", "-P"}), name);
+  } else if (name == "capsh") {
+    // capsh [options] -- ARGS: ARGS go to bash.
+    for (size_t i = 1; i < argv.size(); ++i)
+      if (argv[i].text == "--") {
+        Argv sh{literal_word("bash", argv[0].offset)};
+        sh.insert(sh.end(), argv.begin() + static_cast<long>(i + 1), argv.end());
+        out.commands.push_back({std::move(sh), "capsh"});
+        break;
+      }
+  } else if (name == "ip" && argv.size() > 4 && argv[1].text == "netns" && argv[2].text == "exec") {
+    add_inner(out, argv, 4, "ip netns exec");
+  } else if (in(name,
+                {"poetry", "pipenv", "uv", "pdm", "hatch", "rye", "bundle", "conda", "mamba",
+                 "micromamba", "direnv", "npm", "pnpm", "yarn", "npx", "bunx", "pixi", "tox"})) {
+    // Runners: `poetry run cmd`, `bundle exec cmd`, `npx cmd`, `conda run -n env cmd`,
+    // `direnv exec DIR cmd`, `npm exec -c 'cmd'`.
+    size_t i = 1;
+    if (name != "npx" && name != "bunx") {
+      if (i >= argv.size() || (argv[i].text != "run" && argv[i].text != "exec")) return out;
+      if ((name == "npm" || name == "pnpm" || name == "yarn") && argv[i].text == "run")
+        return out;  // a package.json script: the project's own
+      ++i;
+      if (name == "direnv" && i < argv.size()) ++i;  // the directory
+    }
+    for (size_t j = i; j + 1 < argv.size(); ++j)
+      if (argv[j].text == "-c" || argv[j].text == "--call") {
+        out.scripts.push_back({argv[j + 1], name + " -c"});
+        return out;
+      }
+    add_inner(out, argv,
+              skip_options(argv, i,
+                           {"-n", "--name", "-p", "--prefix", "-e", "--env", "--package", "--with",
+                            "--python", "--from"}),
+              name + " " + (i > 1 ? argv[1].text : std::string("")));
   } else if (name == "toybox") {
     add_inner(out, argv, 1, name);
   } else if (name == "pkexec") {
