@@ -205,14 +205,14 @@ TEST(CommandGuard, WrappersAreLookedThroughAndNamed) {
        {"strace -f rm -rf ~", "valgrind rm -rf ~", "fakeroot rm -rf ~", "toybox rm -rf ~",
         "taskset -c 0 rm -rf ~", "script -qc 'rm -rf ~'", "setsid -f sh -c 'rm -rf ~'",
         "bwrap --bind / / rm -rf ~", "parallel rm -rf ::: ~", "ls | entr -s 'rm -rf ~'",
-                           "poetry run rm -rf ~", "npx -c 'rm -rf ~'", "gosu nobody rm -rf ~",
-                           "ssh localhost 'rm -rf ~'", "sqlite3 x.db '.shell rm -rf ~'",
-                           "git grep -O'rm -rf ~' x", "capsh -- -c 'rm -rf ~'"})
+        "poetry run rm -rf ~", "npx -c 'rm -rf ~'", "gosu nobody rm -rf ~",
+        "ssh localhost 'rm -rf ~'", "sqlite3 x.db '.shell rm -rf ~'", "git grep -O'rm -rf ~' x",
+        "capsh -- -c 'rm -rf ~'"})
     EXPECT_FALSE(g.screen(line).allowed) << line;
-  for (const char* line : {"strace -c ./a.out", "flock /tmp/l make", "parallel gzip ::: a b",
-                           "taskset -c 0 make -j1", "timeout 60 make test", "npm run build",
-                           "poetry run pytest -q", "uv run python main.py", "ssh host ls",
-                           "bundle exec rake test"})
+  for (const char* line :
+       {"strace -c ./a.out", "flock /tmp/l make", "parallel gzip ::: a b", "taskset -c 0 make -j1",
+        "timeout 60 make test", "npm run build", "poetry run pytest -q", "uv run python main.py",
+        "ssh host ls", "bundle exec rake test"})
     EXPECT_TRUE(g.screen(line).allowed) << line << ": " << g.screen(line).reason;
 }
 
