@@ -3,7 +3,11 @@
 // Looks into lists, pipelines, subshells, brace groups, if/for/while/case bodies, function
 // bodies, $(...), backticks, <(...) and >(...), unquoted heredoc bodies, heredocs and
 // here-strings fed to a shell, text echoed into a shell, and through wrappers (wrappers.h),
-// parsing the strings of `sh -c` and friends recursively.
+// parsing the strings of `sh -c` and friends recursively. It also follows what the line
+// itself makes known: variables assigned earlier in it (a value assigned twice differently
+// becomes unknown), loops over literal lists (the body walked once per value, within a
+// budget), the text echo and printf feed to a shell or write into a script the line runs
+// later, and code fed to an interpreter, screened as its -c code would be.
 //
 // Hostile input is bounded: the walk is iterative, and the number of nodes, the nesting
 // depth, the number of commands and the depth of `sh -c` inside `sh -c` all have limits;

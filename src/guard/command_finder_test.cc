@@ -34,7 +34,8 @@ TEST(FindCommands, ListsPipelinesAndSubstitutions) {
             (V{"echo … … … … <- ls", "rm -rf x", "id", "ls", "wc"}));
   EXPECT_EQ(commands_of("(cd a; make) && { b; }"), (V{"cd a", "make", "b"}));
   EXPECT_EQ(commands_of("if a; then b; elif c; then d; else e; fi"), (V{"a", "b", "c", "d", "e"}));
-  EXPECT_EQ(commands_of("for i in 1 2; do x $i; done; while y; do z; done"), (V{"x …", "y", "z"}));
+  EXPECT_EQ(commands_of("for i in 1 2; do x $i; done; while y; do z; done"),
+            (V{"x 1", "x 2", "y", "z"}));
   EXPECT_EQ(commands_of("case $v in a) p ;; *) q ;; esac"), (V{"p", "q"}));
   EXPECT_EQ(commands_of("f() { g; }"), (V{"g"}));
   EXPECT_EQ(commands_of("x=$(id) y=2"), (V{"id"}));

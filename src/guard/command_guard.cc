@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <set>
+
 #include "guard/operands.h"
 
 namespace mecha::guard {
@@ -28,7 +31,9 @@ bool is_fd_target(const std::string& t) {
 
 class Screen {
  public:
-  explicit Screen(const Places& places) : places_(places) { cwds_.push_back({places.work_tree}); }
+  Screen(const Places& places, bool clear_tree) : places_(places), clear_tree_(clear_tree) {
+    cwds_.push_back({places.work_tree});
+  }
 
   // A word with a brace list ("/etc/{passwd,shadow}") is checked as each of its expansions.
   std::optional<Verdict> write(const ShellWord& word, const char* what) {
@@ -54,10 +59,16 @@ class Screen {
     }
     return read_one(word);
   }
-
   std::optional<Verdict> write_one(const ShellWord& w, const char* what) {
     for (const std::string& cwd : cwds_.back()) {
-      Resolved r = resolve_path(w, cwd, places_);
+      // After a `cd` to a place known only at run time, a relative path is anywhere.
+      if (cwd.empty() && !w.text.empty() && w.text[0] != '/' && w.text[0] != kHome &&
+          w.text[0] != '~' && w.text[0] != kUnknown)
+        return refuse("not-understood",
+                      fmt::format("{} `{}` in a directory known only when the line runs (after a "
+                                  "`cd` to it)",
+                                  what, w.shown()));
+      Resolved r = resolve_path(w, cwd, places_, clear_tree_);
       if (r.secret)
         return refuse("secret-path",
                       fmt::format("{} `{}`, a secret location ({})", what, w.shown(), r.path));
@@ -85,7 +96,7 @@ class Screen {
       return read_one(v);
     }
     for (const std::string& cwd : cwds_.back()) {
-      Resolved r = resolve_path(w, cwd, places_);
+      Resolved r = resolve_path(w, cwd, places_, clear_tree_);
       if (r.secret)
         return refuse("secret-path",
                       fmt::format("reads `{}`, a secret location ({})", w.shown(), r.path));
@@ -97,7 +108,7 @@ class Screen {
     std::vector<Place> out;
     for (const auto& w : words)
       for (const std::string& cwd : cwds_.back())
-        out.push_back(resolve_path(w, cwd, places_).place);
+        out.push_back(resolve_path(w, cwd, places_, clear_tree_).place);
     return out;
   }
 
@@ -118,6 +129,74 @@ class Screen {
     next.erase(std::unique(next.begin(), next.end()), next.end());
     if (next.size() > kMaxCwds) next = {""};
     now = std::move(next);
+  }  // `ln -s TARGET LINK`: a write through LINK later in the line reaches TARGET.
+  void link(const Command& c) {
+    std::vector<const ShellWord*> ops;
+    bool symbolic = false;
+    for (size_t i = 1; i < c.argv.size(); ++i) {
+      const std::string& a = c.argv[i].text;
+      if (a.size() > 1 && a[0] == '-') {
+        symbolic |= a.find('s') != std::string::npos && a[1] != '-';
+        symbolic |= a == "--symbolic";
+        continue;
+      }
+      ops.push_back(&c.argv[i]);
+    }
+    if (!symbolic || ops.size() != 2) return;
+    for (const std::string& cwd : cwds_.back()) {
+      Resolved target = resolve_path(*ops[0], cwd, places_, clear_tree_);
+      Resolved at = resolve_path(*ops[1], cwd, places_, clear_tree_);
+      if (at.path.empty() || target.place == Place::kInside || target.place == Place::kTree)
+        continue;
+      links_.push_back({at.path, target});
+    }
+  }
+  std::optional<Verdict> through_link(const ShellWord& w, const char* what) {
+    if (links_.empty()) return std::nullopt;
+    for (const std::string& cwd : cwds_.back()) {
+      Resolved r = resolve_path(w, cwd, places_, clear_tree_);
+      for (const auto& [path, target] : links_) {
+        if (r.path.empty() || !within(r.path, path)) continue;
+        if (target.secret)
+          return refuse("secret-path", fmt::format("{} `{}`, a link to a secret location ({})",
+                                                   what, w.shown(), target.path));
+        if (target.place != Place::kWritable)
+          return refuse("write-outside-tree",
+                        fmt::format("{} `{}`, a link the line made to {}, outside the work tree",
+                                    what, w.shown(),
+                                    target.path.empty() ? "a place not known "
+                                                          "in advance"
+                                                        : target.path));
+      }
+    }
+    return std::nullopt;
+  }
+
+  // A web server started in (or for) a directory outside the tree serves it to the network.
+  std::optional<Verdict> serve(const Command& c) {
+    bool server = false;
+    std::optional<ShellWord> dir;
+    for (size_t i = 1; i < c.argv.size(); ++i) {
+      const std::string& a = c.argv[i].text;
+      if (a == "http.server" || a == "SimpleHTTPServer" ||
+          (c.name.rfind("php", 0) == 0 && a == "-S"))
+        server = true;
+      if ((a == "--directory" || a == "-d" || a == "-t") && i + 1 < c.argv.size())
+        dir = c.argv[i + 1];
+      else if (a.rfind("--directory=", 0) == 0)
+        dir = literal_word(a.substr(12), c.argv[i].offset);
+    }
+    if (!server) return std::nullopt;
+    ShellWord where = dir ? *dir : literal_word(".");
+    for (const std::string& cwd : cwds_.back()) {
+      Resolved r = resolve_path(where, cwd, places_, clear_tree_);
+      if (r.secret || r.place == Place::kOutside || r.place == Place::kAncestor ||
+          r.place == Place::kUnknown)
+        return refuse("serve-outside",
+                      fmt::format("`{}` serves {} to the network, which is outside the work tree",
+                                  c.argv[0].shown(), r.path.empty() ? where.shown() : r.path));
+    }
+    return std::nullopt;
   }
 
   void open() { cwds_.push_back(cwds_.back()); }
@@ -127,16 +206,93 @@ class Screen {
 
  private:
   const Places& places_;
+  bool clear_tree_;  // no secret inside the tree: its paths skip the secret list
   std::vector<Cwds> cwds_;
+  std::vector<std::pair<std::string, Resolved>> links_;  // link path -> what it points at
 };
 
+// The command as it will run after unwrapping, for messages: its words, shortened.
 std::string describe(const Command& c) {
-  std::string s = c.argv[0].shown();
+  std::string s;
+  for (const ShellWord& w : c.argv) {
+    if (!s.empty()) s += ' ';
+    s += w.shown();
+    if (s.size() > 120) {
+      s = s.substr(0, 117) + "...";
+      break;
+    }
+  }
   if (!c.via.empty()) s += " (run by " + c.via + ")";
   return s;
 }
 
+bool is_network_device(const std::string& t) {
+  return t.rfind("/dev/tcp/", 0) == 0 || t.rfind("/dev/udp/", 0) == 0;
+}
+
+// Programs whose work is talking to the network.
+bool networked(const Command& c) {
+  static const char* const kNames[] = {"curl",  "wget",   "nc",        "ncat",         "netcat",
+                                       "socat", "ssh",    "scp",       "sftp",         "rsync",
+                                       "ftp",   "telnet", "aria2c",    "http",         "https",
+                                       "xh",    "lftp",   "smbclient", "mosquitto_pub"};
+  for (const char* n : kNames)
+    if (c.name == n) {
+      // rsync between local paths is a copy.
+      if (c.name != "rsync") return true;
+      for (size_t i = 1; i < c.argv.size(); ++i) {
+        const std::string& a = c.argv[i].text;
+        if (!a.empty() && a[0] != '-' && a.find(':') != std::string::npos &&
+            a.find(':') < a.find('/'))
+          return true;
+      }
+      return false;
+    }
+  if (c.name == "git" && c.argv.size() > 1)
+    for (const char* sub : {"push", "fetch", "pull", "clone", "ls-remote"})
+      if (c.argv[1].text == sub) return true;
+  return false;
+}
+
+bool is_address(const std::string& t) {
+  if (t.find("://") != std::string::npos) return true;
+  size_t colon = t.find(':');  // user@host:path, host:path
+  return colon != std::string::npos && colon > 0 && t.find('/') > colon && t[0] != '-';
+}
+
 }  // namespace
+
+CommandGuard::CommandGuard(Policy policy)
+    : policy_(std::move(policy)), tree_clear_(tree_holds_no_secret(policy_.places)) {
+  RE2::Options options;
+  options.set_log_errors(false);
+  auto set = std::make_shared<RE2::Set>(options, RE2::ANCHOR_BOTH);
+  for (size_t i = 0; i < policy_.rules.size(); ++i) {
+    const Rule& r = policy_.rules[i];
+    // A pattern the set cannot take is matched on its own, like a rule without one.
+    if (!r.command || set->Add(r.command->pattern(), nullptr) < 0) {
+      any_command_rules_.push_back(i);
+      continue;
+    }
+    set_rules_.push_back(i);
+  }
+  if (set->Compile()) {
+    command_names_ = std::move(set);
+  } else {
+    any_command_rules_.clear();
+    for (size_t i = 0; i < policy_.rules.size(); ++i) any_command_rules_.push_back(i);
+    set_rules_.clear();
+  }
+}
+
+std::vector<size_t> CommandGuard::rules_for(const std::string& name) const {
+  std::vector<size_t> out = any_command_rules_;
+  std::vector<int> hits;
+  if (command_names_ && command_names_->Match(name, &hits))
+    for (int h : hits) out.push_back(set_rules_[static_cast<size_t>(h)]);
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 Result<CommandGuard> CommandGuard::create(Policy policy) {
   // Examples are judged against a fixed tree and home, so they mean the same everywhere.
@@ -170,7 +326,7 @@ Result<CommandGuard> CommandGuard::create(Policy policy) {
 Result<bool> rule_fires_on(const Rule& rule, std::string_view line, const Places& places) {
   auto found = find_commands(line);
   if (auto* p = std::get_if<Problem>(&found)) return Status::error(p->reason);
-  Screen screen(places);
+  Screen screen(places, tree_holds_no_secret(places));
   for (const Step& step : std::get<Script>(found).steps) {
     if (step.kind == Step::Kind::kScopeOpen) screen.open();
     if (step.kind == Step::Kind::kScopeClose) screen.close();
@@ -196,8 +352,47 @@ Verdict CommandGuard::screen(std::string_view line) const {
   return screen_script(std::get<Script>(found));
 }
 
+std::optional<Verdict> CommandGuard::screen_network(const Command& c,
+                                                    std::set<std::string>& added_remotes) const {
+  if (!networked(c)) return std::nullopt;
+  if (!policy_.network)
+    return refuse("no-network",
+                  fmt::format("`{}` needs the network, and the sandbox has none: it cannot work",
+                              describe(c)));
+  if (c.name != "git" || c.argv.size() < 2) return std::nullopt;
+  const std::string& sub = c.argv[1].text;
+  if (sub != "push") return std::nullopt;
+  bool pushed_somewhere = false;
+  for (size_t i = 2; i < c.argv.size(); ++i) {
+    const std::string& a = c.argv[i].text;
+    if (a.empty() || a[0] == '-') {
+      if (a == "--repo" || a == "-o" || a == "--push-option" || a == "--receive-pack") ++i;
+      if (a.rfind("--repo=", 0) == 0 && is_address(a.substr(7)))
+        return refuse("push-to-address",
+                      fmt::format("`{}` pushes to an address given in the line rather than a "
+                                  "remote the repository already has",
+                                  describe(c)));
+      continue;
+    }
+    pushed_somewhere = true;
+    if (is_address(a) || c.argv[i].dynamic || added_remotes.count(a) > 0)
+      return refuse("push-to-address",
+                    fmt::format("`{}` pushes to an address given in the line rather than a "
+                                "remote the repository already has",
+                                describe(c)));
+    break;  // the remote; the rest are refspecs
+  }
+  // `git push` alone goes to the branch's remote, origin unless set: changed in this line?
+  if (!pushed_somewhere && !added_remotes.empty())
+    return refuse(
+        "push-to-address",
+        fmt::format("`{}` pushes to a remote whose address the line changed", describe(c)));
+  return std::nullopt;
+}
+
 Verdict CommandGuard::screen_script(const Script& script) const {
-  Screen screen(policy_.places);
+  Screen screen(policy_.places, tree_clear_);
+  std::set<std::string> added_remotes;  // `git remote add NAME URL`, `set-url NAME URL`
   for (const Step& step : script.steps) {
     switch (step.kind) {
       case Step::Kind::kScopeOpen:
@@ -210,30 +405,59 @@ Verdict CommandGuard::screen_script(const Script& script) const {
         const Redirect& r = step.redirect;
         bool writes = r.op.find('>') != std::string::npos;
         if ((r.op == ">&" || r.op == "<&") && is_fd_target(r.target.text)) continue;
+        if (is_network_device(r.target.text))
+          return refuse(policy_.network ? "network-redirect" : "no-network",
+                        policy_.network
+                            ? fmt::format("the redirection to `{}` opens a network connection "
+                                          "from the shell itself, which the guard cannot follow",
+                                          r.target.shown())
+                            : fmt::format("the redirection to `{}` opens a network connection, "
+                                          "and the sandbox has no network: it cannot work",
+                                          r.target.shown()));
         if (auto v = writes ? screen.write(r.target, "redirects output to") : screen.read(r.target))
           return *v;
+        if (writes)
+          if (auto v = screen.through_link(r.target, "redirects output to")) return *v;
         continue;
       }
       case Step::Kind::kCommand:
         break;
     }
     const Command& c = step.command;
+    if (c.name == "git" && c.argv.size() > 3 && c.argv[1].text == "remote" &&
+        (c.argv[2].text == "add" || c.argv[2].text == "set-url" || c.argv[2].text == "rename")) {
+      for (size_t i = 3; i < c.argv.size(); ++i)
+        if (!c.argv[i].text.empty() && c.argv[i].text[0] != '-') {
+          added_remotes.insert(c.argv[i].text);
+          if (c.argv[2].text != "rename") break;
+        }
+    }
+    if (auto v = screen_network(c, added_remotes)) return *v;
     Operands ops = operands_of(c);
     CommandFacts facts{&c, &ops.flags, screen.places_of(ops.writes)};
-    for (const Rule& rule : policy_.rules) {
+    for (size_t i : rules_for(c.name)) {
+      const Rule& rule = policy_.rules[i];
       if (rule_fires(rule, facts))
         return refuse(rule.name, fmt::format("`{}` {}", describe(c), rule.reason));
     }
     if (ops.not_understood)
       return refuse("not-understood", fmt::format("`{}`: {}", describe(c), *ops.not_understood));
+    if (c.script_operand_unknown)
+      return refuse("not-understood",
+                    fmt::format("`{}` runs a script whose name or text is known only when it runs",
+                                describe(c)));
     if (c.script_from_unknown_pipe)
       return refuse("not-understood",
                     fmt::format("`{}` reads commands from a pipe whose text is known only when "
                                 "it runs",
                                 describe(c)));
     std::string what = fmt::format("`{}` writes", describe(c));
-    for (const auto& w : ops.writes)
+    for (const auto& w : ops.writes) {
       if (auto v = screen.write(w, what.c_str())) return *v;
+      if (auto v = screen.through_link(w, what.c_str())) return *v;
+    }
+    if (auto v = screen.serve(c)) return *v;
+    if (c.name == "ln") screen.link(c);
     for (const auto& w : ops.reads)
       if (auto v = screen.read(w)) return *v;
     if (c.name == "cd" || c.name == "pushd" || c.name == "popd") screen.change_directory(c);

@@ -1,8 +1,11 @@
 #include "guard/operands.h"
 
+#include <cctype>
 #include <cstring>
 #include <map>
+#include <optional>
 
+#include "guard/inline_code.h"
 #include "guard/wrappers.h"
 
 // The command table below gives each Spec only the fields that matter for that command.
@@ -31,7 +34,7 @@ const std::map<std::string, Spec>& specs() {
       t[n] = write_all;
     t["touch"].value_short = "dtr";
     t["mkdir"].value_short = "m";
-    t["shred"].value_short = "nsu";
+    t["shred"].value_short = "ns";
     t["truncate"] = Spec{Mode::kWriteAll, "sr", {"--size", "--reference"}};
     t["chmod"] = Spec{Mode::kWriteAll, "", {"--reference"}, "", {}, 1};
     t["chown"] = Spec{Mode::kWriteAll, "", {"--reference", "--from"}, "", {}, 1};
@@ -71,16 +74,29 @@ const std::map<std::string, Spec>& specs() {
         Mode::kReadAll, "koStT", {"--key", "--output", "--field-separator"}, "o", {"--output"}};
     t["split"] = Spec{Mode::kWriteLast, "abClnt"};
     t["csplit"] = Spec{Mode::kReadAll, "bfn", {"--prefix"}, "f", {"--prefix"}};
-    t["patch"] = Spec{Mode::kReadAll, "iopDrFBVYzd", {"--input", "--output"}, "o", {"--output"}};
+    t["patch"] = Spec{Mode::kWriteAll,
+                      "iopDrFBVYzd",
+                      {"--input", "--output", "--directory", "--reject-file"},
+                      "odr",
+                      {"--output", "--directory", "--reject-file"}};
     for (const char* cc : {"gcc", "g++", "cc", "c++", "clang", "clang++", "ld", "as"})
       t[cc] = Spec{Mode::kReadAll, "oIDLlUxe", {}, "o", {}};
-    t["curl"] =
-        Spec{Mode::kReadAll,
-             "oXdHuAeEFKTwxyzbcrmCY",
-             {"--output", "--output-dir", "--data", "--header", "--config", "--upload-file",
-              "--cookie-jar"},
-             "oc",
-             {"--output", "--output-dir", "--cookie-jar", "--dump-header", "--trace", "--stderr"}};
+    t["curl"] = Spec{Mode::kReadAll,
+                     "oXdHuAeEFKTwxyzbcrmCYD",
+                     {"--output",      "--output-dir",     "--data",
+                      "--header",      "--config",         "--upload-file",
+                      "--cookie-jar",  "--dump-header",    "--trace",
+                      "--trace-ascii", "--stderr",         "--data-binary",
+                      "--data-raw",    "--data-urlencode", "--data-ascii",
+                      "--form",        "--form-string",    "--json",
+                      "--user",        "--user-agent",     "--request",
+                      "--referer",     "--max-time",       "--connect-timeout",
+                      "--retry",       "--proxy",          "--cert",
+                      "--key",         "--cacert",         "--url",
+                      "--libcurl",     "--netrc-file",     "--variable"},
+                     "ocD",
+                     {"--output", "--output-dir", "--cookie-jar", "--dump-header", "--trace",
+                      "--trace-ascii", "--stderr", "--libcurl"}};
     t["wget"] =
         Spec{Mode::kReadAll,
              "OPoaiUeTt",
@@ -89,6 +105,15 @@ const std::map<std::string, Spec>& specs() {
              "OPoa",
              {"--output-document", "--directory-prefix", "--output-file", "--append-output"}};
     t["unzip"] = Spec{Mode::kReadAll, "dxP", {}, "d", {}};
+    t["strace"] = Spec{Mode::kReadAll, "oepusEPabIOSXADFlnx", {"--output"}, "o", {"--output"}};
+    t["ltrace"] = t["strace"];
+    t["valgrind"] = Spec{Mode::kReadAll,
+                         "",
+                         {"--log-file", "--xml-file", "--massif-out-file", "--callgrind-out-file",
+                          "--cachegrind-out-file"},
+                         "",
+                         {"--log-file", "--xml-file", "--massif-out-file", "--callgrind-out-file",
+                          "--cachegrind-out-file"}};
     t["time"] = Spec{Mode::kReadAll, "fo", {"--format", "--output"}, "o", {"--output"}};
     for (const char* z :
          {"gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lzma"})
@@ -290,16 +315,8 @@ void awk_command(const Command& c, Operands& out) {
       out.not_understood = "an awk program known only at run time";
       return;
     }
+    // system() and pipes run commands: screened as scripts (option_commands.h).
     const std::string& t = prog.text;
-    if (t.find("system") != std::string::npos || t.find("|") != std::string::npos) {
-      // `||` is a logical or; any other pipe runs a command.
-      std::string without = t;
-      for (size_t at; (at = without.find("||")) != std::string::npos;) without.erase(at, 2);
-      if (t.find("system") != std::string::npos || without.find('|') != std::string::npos) {
-        out.not_understood = "an awk program that runs commands (system() or a pipe)";
-        return;
-      }
-    }
     // print > "file", print >> "file"
     for (size_t at = t.find('>'); at != std::string::npos; at = t.find('>', at + 1)) {
       size_t q = t.find_first_not_of("> \t", at);
@@ -320,11 +337,12 @@ void tar_command(const Command& c, Operands& out) {
     const ShellWord& w = c.argv[i];
     const std::string& a = w.text;
     auto starts = [&](const char* p) { return a.rfind(p, 0) == 0; };
+    // Options that run a command are screened as scripts (option_commands.h).
     if (starts("--to-command") || starts("--use-compress-program") ||
         starts("--checkpoint-action") || starts("--info-script") || starts("--new-volume-script") ||
         starts("--rsh-command") || starts("--rmt-command") || a == "-I" || a == "-F") {
-      out.not_understood = "a tar option that runs a command (" + a + ")";
-      return;
+      if (a.find('=') == std::string::npos && i + 1 < c.argv.size()) ++i;
+      continue;
     }
     if (starts("--file="))
       archives.push_back(part_of(w, 7));
@@ -347,9 +365,9 @@ void tar_command(const Command& c, Operands& out) {
         out.flags.insert(std::string(1, ch));
         if (ch == 'c' || ch == 'r' || ch == 'u' || ch == 'A') create = true;
         if (ch == 'x') extract = true;
-        if (ch == 'I' || ch == 'F') {
-          out.not_understood = "a tar option that runs a command (-" + std::string(1, ch) + ")";
-          return;
+        if (ch == 'I' || ch == 'F') {  // a program: screened as a script
+          if (k + 1 == a.size() && i + 1 < c.argv.size()) ++i;
+          break;
         }
         if (ch == 'f' || ch == 'C') {
           ShellWord v = k + 1 < a.size() && a[0] == '-'
@@ -367,7 +385,13 @@ void tar_command(const Command& c, Operands& out) {
     if (a.text != "-") (create ? out.writes : out.reads).push_back(a);
   for (auto& d : dirs) (extract ? out.writes : out.reads).push_back(d);
   if (extract && dirs.empty()) out.writes.push_back(literal_word("."));
-  for (auto& o : operands) (extract ? out.writes : out.reads).push_back(o);
+  for (auto& o : operands) {
+    // Members are named relative to the last -C directory.
+    ShellWord member = o;
+    if (!dirs.empty() && !o.text.empty() && o.text[0] != '/' && o.text[0] != kHome)
+      member.text = dirs.back().text + "/" + o.text;
+    (extract ? out.writes : out.reads).push_back(member);
+  }
 }
 
 void find_command(const Command& c, Operands& out) {
@@ -396,6 +420,104 @@ void find_command(const Command& c, Operands& out) {
   for (auto& s : starts) (deletes ? out.writes : out.reads).push_back(s);
 }
 
+// Files curl and wget send: -d @FILE, --data-binary @FILE, -F name=@FILE (or <FILE),
+// -T FILE, --post-file=FILE, --body-file=FILE. They are reads, checked like any other.
+void uploaded_files(const Command& c, Operands& out) {
+  for (size_t i = 1; i < c.argv.size(); ++i) {
+    const ShellWord& w = c.argv[i];
+    const std::string& a = w.text;
+    std::optional<ShellWord> value;
+    std::string opt = a;
+    size_t eq = a.find('=');
+    if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
+      opt = a.substr(0, eq);
+      value = part_of(w, eq + 1);
+    } else if (a.size() > 2 && a[0] == '-' && a[1] != '-' && std::strchr("dFT", a[1]) != nullptr) {
+      opt = a.substr(0, 2);
+      value = part_of(w, 2);
+    } else if (i + 1 < c.argv.size()) {
+      value = c.argv[i + 1];
+    }
+    if (!value) continue;  // -d @FILE and -T FILE are option values, read already (read_value).
+    bool data = c.name == "curl" && opt == "--data-urlencode";
+    bool form = c.name == "curl" && (opt == "-F" || opt == "--form");
+    bool file = c.name == "wget" && (opt == "--post-file" || opt == "--body-file");
+    std::string v = value->text;
+    size_t at = std::string::npos;
+    if (data) at = v.find('@');
+    if (form) {
+      at = v.find("=@");
+      if (at == std::string::npos) at = v.find("=<");
+      if (at != std::string::npos) ++at;
+    }
+    if (file) {
+      out.reads.push_back(*value);
+    } else if (at != std::string::npos) {
+      ShellWord f = part_of(*value, at + 1);
+      size_t semi = f.text.find(';');  // -F 'f=@path;type=text/plain'
+      if (form && semi != std::string::npos) f.text.resize(semi);
+      out.reads.push_back(f);
+    }
+  }
+}
+
+bool is_vim(const std::string& n) {
+  return n == "vim" || n == "vi" || n == "nvim" || n == "view" || n == "ex" || n == "vimdiff" ||
+         n == "gvim" || n == "rvim" || n == "evim";
+}
+
+// vim -c 'w! /path', -c 'sav /path', -c wq FILE: the files it writes.
+void vim_command(const Command& c, Operands& out) {
+  bool writes_operands = false;
+  std::vector<ShellWord> operands;
+  for (size_t i = 1; i < c.argv.size(); ++i) {
+    const ShellWord& w = c.argv[i];
+    std::optional<ShellWord> cmd;
+    if ((w.text == "-c" || w.text == "--cmd" || w.text == "-S") && i + 1 < c.argv.size()) {
+      cmd = c.argv[++i];
+      if (w.text == "-S") continue;
+    } else if (w.text.size() > 1 && w.text[0] == '+') {
+      cmd = part_of(w, 1);
+    } else if (w.text.size() > 1 && w.text[0] == '-') {
+      if (w.text == "-u" || w.text == "-U" || w.text == "-i" || w.text == "-T" || w.text == "-w" ||
+          w.text == "-W" || w.text == "-s" || w.text == "-t" || w.text == "-q")
+        ++i;
+      continue;
+    } else {
+      operands.push_back(w);
+      continue;
+    }
+    // Each |-separated command: w[rite][!] [FILE], wq, x[it], sav[eas], up[date].
+    std::string t = cmd->text;
+    size_t from = 0;
+    while (from <= t.size()) {
+      size_t bar = t.find('|', from);
+      std::string one = t.substr(from, bar == std::string::npos ? std::string::npos : bar - from);
+      from = bar == std::string::npos ? t.size() + 1 : bar + 1;
+      size_t a = one.find_first_not_of(": \t");
+      if (a == std::string::npos) continue;
+      one = one.substr(a);
+      size_t end = 0;
+      while (end < one.size() && std::isalpha(static_cast<unsigned char>(one[end]))) ++end;
+      std::string verb = one.substr(0, end);
+      static const std::set<std::string> kWrite = {
+          "w",      "wr",  "wri",  "writ", "write", "wq",    "x",      "xi",
+          "xit",    "exi", "exit", "sav",  "save",  "savea", "saveas", "up",
+          "update", "wa",  "wall", "wqa",  "wqall", "xa",    "xall"};
+      if (kWrite.count(verb) == 0) continue;
+      if (end < one.size() && one[end] == '!') ++end;
+      size_t f = one.find_first_not_of(" \t", end);
+      if (f == std::string::npos || one[f] == '!') {
+        if (f == std::string::npos) writes_operands = true;
+        continue;
+      }
+      if (one[f] == '>') f = one.find_first_not_of("> \t", f);
+      if (f != std::string::npos) out.writes.push_back(literal_word(one.substr(f), cmd->offset));
+    }
+  }
+  for (const ShellWord& o : operands) (writes_operands ? out.writes : out.reads).push_back(o);
+}
+
 void git_command(const Command& c, Operands& out) {
   for (size_t i = 1; i < c.argv.size(); ++i) {
     const std::string& a = c.argv[i].text;
@@ -403,6 +525,8 @@ void git_command(const Command& c, Operands& out) {
       out.writes.push_back(literal_word(std::string(1, kHome) + "/.gitconfig", c.argv[i].offset));
     if (a == "--system") out.writes.push_back(literal_word("/etc/gitconfig", c.argv[i].offset));
     if (a == "-C" && i + 1 < c.argv.size()) out.reads.push_back(c.argv[++i]);
+    if ((a == "-f" || a == "--file") && i + 1 < c.argv.size() && c.argv[1].text == "config")
+      out.writes.push_back(c.argv[++i]);
   }
   // `git clone URL DIR` writes DIR.
   if (c.argv.size() > 3 && c.argv[1].text == "clone" &&
@@ -509,7 +633,40 @@ Operands operands_of(const Command& c) {
     }
     return out;
   }
+  if (name == "patch") {
+    // patch [FILE [PATCHFILE]]: FILE is changed in place unless -o names the output.
+    Spec spec{Mode::kReadAll,
+              "iopDrFBVYzd",
+              {"--input", "--output", "--directory", "--reject-file"},
+              "odr",
+              {"--output", "--directory", "--reject-file"}};
+    Parsed p = parse_options(c, spec, out);
+    bool output = out.flags.count("o") > 0 || out.flags.count("output") > 0;
+    for (size_t i = 0; i < p.operands.size(); ++i)
+      (i == 0 && !output ? out.writes : out.reads).push_back(p.operands[i]);
+    return out;
+  }
+  if (name == "flock") {
+    // flock FILE cmd: the lock file is created when missing; a number is a descriptor.
+    for (size_t i = 1; i < c.argv.size(); ++i) {
+      const std::string& a = c.argv[i].text;
+      if (a == "-w" || a == "--timeout" || a == "-E" || a == "--conflict-exit-code") ++i;
+      if (a.empty() || a[0] == '-') continue;
+      if (a.find_first_not_of("0123456789") != std::string::npos) out.writes.push_back(c.argv[i]);
+      break;
+    }
+    return out;
+  }
   if (name == "git") git_command(c, out);
+  if (Language language = language_of(name); language != Language::kNone) {
+    // Paths the inline code names: written when it writes files, read otherwise.
+    for (const ShellWord& code : inline_code_of(language, c.argv)) {
+      CodeEffects e = scan_code(language, code.text);
+      for (const std::string& p : e.paths)
+        (e.writes_files ? out.writes : out.reads).push_back(literal_word(p, code.offset));
+    }
+    if (name.rfind("perl", 0) != 0) return out;
+  }
   if (name == "perl") {
     // perl -i edits its file operands in place; its program (-e) is text.
     bool in_place = false;
@@ -530,6 +687,11 @@ Operands operands_of(const Command& c) {
     }
     if (!program_given && !operands.empty()) operands.erase(operands.begin());
     for (auto& o : operands) (in_place ? out.writes : out.reads).push_back(o);
+    return out;
+  }
+  if (name == "curl" || name == "wget") uploaded_files(c, out);
+  if (is_vim(name)) {
+    vim_command(c, out);
     return out;
   }
   auto it = specs().find(name);
@@ -584,7 +746,12 @@ Operands operands_of(const Command& c) {
   if (name == "time" || name == "nohup" || name == "timeout" || name == "env" || name == "nice" ||
       name == "xargs" || name == "sudo" || name == "doas" || name == "stdbuf" || name == "ionice" ||
       name == "command" || name == "exec" || name == "builtin" || name == "setsid" ||
-      is_shell(name)) {
+      name == "strace" || name == "ltrace" || name == "valgrind" || name == "nsenter" ||
+      name == "chroot" || name == "unshare" || name == "fakeroot" || name == "firejail" ||
+      name == "bwrap" || name == "cgexec" || name == "systemd-run" || name == "pkexec" ||
+      name == "runuser" || name == "flock" || name == "chrt" || name == "taskset" ||
+      name == "toybox" || name == "busybox" || name == "coproc" || name == "entr" ||
+      name == "parallel" || name == "watch" || name == "perf" || name == "sg" || is_shell(name)) {
     // The wrapped command is screened as a command of its own; its words are not our reads.
     out.reads.clear();
   }

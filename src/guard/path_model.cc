@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cctype>
 
 namespace mecha::guard {
 
@@ -36,7 +37,13 @@ bool within(std::string_view path, std::string_view base) {
 
 namespace {
 
-bool has_glob(std::string_view s) { return s.find_first_of("*?[") != std::string_view::npos; }
+// A plain loop: called for every secret location on every path, where find_first_of's
+// memchr per character costs more than the comparison.
+bool has_glob(std::string_view s) {
+  for (char c : s)
+    if (c == '*' || c == '?' || c == '[') return true;
+  return false;
+}
 
 // A pattern matches a path when it matches the path or one of its ancestors.
 bool matches_location(const std::string& pattern, const std::string& path) {
@@ -48,6 +55,38 @@ bool matches_location(const std::string& pattern, const std::string& path) {
     }
   }
   return false;
+}
+
+// `~user/x`: the home of another user, as the shell expands it.
+std::string user_home(std::string_view user) {
+  return user == "root" ? std::string("/root") : "/home/" + std::string(user);
+}
+
+// A text that starts with `~` the shell did not expand where the word was cooked (after a
+// brace expansion, in an option's value, in a program's literal code) is still read as the
+// home, or as `~user`'s home: refusing a file literally named `~` is the cheaper mistake.
+std::string expand_tilde(const std::string& t, const std::string& home) {
+  if (t.empty() || (t[0] != '~' && t[0] != kHome)) return t;
+  size_t slash = t.find('/');
+  std::string_view user =
+      std::string_view(t).substr(1, slash == std::string::npos ? std::string::npos : slash - 1);
+  std::string rest = slash == std::string::npos ? std::string() : t.substr(slash);
+  if (user.empty()) return home + rest;
+  for (char c : user)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'))
+      return t;
+  return user_home(user) + rest;
+}
+
+// /proc/self/root/etc and /proc/1/root/etc are /etc.
+std::string through_proc_root(const std::string& path) {
+  if (path.rfind("/proc/", 0) != 0) return path;
+  size_t pid_end = path.find('/', 6);
+  if (pid_end == std::string::npos) return path;
+  if (path.compare(pid_end, 5, "/root") != 0) return path;
+  if (path.size() != pid_end + 5 && path[pid_end + 5] != '/') return path;
+  std::string rest = path.substr(pid_end + 5);
+  return rest.empty() ? "/" : rest;
 }
 
 std::string expand_home(const std::string& pattern, const std::string& home) {
@@ -96,7 +135,7 @@ std::string absolute_text(const ShellWord& word, const std::string& cwd, const P
       }
     }
   }
-  if (!t.empty() && t[0] == kHome) t = places.home + t.substr(1);
+  t = expand_tilde(t, places.home);
   if (t.empty()) return cwd;
   if (t[0] == '/') return t;
   if (cwd.empty()) return "";
@@ -105,8 +144,7 @@ std::string absolute_text(const ShellWord& word, const std::string& cwd, const P
 
 // `~/.ss*/id_rsa`: could the glob expand to a secret location or something under it?
 bool glob_reaches_secret(const ShellWord& word, const std::string& cwd, const Places& places) {
-  std::string t = word.text;
-  if (!t.empty() && t[0] == kHome) t = places.home + t.substr(1);
+  std::string t = expand_tilde(word.text, places.home);
   if (t.empty()) return false;
   if (t[0] != '/') {
     if (cwd.empty()) return false;
@@ -132,26 +170,69 @@ bool glob_reaches_secret(const ShellWord& word, const std::string& cwd, const Pl
 
 }  // namespace
 
-Resolved resolve_path(const ShellWord& word, const std::string& cwd, const Places& places) {
+bool tree_holds_no_secret(const Places& places) {
+  const std::string& tree = places.work_tree;
+  for (const std::string& s : places.secrets) {
+    std::string location = expand_home(s, places.home);
+    size_t glob = 0;
+    while (glob < location.size() && location[glob] != '*' && location[glob] != '?' &&
+           location[glob] != '[')
+      ++glob;
+    // A glob's directory before its first pattern character stands for it.
+    std::string base = location.substr(0, glob);
+    if (glob < location.size()) base = base.substr(0, base.rfind('/') + 1);
+    if (base.empty() || within(base, tree) || within(tree, normalise(base))) return false;
+  }
+  return !tree.empty() && tree.rfind("/home/", 0) != 0;
+}
+
+Resolved resolve_path(const ShellWord& word, const std::string& cwd, const Places& places,
+                      bool tree_holds_no_secret) {
   Resolved r;
   Known known = Known::kExact;
   std::string abs = absolute_text(word, cwd, places, known);
   if (abs.empty()) return r;  // kUnknown
-  r.path = normalise(abs);
+  r.path = through_proc_root(normalise(abs));
   const std::string& tree = places.work_tree;
+  // Inside a tree that holds no secret, only a glob that climbs out (`*/../..`) could reach one.
+  bool skip_secrets = tree_holds_no_secret && within(r.path, tree) &&
+                      (!word.glob || word.text.find("..") == std::string::npos);
   for (const std::string& s : places.secrets) {
+    if (r.secret || skip_secrets) break;
+    bool in_home = s.size() > 1 && s[0] == '~' && s[1] == '/';
+    if (!has_glob(s)) {
+      // The common case, without building a string: `~/x` is under home, `/x` as written.
+      if (in_home) {
+        if (within(r.path, places.home) && r.path.size() > places.home.size() &&
+            within(std::string_view(r.path).substr(places.home.size()),
+                   std::string_view(s).substr(1)))
+          r.secret = true;
+        continue;
+      }
+      // /root is a secret for other users; for root, it is home, and only its secrets are.
+      if (within(places.home, s)) continue;
+      if (within(r.path, s)) r.secret = true;
+      continue;
+    }
     std::string location = expand_home(s, places.home);
-    // /root is a secret for other users; for root, it is home, and only its secrets are.
     if (within(places.home, location)) continue;
     if (matches_location(location, r.path)) r.secret = true;
   }
-  if (word.glob && !r.secret && known != Known::kDynamic)
+  if (word.glob && !r.secret && !skip_secrets && known != Known::kDynamic)
     r.secret = glob_reaches_secret(word, cwd, places);
+  // Another user's home: /home/NAME and anything under it, unless it holds ours or the tree.
+  if (!r.secret && r.path.rfind("/home/", 0) == 0 && r.path.size() > 6 &&
+      !within(r.path, places.home) && !within(places.home, r.path) &&
+      !within(r.path, places.work_tree) && !within(places.work_tree, r.path))
+    r.secret = true;
   bool outside = false;
   if (r.path == tree) {
     r.place = known == Known::kExact ? Place::kTree : Place::kInside;
   } else if (within(tree, r.path)) {
-    r.place = known == Known::kExact ? Place::kAncestor : Place::kUnknown;
+    // A glob in a directory above the tree (`/e?c/hosts`, `/*`) matches its siblings too.
+    r.place = known == Known::kDynamic ? Place::kUnknown
+              : known == Known::kChild ? Place::kOutside
+                                       : Place::kAncestor;
   } else if (within(r.path, tree)) {
     r.place = Place::kInside;
     for (const std::string& p : places.protected_)
@@ -174,14 +255,13 @@ Resolved resolve_path(const ShellWord& word, const std::string& cwd, const Place
 
 std::string resolve_directory(const ShellWord& word, const std::string& cwd, const Places& places) {
   if (word.dynamic || word.glob) return "";
-  std::string t = word.text;
-  if (!t.empty() && t[0] == kHome) t = places.home + t.substr(1);
+  std::string t = expand_tilde(word.text, places.home);
   if (t.empty()) return "";
   if (t[0] != '/') {
     if (cwd.empty()) return "";
     t = cwd + "/" + t;
   }
-  return normalise(t);
+  return through_proc_root(normalise(t));
 }
 
 }  // namespace mecha::guard

@@ -45,7 +45,14 @@ std::string normalise(std::string_view path);
 bool within(std::string_view path, std::string_view base);
 
 // Resolves a word against `cwd` ("" when the current directory is not known).
-Resolved resolve_path(const ShellWord& word, const std::string& cwd, const Places& places);
+// `tree_holds_no_secret` (from tree_holds_no_secret()) lets a path inside the tree skip the
+// secret locations: none of them can contain it.
+Resolved resolve_path(const ShellWord& word, const std::string& cwd, const Places& places,
+                      bool tree_holds_no_secret = false);
+
+// True when no secret location is inside the work tree and the tree is inside none: then no
+// path inside the tree is a secret. One pass over the secrets, for a line's many paths.
+bool tree_holds_no_secret(const Places& places);
 
 // The directory a `cd` to `word` reaches from `cwd`; "" when not known in advance.
 std::string resolve_directory(const ShellWord& word, const std::string& cwd, const Places& places);

@@ -30,6 +30,9 @@ namespace mecha::guard {
 struct Policy {
   Places places;
   std::vector<Rule> rules;
+  // Whether commands can reach the network (the sandbox's setting). Without it, uploads,
+  // downloads and connections are refused as pointless, saying so. Default: true.
+  bool network = true;
 };
 
 // The default writable places, protected parts of the tree and secret locations.

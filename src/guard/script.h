@@ -23,6 +23,9 @@ struct Command {
   bool reads_script_from_stdin = false;
   // Its standard input is a pipe whose text the finder could not know in advance.
   bool script_from_unknown_pipe = false;
+  // A shell or `source` runs a script file named by a <(...) or a variable; cleared when the
+  // finder reads the script from the echo or printf that feeds it.
+  bool script_operand_unknown = false;
   std::string via;  // how it was reached, for messages: "", "env", "find -exec", "bash -c"
   uint32_t offset = 0;
   bool operator==(const Command&) const = default;

@@ -1,6 +1,8 @@
 #include "guard/shell_word.h"
 
 #include <cstring>
+#include <optional>
+#include <vector>
 
 namespace mecha::guard {
 namespace {
@@ -140,6 +142,8 @@ void decode_unquoted(std::string_view s, ShellWord& w, bool at_word_start) {
   }
 }
 
+void cook_into(TSNode node, std::string_view source, ShellWord& w, const Variables* vars);
+
 bool is_expansion(TSNode n) {
   return is(n, "simple_expansion") || is(n, "expansion") || is(n, "command_substitution") ||
          is(n, "process_substitution") || is(n, "arithmetic_expansion");
@@ -154,12 +158,86 @@ std::string_view expanded_name(TSNode n, std::string_view source) {
   return {};
 }
 
-void add_expansion(TSNode n, std::string_view source, ShellWord& w, bool quoted) {
+// $(dirname PATH), $(basename PATH), $(realpath PATH), $(readlink -f PATH) of a literal
+// path, and $(git rev-parse --show-toplevel) (the tree, where the line starts): their value.
+std::optional<std::string> substituted_path(TSNode n, std::string_view source) {
+  if (ts_node_named_child_count(n) != 1) return std::nullopt;
+  TSNode c = ts_node_named_child(n, 0);
+  if (!is(c, "command")) return std::nullopt;
+  std::vector<std::string> words;
+  for (uint32_t i = 0; i < ts_node_named_child_count(c); ++i) {
+    TSNode a = ts_node_named_child(c, i);
+    if (is(a, "command_name")) a = ts_node_named_child(a, 0);
+    // Only plain words and quoted strings without expansions: no recursion into others.
+    bool plain = is(a, "word") || is(a, "raw_string") ||
+                 (is(a, "string") && ts_node_named_child_count(a) == 0) ||
+                 (is(a, "string") && ts_node_named_child_count(a) == 1 &&
+                  is(ts_node_named_child(a, 0), "string_content"));
+    if (ts_node_is_null(a) || !plain) return std::nullopt;
+    ShellWord w;
+    cook_into(a, source, w, nullptr);
+    if (w.dynamic || w.glob) return std::nullopt;
+    words.push_back(w.text);
+  }
+  if (words.size() == 3 && words[0] == "git" && words[1] == "rev-parse" &&
+      words[2] == "--show-toplevel")
+    return std::string(".");
+  if (!words.empty() && words[0] == "mktemp") {
+    // A new name in /tmp (or under the -p/--tmpdir directory, which is not followed).
+    for (const std::string& w : words)
+      if (w == "-p" || w.rfind("--tmpdir", 0) == 0 || w.rfind("-p", 0) == 0 ||
+          w.find('/') != std::string::npos)
+        return std::nullopt;
+    return std::string("/tmp/tmp.mktemp");
+  }
+  std::string path;
+  if (words.size() == 2 &&
+      (words[0] == "dirname" || words[0] == "basename" || words[0] == "realpath"))
+    path = words[1];
+  else if (words.size() == 3 && words[0] == "readlink" && (words[1] == "-f" || words[1] == "-e"))
+    path = words[2];
+  else
+    return std::nullopt;
+  if (words[0] == "dirname" || words[0] == "basename") {
+    while (path.size() > 1 && path.back() == '/') path.pop_back();
+    size_t slash = path.rfind('/');
+    if (words[0] == "basename") return slash == std::string::npos ? path : path.substr(slash + 1);
+    if (slash == std::string::npos) return std::string(".");
+    return slash == 0 ? std::string("/") : path.substr(0, slash);
+  }
+  return path;
+}
+
+void add_expansion(TSNode n, std::string_view source, ShellWord& w, bool quoted,
+                   const Variables* vars) {
   std::string_view name = expanded_name(n, source);
   if (!quoted && name == "IFS") w.ifs = true;
-  if (name == "HOME" && w.text.empty() && !is(n, "command_substitution")) {
+  // The home is known anywhere in a word: `@$HOME/.netrc`, `--file=$HOME/x` place it once
+  // the part before it is taken off.
+  if (name == "HOME" && !is(n, "command_substitution")) {
     w.text += kHome;
     return;
+  }
+  if (is(n, "command_substitution")) {
+    if (auto v = substituted_path(n, source)) {
+      w.text += *v;
+      return;
+    }
+  }
+  if (vars != nullptr && !name.empty() && !is(n, "command_substitution")) {
+    auto it = vars->find(name);
+    if (it != vars->end() && it->second) {
+      const ShellWord& v = *it->second;
+      // A home at the start of a value stays a home only at the start of the word.
+      if (!v.text.empty() && v.text[0] == kHome && !w.text.empty())
+        w.text += "~" + v.text.substr(1);
+      else
+        w.text += v.text;
+      w.dynamic |= v.dynamic;
+      w.glob |= v.glob && !quoted;
+      if (!quoted && v.text.find_first_of(" \t\n") != std::string::npos) w.splits = true;
+      return;
+    }
   }
   w.text += kUnknown;
   w.dynamic = true;
@@ -168,7 +246,7 @@ void add_expansion(TSNode n, std::string_view source, ShellWord& w, bool quoted)
 
 // Appends the value of one node. Iterative over concatenations and strings, which are
 // shallow (the grammar does not nest them); substitutions inside are opaque here.
-void cook_into(TSNode node, std::string_view source, ShellWord& w) {
+void cook_into(TSNode node, std::string_view source, ShellWord& w, const Variables* vars) {
   if (is(node, "concatenation")) {
     uint32_t n = ts_node_child_count(node);
     for (uint32_t i = 0; i < n; ++i) {
@@ -178,7 +256,7 @@ void cook_into(TSNode node, std::string_view source, ShellWord& w) {
         w.dynamic = true;
         continue;
       }
-      cook_into(c, source, w);
+      cook_into(c, source, w, vars);
     }
     return;
   }
@@ -199,12 +277,12 @@ void cook_into(TSNode node, std::string_view source, ShellWord& w) {
       TSNode c = ts_node_named_child(node, i);
       if (!is_expansion(c)) continue;
       decode_double_quoted(source.substr(pos, ts_node_start_byte(c) - pos), w);
-      add_expansion(c, source, w, /*quoted=*/true);
+      add_expansion(c, source, w, /*quoted=*/true, vars);
       pos = ts_node_end_byte(c);
     }
     if (end > pos) decode_double_quoted(source.substr(pos, end - pos), w);
   } else if (is_expansion(node)) {
-    add_expansion(node, source, w, /*quoted=*/false);
+    add_expansion(node, source, w, /*quoted=*/false, vars);
   } else if (is(node, "brace_expression")) {
     w.text += t;
   } else {
@@ -247,13 +325,13 @@ ShellWord unknown_word(uint32_t offset) {
   return w;
 }
 
-ShellWord cook_word(TSNode node, std::string_view source) {
+ShellWord cook_word(TSNode node, std::string_view source, const Variables* variables) {
   ShellWord w;
   w.offset = ts_node_start_byte(node);
   if (is(node, "command_name") && ts_node_named_child_count(node) > 0) {
     node = ts_node_named_child(node, 0);
   }
-  cook_into(node, source, w);
+  cook_into(node, source, w, variables);
   return w;
 }
 

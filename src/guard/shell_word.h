@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,8 +41,13 @@ ShellWord literal_word(std::string text, uint32_t offset = 0);
 // A word nothing is known about (xargs's appended arguments, `{}` of find -exec).
 ShellWord unknown_word(uint32_t offset = 0);
 
-// The word a node of the tree stands for. `source` is the text the tree was parsed from.
-ShellWord cook_word(TSNode node, std::string_view source);
+// Values of variables assigned earlier in the line: nullopt for one whose value is not known
+// (assigned twice, read, or from a substitution). A variable not listed is unknown too.
+using Variables = std::map<std::string, std::optional<ShellWord>, std::less<>>;
+
+// The word a node of the tree stands for. `source` is the text the tree was parsed from;
+// `$NAME` and `${NAME}` take their value from `variables` when it is known there.
+ShellWord cook_word(TSNode node, std::string_view source, const Variables* variables = nullptr);
 
 // Brace expansion of a static word: "a{b,c}d" -> "abd", "acd". At most `limit` results;
 // words without a brace list come back alone.

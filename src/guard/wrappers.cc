@@ -1,5 +1,7 @@
 #include "guard/wrappers.h"
 
+#include "guard/option_commands.h"
+
 #include <fmt/format.h>
 
 #include <cctype>
@@ -97,6 +99,10 @@ void find_exec(const Argv& argv, LookThrough& out) {
   }
 }
 
+bool is_stdin_path(const std::string& p) {
+  return p == "/dev/stdin" || p == "/dev/fd/0" || p == "/proc/self/fd/0" || p == "-";
+}
+
 void shell_c(const std::string& name, const Argv& argv, LookThrough& out) {
   bool has_c = false;
   bool stdin_flag = false;
@@ -124,7 +130,11 @@ void shell_c(const std::string& name, const Argv& argv, LookThrough& out) {
     out.scripts.push_back({argv[i], name + " -c"});
     return;
   }
-  if (i >= argv.size() || stdin_flag) out.reads_script_from_stdin = true;
+  if (i >= argv.size() || stdin_flag || is_stdin_path(argv[i].text)) {
+    out.reads_script_from_stdin = true;
+    return;
+  }
+  out.script_file = argv[i];
 }
 
 void env_assignments(const Argv& argv, LookThrough& out) {
@@ -145,31 +155,6 @@ void env_assignments(const Argv& argv, LookThrough& out) {
       v.text = a.substr(eq + 1);
       out.scripts.push_back({v, a.substr(0, eq)});
     }
-  }
-}
-
-void git_options(const Argv& argv, LookThrough& out) {
-  for (size_t i = 1; i < argv.size(); ++i) {
-    const std::string& a = argv[i].text;
-    if (!a.empty() && a[0] != '-') return;  // the subcommand: its options are its own
-    if (starts_with(a, "--config-env")) {
-      out.not_understood = "`git --config-env` sets configuration from the environment";
-      return;
-    }
-    if (a != "-c" || i + 1 >= argv.size()) continue;
-    const ShellWord& kv = argv[++i];
-    size_t eq = kv.text.find('=');
-    std::string key = kv.text.substr(0, eq);
-    SettingKind kind = git_config_kind(key);
-    if (kind == SettingKind::kData) continue;
-    if (kind == SettingKind::kLoads || eq == std::string::npos) {
-      out.not_understood = fmt::format("`git -c {}` makes git run or load a program", key);
-      return;
-    }
-    ShellWord v = kv;
-    v.text = kv.text.substr(eq + 1);
-    if (!v.text.empty() && v.text[0] == '!') v.text.erase(0, 1);  // a shell alias
-    out.scripts.push_back({v, "git -c " + key});
   }
 }
 
@@ -273,8 +258,187 @@ LookThrough look_through(const Argv& argv) {
       }
     }
     add_inner(out, argv, skip_options(argv, 1, {"-u", "--unset", "-C", "--chdir"}, true), "env");
-  } else if (in(name, {"nohup", "builtin", "setsid", "unbuffer", "catchsegv"})) {
-    add_inner(out, argv, skip_options(argv, 1, {}), name);
+  } else if (name == "sg") {
+    // sg GROUP -c 'cmd', or sg GROUP cmd args
+    for (size_t i = 2; i + 1 < argv.size(); ++i)
+      if (argv[i].text == "-c") {
+        out.scripts.push_back({argv[i + 1], "sg -c"});
+        return out;
+      }
+    add_inner(out, argv, 2, name);
+  } else if (name == "cgexec") {
+    add_inner(out, argv, skip_options(argv, 1, {"-g"}), name);
+  } else if (name == "firejail" || name == "proot" || name == "schroot") {
+    add_inner(out, argv, skip_options(argv, 1, {"-r", "-b", "-w", "-c", "-u"}), name);
+  } else if (name == "bwrap") {
+    // bwrap's options take zero, one or two values.
+    size_t i = 1;
+    while (i < argv.size() && argv[i].text.rfind("--", 0) == 0) {
+      const std::string& a = argv[i].text;
+      if (a == "--") {
+        ++i;
+        break;
+      }
+      size_t values = 0;
+      if (in(a,
+             {"--bind", "--ro-bind", "--dev-bind", "--bind-try", "--ro-bind-try", "--dev-bind-try",
+              "--symlink", "--setenv", "--file", "--bind-data", "--ro-bind-data", "--chmod"}))
+        values = 2;
+      else if (in(a, {"--dev",
+                      "--proc",
+                      "--tmpfs",
+                      "--dir",
+                      "--unsetenv",
+                      "--chdir",
+                      "--uid",
+                      "--gid",
+                      "--hostname",
+                      "--remount-ro",
+                      "--mqueue",
+                      "--seccomp",
+                      "--info-fd",
+                      "--sync-fd",
+                      "--block-fd",
+                      "--userns",
+                      "--pidns",
+                      "--lock-file",
+                      "--perms",
+                      "--cap-add",
+                      "--cap-drop",
+                      "--json-status-fd",
+                      "--exec-label",
+                      "--file-label",
+                      "--argv0",
+                      "--size",
+                      "--userns-block-fd",
+                      "--add-seccomp-fd"}))
+        values = 1;
+      i += 1 + values;
+    }
+    add_inner(out, argv, i, name);
+  } else if (in(name, {"nohup", "builtin", "setsid", "unbuffer", "catchsegv", "coproc", "fakeroot",
+                       "fakeroot-ng", "torsocks", "proxychains", "proxychains4", "tsocks",
+                       "xvfb-run", "dbus-run-session", "caffeinate", "newgrp"})) {
+    size_t i = skip_options(
+        argv, 1,
+        {"-l", "--lib", "-s", "-i", "--faked", "-n", "--server-num", "-a", "--server-args", "-e"});
+    // `coproc NAME { cmd; }` reaches here as `coproc NAME { cmd`: the grammar does not know
+    // coproc, so the brace is a word; `coproc NAME cmd` names the coprocess.
+    if (name == "coproc" && i + 1 < argv.size() && argv[i + 1].text == "{") ++i;
+    if (name == "coproc" && i < argv.size() && argv[i].text == "{") ++i;
+    if (name == "coproc" && i + 1 < argv.size() && argv[i].text.find('/') == std::string::npos &&
+        !argv[i].text.empty() && std::isupper(static_cast<unsigned char>(argv[i].text[0])))
+      ++i;
+    add_inner(out, argv, i, name);
+  } else if (name == "nsenter") {
+    // Namespace options take their file only attached (`--mount=FILE`); -t, -S, -G a value.
+    add_inner(
+        out, argv,
+        skip_options(argv, 1,
+                     {"-t", "--target", "-S", "--setuid", "-G", "--setgid", "-r", "-w", "--wd"}),
+        name);
+  } else if (name == "chroot") {
+    size_t i = skip_options(argv, 1, {"--userspec", "--groups"});
+    add_inner(out, argv, i + 1, name);  // the new root comes first
+  } else if (name == "strace" || name == "ltrace") {
+    size_t i = skip_options(
+        argv, 1,
+        {"-o", "--output", "-e", "-p",           "--attach", "-u", "--user", "-s", "--string-limit",
+         "-E", "--env",    "-P", "--trace-path", "-a",       "-b", "-I",     "-O", "-S",
+         "-X", "-A",       "-D", "-F",           "-l",       "-n", "-x"});
+    add_inner(out, argv, i, name);
+  } else if (in(name, {"valgrind", "perf", "heaptrack", "hyperfine"})) {
+    size_t i = 1;
+    if (name == "perf" && i < argv.size()) ++i;  // perf record|stat|trace
+    i = skip_options(argv, i, {"-o", "-e", "-p", "-c", "-F", "-g", "--output", "--event"});
+    if (name == "hyperfine") {
+      for (size_t j = 1; j < argv.size(); ++j)
+        if (!argv[j].text.empty() && argv[j].text[0] != '-') out.scripts.push_back({argv[j], name});
+    } else {
+      add_inner(out, argv, i, name);
+    }
+  } else if (in(name, {"eatmydata", "rlwrap", "numactl", "prlimit", "ssh-agent", "cpulimit",
+                       "nocache", "unshare-user", "firejail-run", "proxychains-ng"})) {
+    add_inner(out, argv,
+              skip_options(argv, 1,
+                           {"-l", "--limit", "-p", "--pid", "-N", "-m", "-C", "-P", "--cpunodebind",
+                            "--membind", "--physcpubind", "-a"}),
+              name);
+  } else if (in(name, {"gosu", "su-exec", "setuidgid", "runcon", "faketime", "chpst"})) {
+    // The first operand is a user, a context or a time; the command follows.
+    size_t i = skip_options(argv, 1, {"-u", "-U", "-e", "-f"});
+    add_inner(out, argv, i + 1, name);
+  } else if (name == "sshpass") {
+    add_inner(out, argv, skip_options(argv, 1, {"-p", "-f", "-d", "-P"}), name);
+  } else if (name == "capsh") {
+    // capsh [options] -- ARGS: ARGS go to bash.
+    for (size_t i = 1; i < argv.size(); ++i)
+      if (argv[i].text == "--") {
+        Argv sh{literal_word("bash", argv[0].offset)};
+        sh.insert(sh.end(), argv.begin() + static_cast<long>(i + 1), argv.end());
+        out.commands.push_back({std::move(sh), "capsh"});
+        break;
+      }
+  } else if (name == "ip" && argv.size() > 4 && argv[1].text == "netns" && argv[2].text == "exec") {
+    add_inner(out, argv, 4, "ip netns exec");
+  } else if (in(name,
+                {"poetry", "pipenv", "uv", "pdm", "hatch", "rye", "bundle", "conda", "mamba",
+                 "micromamba", "direnv", "npm", "pnpm", "yarn", "npx", "bunx", "pixi", "tox"})) {
+    // Runners: `poetry run cmd`, `bundle exec cmd`, `npx cmd`, `conda run -n env cmd`,
+    // `direnv exec DIR cmd`, `npm exec -c 'cmd'`.
+    size_t i = 1;
+    if (name != "npx" && name != "bunx") {
+      if (i >= argv.size() || (argv[i].text != "run" && argv[i].text != "exec")) return out;
+      if ((name == "npm" || name == "pnpm" || name == "yarn") && argv[i].text == "run")
+        return out;  // a package.json script: the project's own
+      ++i;
+      if (name == "direnv" && i < argv.size()) ++i;  // the directory
+    }
+    for (size_t j = i; j + 1 < argv.size(); ++j)
+      if (argv[j].text == "-c" || argv[j].text == "--call") {
+        out.scripts.push_back({argv[j + 1], name + " -c"});
+        return out;
+      }
+    add_inner(out, argv,
+              skip_options(argv, i,
+                           {"-n", "--name", "-p", "--prefix", "-e", "--env", "--package", "--with",
+                            "--python", "--from"}),
+              name + " " + (i > 1 ? argv[1].text : std::string("")));
+  } else if (name == "toybox") {
+    add_inner(out, argv, 1, name);
+  } else if (name == "pkexec") {
+    add_inner(out, argv, skip_options(argv, 1, {"--user", "-u"}), name);
+  } else if (name == "systemd-run") {
+    add_inner(out, argv,
+              skip_options(argv, 1,
+                           {"-u",
+                            "--unit",
+                            "-p",
+                            "--property",
+                            "--description",
+                            "--slice",
+                            "--uid",
+                            "--gid",
+                            "--nice",
+                            "-E",
+                            "--setenv",
+                            "--working-directory",
+                            "-M",
+                            "--machine",
+                            "-H",
+                            "--host",
+                            "--on-active",
+                            "--on-boot",
+                            "--on-startup",
+                            "--on-unit-active",
+                            "--on-unit-inactive",
+                            "--on-calendar",
+                            "--timer-property",
+                            "--path-property",
+                            "--socket-property",
+                            "--service-type",
+                            "-t"}),
+              name);
   } else if (name == "timeout") {
     size_t i = skip_options(argv, 1, {"-s", "--signal", "-k", "--kill-after"});
     add_inner(out, argv, i + 1, name);  // the duration comes first
@@ -307,9 +471,13 @@ LookThrough look_through(const Argv& argv) {
   } else if (name == "xargs") {
     // With -I R (or -i, whose R is {}), each R in the command is replaced by a line of input.
     std::string replace;
-    for (size_t i = 1; i < argv.size(); ++i) {
+    size_t command_at = skip_options(
+        argv, 1,
+        {"-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "-I", "-L", "-l", "-n", "--max-args",
+         "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var", "--eof"});
+    for (size_t i = 1; i < argv.size() && i < command_at; ++i) {
       const std::string& a = argv[i].text;
-      if (!a.empty() && a[0] != '-') break;
+      if (!a.empty() && a[0] != '-') continue;  // an option's value
       if (a == "-I" && i + 1 < argv.size())
         replace = argv[i + 1].text;
       else if (starts_with(a, "-I") && a.size() > 2)
@@ -331,11 +499,16 @@ LookThrough look_through(const Argv& argv) {
       inner.push_back(unknown_word());  // the arguments read from standard input
     } else {
       for (ShellWord& w : inner) {
-        for (size_t at; (at = w.text.find(replace)) != std::string::npos;) {
-          w.text.replace(at, replace.size(), std::string(1, kUnknown));
+        std::string replaced;
+        size_t from = 0;
+        for (size_t at; (at = w.text.find(replace, from)) != std::string::npos;) {
+          replaced.append(w.text, from, at - from);
+          replaced.push_back(kUnknown);
+          from = at + replace.size();
           w.dynamic = true;
           w.splits = true;
         }
+        if (w.dynamic) w.text = replaced + w.text.substr(from);
       }
     }
     out.commands.push_back({std::move(inner), "xargs"});
@@ -346,12 +519,17 @@ LookThrough look_through(const Argv& argv) {
         argv, 1, {"-p", "--pid", "--reuid", "--regid", "--groups", "--inh-caps", "--bounding-set"});
     if ((name == "chrt" || name == "taskset") && i < argv.size()) ++i;
     add_inner(out, argv, i, name);
-  } else if (name == "parallel") {
-    out.not_understood = "GNU parallel builds the commands it runs from its input";
   } else if (name == "script") {
-    for (size_t j = 1; j + 1 < argv.size(); ++j)
-      if (argv[j].text == "-c" || argv[j].text == "--command")
+    for (size_t j = 1; j + 1 < argv.size(); ++j) {
+      const std::string& a = argv[j].text;
+      if (a == "--command" || (a.size() > 1 && a[0] == '-' && a[1] != '-' && a.back() == 'c')) {
         out.scripts.push_back({argv[j + 1], "script -c"});
+      } else if (starts_with(a, "--command=")) {
+        ShellWord w = argv[j];
+        w.text = a.substr(10);
+        out.scripts.push_back({w, "script -c"});
+      }
+    }
   } else if (name == "find") {
     find_exec(argv, out);
   } else if (name == "rg") {
@@ -367,9 +545,15 @@ LookThrough look_through(const Argv& argv) {
   } else if (is_shell(name)) {
     shell_c(name, argv, out);
   } else if (name == "su" || name == "runuser") {
+    bool script = false;
     for (size_t i = 1; i + 1 < argv.size(); ++i)
-      if (argv[i].text == "-c" || argv[i].text == "--command")
+      if (argv[i].text == "-c" || argv[i].text == "--command") {
         out.scripts.push_back({argv[i + 1], name + " -c"});
+        script = true;
+      }
+    // runuser -u USER -- cmd args
+    if (!script && name == "runuser")
+      add_inner(out, argv, skip_options(argv, 1, {"-u", "--user", "-g", "--group", "-G"}), name);
   } else if (name == "trap") {
     if (argv.size() > 2 && argv[1].text != "-p" && argv[1].text != "-l" && argv[1].text != "-")
       out.scripts.push_back({argv[1], "trap"});
@@ -391,13 +575,24 @@ LookThrough look_through(const Argv& argv) {
         return out;
       }
     add_inner(out, argv, i + 1, name);
-  } else if (name == "git") {
-    git_options(argv, out);
+  } else if (option_commands(name, argv, out)) {
   } else if (name == "eval") {
     out.not_understood = "`eval` builds its command at run time";
   } else if (name == "source" || name == ".") {
-    if (argv.size() < 2 || argv[1].dynamic)
+    if (argv.size() >= 2 && is_stdin_path(argv[1].text)) {
+      out.reads_script_from_stdin = true;
+    } else if (argv.size() >= 2 && !argv[1].dynamic) {
+      out.script_file = argv[1];
+    } else {
       out.not_understood = fmt::format("`{}` of a file whose name is known only at run time", name);
+    }
+  } else if (name == "at" || name == "batch") {
+    bool from_file = false;
+    for (size_t i = 1; i < argv.size(); ++i)
+      if (argv[i].text == "-f") from_file = true;
+    if (!from_file) out.reads_script_from_stdin = true;
+  } else if (!name.empty() && argv[0].text.find('/') != std::string::npos) {
+    out.script_file = argv[0];  // ./build.sh: a file run as a program
   }
   return out;
 }

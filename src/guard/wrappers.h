@@ -1,6 +1,9 @@
 // Looking through commands that run other commands: env, xargs, nohup, timeout, nice,
 // ionice, stdbuf, time, command, exec, builtin, sudo, doas, setsid, find -exec, rg --pre,
-// and the shells' -c (whose string is handed back to be parsed as a script of its own).
+// nsenter, chroot, unshare, strace, ltrace, valgrind, fakeroot, toybox, busybox, flock, chrt,
+// taskset, script -c, watch, su -c, runuser, pkexec, systemd-run, coproc, and the shells' -c
+// (whose string is handed back to be parsed as a script of its own). Programs that run
+// commands by an option are in option_commands.h.
 #pragma once
 
 #include <optional>
@@ -25,7 +28,11 @@ struct LookThrough {
   std::vector<InnerCommand> commands;
   std::vector<InnerScript> scripts;
   std::optional<std::string> not_understood;  // eval, source of an unknown file, ...
+  std::string rule = "not-understood";        // the rule a refusal for not_understood names
   bool reads_script_from_stdin = false;       // a shell with no -c and no script file
+  // The script file a shell (or source, or an interpreter) runs: checked against the files
+  // written earlier in the same line. Dynamic when it is a <(...) or a variable.
+  std::optional<ShellWord> script_file;
 };
 
 // The basename of a command word: "/usr/bin/rm" -> "rm".

