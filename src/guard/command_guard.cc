@@ -260,6 +260,20 @@ bool is_address(const std::string& t) {
   return colon != std::string::npos && colon > 0 && t.find('/') > colon && t[0] != '-';
 }
 
+// Without a network a networked program can still work: on the sandbox's own loopback (a
+// server the same line started), or git with a remote the line does not name, which may
+// be a folder on this machine.
+bool offline_may_work(const Command& c) {
+  bool names_address = false;
+  for (size_t i = 1; i < c.argv.size(); ++i) {
+    const std::string& a = c.argv[i].text;
+    for (const char* loopback : {"localhost", "127.0.0.1", "[::1]", "0.0.0.0"})
+      if (a.find(loopback) != std::string::npos) return true;
+    if (is_address(a)) names_address = true;
+  }
+  return c.name == "git" && !names_address;
+}
+
 }  // namespace
 
 CommandGuard::CommandGuard(Policy policy)
@@ -355,7 +369,7 @@ Verdict CommandGuard::screen(std::string_view line) const {
 std::optional<Verdict> CommandGuard::screen_network(const Command& c,
                                                     std::set<std::string>& added_remotes) const {
   if (!networked(c)) return std::nullopt;
-  if (!policy_.network)
+  if (!policy_.network && !offline_may_work(c))
     return refuse("no-network",
                   fmt::format("`{}` needs the network, and the sandbox has none: it cannot work",
                               describe(c)));

@@ -255,6 +255,10 @@ TEST(CommandGuard, UploadsAndTheNetwork) {
                      "`curl -o out.json https://api.example.com/x` needs the network, and the "
                      "sandbox has none: it cannot work"}));
   EXPECT_TRUE(off->screen("git status").allowed);
+  EXPECT_EQ(off->screen("git push https://example.com/x.git main").rule, "no-network");
+  // The sandbox's own loopback works, and so may a remote that is a folder on this machine.
+  EXPECT_TRUE(off->screen("python3 -m http.server 8000 & curl -s localhost:8000/").allowed);
+  EXPECT_TRUE(off->screen("git fetch origin").allowed);
 }
 
 TEST(CommandGuard, DangerousSpellings) {

@@ -3,6 +3,7 @@
 // never says hello is cut off without stalling the others; a peer in another PID namespace
 // is refused; nothing the daemon sends is larger than its clients accept.
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -83,6 +84,17 @@ class RawPeer {
     wire::Decoded d = wire::decode_frame(*l);
     EXPECT_TRUE(d.ok()) << d.error.message;
     return d.frame;
+  }
+  // Waits, without reading, until at least `bytes` wait unread in the socket (the daemon is
+  // streaming to this peer); false after `timeout`.
+  bool unread_at_least(size_t bytes, std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      int n = 0;
+      if (::ioctl(fd_.get(), FIONREAD, &n) == 0 && static_cast<size_t>(n) >= bytes) return true;
+      std::this_thread::sleep_for(5ms);
+    }
+    return false;
   }
   // Reads and discards until the daemon closes the connection; false after `timeout`.
   bool closed_within(std::chrono::milliseconds timeout) {
@@ -201,6 +213,21 @@ TEST(DaemonHostileClients, EachBadFrameIsRefusedAndTheDaemonServesAGoodClientAft
   expect_a_good_client_is_served(h);
 }
 
+// Waits until `log` holds a line, without touching the slow peer: a test that read from it
+// before the daemon cut it off would turn it into a good reader. False after `timeout`.
+bool logged_within(std::mutex& mu, const std::vector<std::string>& log,
+                   std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!log.empty()) return true;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  return false;
+}
+
 // 40 tool calls, each with a 60 KB input and a result as long: ~5 MB of frames for a turn.
 std::string loud_cassette() {
   std::string c = cassette_header();
@@ -233,6 +260,7 @@ TEST(DaemonHostileClients, AClientThatNeverReadsStallsNoOneAndIsCutOffOnceItsQue
   std::string asks;
   for (int i = 0; i < 20000; ++i) asks += wire::encode_frame(wire::ListSessions{});
   EXPECT_GT(slow.write_without_waiting(asks), 0u);
+  ASSERT_TRUE(slow.unread_at_least(100 * 1024, 10s));
 
   // Meanwhile others run whole turns, and each completes promptly.
   for (int i = 0; i < 3; ++i) {
@@ -251,6 +279,7 @@ TEST(DaemonHostileClients, AClientThatNeverReadsStallsNoOneAndIsCutOffOnceItsQue
                         << " ms while another client did not read";
   }
   // The slow one was cut off: its stream ends (after what its socket buffer held).
+  ASSERT_TRUE(logged_within(log_mu, log, 10s));
   EXPECT_TRUE(slow.closed_within(10s));
   std::lock_guard<std::mutex> lock(log_mu);
   ASSERT_EQ(log.size(), 1u);
@@ -276,12 +305,16 @@ TEST(DaemonHostileClients, ATurnWhoseClientStopsReadingCutsItOffAfterItsPatience
   RawPeer slow(h.socket());
   slow.write(hello_line() + wire::encode_frame(wire::Open{}) +
              wire::encode_frame(wire::UserTurn{"flood me"}));
+  // The two turns share the cassette: let the slow one draw its first responses before the
+  // good one starts, so that it has enough of them to fill its queue.
+  ASSERT_TRUE(slow.unread_at_least(100 * 1024, 10s));
   auto good = h.connect();
   ASSERT_TRUE(good);
   ASSERT_TRUE(good->open("").ok());
   auto frames = testing::run_turn(*good, "task");
   ASSERT_FALSE(frames.empty());
   EXPECT_EQ(std::get<wire::TurnDone>(frames.back()).content, "done");
+  ASSERT_TRUE(logged_within(log_mu, log, 10s));
   EXPECT_TRUE(slow.closed_within(10s));
   std::lock_guard<std::mutex> lock(log_mu);
   ASSERT_EQ(log.size(), 1u);

@@ -77,6 +77,9 @@ Result<std::shared_ptr<BashTool>> BashTool::create(const config::Config& config)
   auto policy = guard::load_policy(config.table, std::filesystem::current_path(ec).string(),
                                    home_directory());
   if (!policy) return policy.status();
+  // With the sandbox on and no network, a network command is refused as one that cannot
+  // work; without the sandbox the guard cannot know, and assumes a network.
+  policy->network = !settings->sandbox || settings->network;
   auto guard = guard::CommandGuard::create(std::move(*policy));
   if (!guard) return guard.status();
   return std::make_shared<BashTool>(std::move(*guard), std::move(*settings));
