@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -45,6 +46,12 @@ class TableReader {
         return ok_status();
       }
       return wrong(*n, key, "an integer");
+    } else if constexpr (std::is_same_v<T, int64_t>) {
+      if (n->is_integer()) {
+        *out = n->as_integer()->get();
+        return ok_status();
+      }
+      return wrong(*n, key, "an integer");
     } else if constexpr (std::is_same_v<T, std::optional<int>>) {
       int v = 0;
       bool present = n != nullptr;
@@ -57,6 +64,30 @@ class TableReader {
       *out = v;
       return ok_status();
     }
+  }
+
+  // A key that must be an integer in [min, max] when present.
+  template <class T>
+  Status get_in_range(const char* key, T* out, int64_t min, int64_t max) {
+    int64_t v = *out;
+    MECHA_RETURN_IF_ERROR(get(key, &v));
+    if (v < min || v > max) {
+      return Status::error(
+          fmt::format("{}: key '{}' in {} must be an integer from {} to {}, not {}",
+                      where(file_, *t_.get(key)), key, section_, min, max, v));
+    }
+    *out = static_cast<T>(v);
+    return ok_status();
+  }
+
+  // A number that must not be negative, when present.
+  Status get_non_negative(const char* key, double* out) {
+    MECHA_RETURN_IF_ERROR(get(key, out));
+    if (!(*out >= 0) || !std::isfinite(*out)) {
+      return Status::error(fmt::format("{}: key '{}' in {} must be a number of at least 0, not {}",
+                                       where(file_, *t_.get(key)), key, section_, *out));
+    }
+    return ok_status();
   }
 
   // Marks a key as handled elsewhere.
@@ -108,6 +139,11 @@ Status read_provider(const std::string& name, const toml::table& t, const std::s
   MECHA_RETURN_IF_ERROR(r.get("connect_timeout", &p->connect_timeout_s));
   MECHA_RETURN_IF_ERROR(r.get("stall_timeout", &p->stall_timeout_s));
   MECHA_RETURN_IF_ERROR(r.get("max_tokens", &p->max_tokens));
+  MECHA_RETURN_IF_ERROR(r.get_in_range("max_reply_bytes", &p->max_reply_bytes, 1, INT64_MAX));
+  MECHA_RETURN_IF_ERROR(
+      r.get_in_range("max_tool_input_bytes", &p->max_tool_input_bytes, 1, INT64_MAX));
+  // Past some thousands of levels, copying a parsed value would overflow the stack.
+  MECHA_RETURN_IF_ERROR(r.get_in_range("max_json_depth", &p->max_json_depth, 1, 1000));
   MECHA_RETURN_IF_ERROR(r.finish());
   if (p->kind.empty() && !whole) return ok_status();
   if (p->kind.empty()) {
@@ -137,10 +173,15 @@ Status read_pricing(const toml::table& t, const std::string& file, PriceTable* t
     Price p;
     p.cache_read_per_mtok = -1;
     p.cache_write_per_mtok = -1;
-    MECHA_RETURN_IF_ERROR(r.get("input_per_mtok", &p.input_per_mtok));
-    MECHA_RETURN_IF_ERROR(r.get("output_per_mtok", &p.output_per_mtok));
-    MECHA_RETURN_IF_ERROR(r.get("cache_read_per_mtok", &p.cache_read_per_mtok));
-    MECHA_RETURN_IF_ERROR(r.get("cache_write_per_mtok", &p.cache_write_per_mtok));
+    // A negative price would make a run's cost fall, so a cost ceiling never fires.
+    MECHA_RETURN_IF_ERROR(r.get_non_negative("input_per_mtok", &p.input_per_mtok));
+    MECHA_RETURN_IF_ERROR(r.get_non_negative("output_per_mtok", &p.output_per_mtok));
+    if (node.as_table()->contains("cache_read_per_mtok")) {
+      MECHA_RETURN_IF_ERROR(r.get_non_negative("cache_read_per_mtok", &p.cache_read_per_mtok));
+    }
+    if (node.as_table()->contains("cache_write_per_mtok")) {
+      MECHA_RETURN_IF_ERROR(r.get_non_negative("cache_write_per_mtok", &p.cache_write_per_mtok));
+    }
     MECHA_RETURN_IF_ERROR(r.finish());
     if (p.cache_read_per_mtok < 0) p.cache_read_per_mtok = p.input_per_mtok / 10;
     if (p.cache_write_per_mtok < 0) p.cache_write_per_mtok = p.input_per_mtok * 1.25;
