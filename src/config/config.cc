@@ -242,7 +242,88 @@ Result<Config> interpret(const toml::table& t, const std::string& file, bool who
   return c;
 }
 
+// TOML allows non-ASCII text only in strings and comments. toml++ 3.3 (Debian 12) reaches
+// __builtin_unreachable() (undefined behaviour) when it asks whether some such characters
+// elsewhere are whitespace (U+00E9, U+FEF7, ... found by fuzz/config_fuzz.cc), so they are
+// refused here first, with the error toml++ would give.
+Status refuse_non_ascii_outside_strings(std::string_view text, const std::string& name) {
+  enum { kBare, kComment, kBasic, kLiteral, kMultiBasic, kMultiLiteral } state = kBare;
+  int line = 1;
+  size_t line_start = 0;
+  auto starts = [&](size_t i, std::string_view s) { return text.substr(i, s.size()) == s; };
+  // The quotes that close a multi-line string: three, and up to two more of its content.
+  auto past_closing = [&](size_t i, char q) {
+    size_t n = 0;
+    while (i + n < text.size() && text[i + n] == q && n < 5) ++n;
+    return i + n;
+  };
+  size_t i = starts(0, "\xEF\xBB\xBF") ? 3 : 0;  // a byte order mark, which toml++ skips
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      line_start = i + 1;
+      if (state != kMultiBasic && state != kMultiLiteral) state = kBare;
+      ++i;
+      continue;
+    }
+    switch (state) {
+      case kBare:
+        if (static_cast<unsigned char>(c) >= 0x80) {
+          return Status::error(
+              fmt::format("{}:{}:{}: unexpected character outside a string or comment (text that "
+                          "is not ASCII belongs in a quoted string)",
+                          name, line, i - line_start + 1));
+        }
+        if (c == '#') {
+          state = kComment;
+        } else if (starts(i, "\"\"\"")) {
+          state = kMultiBasic;
+          i += 3;
+          continue;
+        } else if (c == '"') {
+          state = kBasic;
+        } else if (starts(i, "'''")) {
+          state = kMultiLiteral;
+          i += 3;
+          continue;
+        } else if (c == '\'') {
+          state = kLiteral;
+        }
+        break;
+      case kComment:
+        break;
+      case kBasic:
+      case kMultiBasic:
+        if (c == '\\') {
+          i += 2;
+          continue;
+        }
+        if (state == kBasic && c == '"') state = kBare;
+        if (state == kMultiBasic && starts(i, "\"\"\"")) {
+          i = past_closing(i, '"');
+          state = kBare;
+          continue;
+        }
+        break;
+      case kLiteral:
+        if (c == '\'') state = kBare;
+        break;
+      case kMultiLiteral:
+        if (starts(i, "'''")) {
+          i = past_closing(i, '\'');
+          state = kBare;
+          continue;
+        }
+        break;
+    }
+    ++i;
+  }
+  return ok_status();
+}
+
 Result<toml::table> parse_table(std::string_view text, const std::string& name) {
+  MECHA_RETURN_IF_ERROR(refuse_non_ascii_outside_strings(text, name));
   try {
     return toml::parse(text, name);
   } catch (const toml::parse_error& e) {

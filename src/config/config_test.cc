@@ -84,6 +84,34 @@ TEST(Config, BadFilesGiveOneErrorNamingFileLineAndKey) {
   }
 }
 
+// Regression (fuzz/config_fuzz.cc): toml++ reached __builtin_unreachable() on U+FEF7 after a
+// bare key.
+TEST(Config, TextThatIsNotAsciiOutsideStringsIsRefusedBeforeTomlSeesIt) {
+  EXPECT_EQ(parse_config("r\xEF\xBB\xB7", "c.toml").message(),
+            "c.toml:1:2: unexpected character outside a string or comment (text that is not ASCII "
+            "belongs in a quoted string)");
+  EXPECT_EQ(parse_config("[limits]\nmax_turns = 5\xC3\xA9\n", "c.toml").message(),
+            "c.toml:2:14: unexpected character outside a string or comment (text that is not "
+            "ASCII belongs in a quoted string)");
+  EXPECT_TRUE(parse_config("\xEF\xBB\xBF[limits]\nmax_turns = 5\n", "c.toml").ok());
+  // In strings and comments it is text like any other.
+  auto c = parse_config(R"(# café ☕
+provider = "café"   # 你好
+[providers."café"]
+kind = "openai"
+model = 'm—1'
+base_url = """
+http://\"é\"/""""
+api_key_env = '''
+é'''''
+)",
+                        "c.toml");
+  ASSERT_TRUE(c.ok()) << c.message();
+  EXPECT_EQ(c->providers.at("café").model, "m—1");
+  EXPECT_EQ(c->providers.at("café").base_url, "http://\"é\"/\"");
+  EXPECT_EQ(c->providers.at("café").api_key_env, "é''");
+}
+
 TEST(Config, ReplyLimitsHaveDefaultsAndCanBeSet) {
   auto c = parse_config(R"(
 [providers.a]
