@@ -242,7 +242,8 @@ Result<Config> interpret(const toml::table& t, const std::string& file, bool who
   return c;
 }
 
-// TOML allows non-ASCII text only in strings and comments. toml++ 3.3 (Debian 12) reaches
+// TOML allows non-ASCII text only in strings and comments, and control characters nowhere
+// but tabs and line ends. toml++ 3.3 (Debian 12) reaches
 // __builtin_unreachable() (undefined behaviour) when it asks whether some such characters
 // elsewhere are whitespace (U+00E9, U+FEF7, ... found by fuzz/config_fuzz.cc), so they are
 // refused here first, with the error toml++ would give.
@@ -260,6 +261,13 @@ Status refuse_non_ascii_outside_strings(std::string_view text, const std::string
   size_t i = starts(0, "\xEF\xBB\xBF") ? 3 : 0;  // a byte order mark, which toml++ skips
   while (i < text.size()) {
     const char c = text[i];
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7F) {
+      // Control characters are refused anywhere by TOML; refused here, they cannot make this
+      // scan and toml++ disagree on where a string ends.
+      return Status::error(fmt::format("{}:{}:{}: control character U+{:04X} in the file", name,
+                                       line, i - line_start + 1, u));
+    }
     if (c == '\n') {
       ++line;
       line_start = i + 1;

@@ -93,7 +93,9 @@ TEST(Config, TextThatIsNotAsciiOutsideStringsIsRefusedBeforeTomlSeesIt) {
   EXPECT_EQ(parse_config("[limits]\nmax_turns = 5\xC3\xA9\n", "c.toml").message(),
             "c.toml:2:14: unexpected character outside a string or comment (text that is not "
             "ASCII belongs in a quoted string)");
-  EXPECT_TRUE(parse_config("\xEF\xBB\xBF[limits]\nmax_turns = 5\n", "c.toml").ok());
+  EXPECT_EQ(parse_config(std::string("d = 2\0\"\xEF\xB9\xBF\"", 10), "c.toml").message(),
+            "c.toml:1:6: control character U+0000 in the file");
+  EXPECT_TRUE(parse_config("\xEF\xBB\xBF[limits]\nmax_turns = 5\r\n", "c.toml").ok());
   // In strings and comments it is text like any other.
   auto c = parse_config(R"(# café ☕
 provider = "café"   # 你好
