@@ -196,6 +196,7 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
     return finish("error");
   };
 
+  bool noted_bad_usage = false;
   while (true) {
     if (out_of_time()) return time_limit();
     if (cancelled()) return finish("cancelled");
@@ -228,9 +229,18 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
     ++outcome.turns;
     const std::string model = resp->model.empty() ? provider_->model() : resp->model;
     std::optional<double> cost;
-    if (ctx.pricing) cost = ctx.pricing->cost(model, resp->usage);
+    // A usage the server got wrong (negative, a fraction, 1e308) prices nothing: the call is
+    // unpriced, never free.
+    if (ctx.pricing && resp->usage_error.empty()) cost = ctx.pricing->cost(model, resp->usage);
     meter.add(resp->usage, cost);
-    if (!cost && ctx.max_cost_usd && meter.unpriced_calls() == 1 && sink) {
+    if (!resp->usage_error.empty() && !noted_bad_usage && sink) {
+      noted_bad_usage = true;
+      sink->on_event(note_event(
+          spec_.name, fmt::format("model '{}' reported a usage mecha cannot believe ({}): the "
+                                  "call is counted as unpriced",
+                                  model, resp->usage_error)));
+    } else if (!cost && resp->usage_error.empty() && ctx.max_cost_usd &&
+               meter.unpriced_calls() == 1 && sink) {
       sink->on_event(note_event(
           spec_.name, fmt::format("model '{}' has no price: its calls are counted as unpriced, "
                                   "so the cost ceiling (${:.4f}) only sees the priced calls and "

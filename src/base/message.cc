@@ -158,6 +158,15 @@ Result<Usage> usage_from_json(const Json& j, const std::string& where) {
   MECHA_RETURN_IF_ERROR(obj->get_optional("cache_read_input_tokens", &u.cache_read_tokens));
   MECHA_RETURN_IF_ERROR(obj->get_optional("cache_creation_input_tokens", &u.cache_write_tokens));
   MECHA_RETURN_IF_ERROR(obj->finish());
+  for (auto [key, count] :
+       {std::pair{"input_tokens", u.input_tokens}, std::pair{"output_tokens", u.output_tokens},
+        std::pair{"cache_read_tokens", u.cache_read_tokens},
+        std::pair{"cache_write_tokens", u.cache_write_tokens}}) {
+    if (count < 0 || count > kMaxTokenCount) {
+      return Status::error(fmt::format("{}.{}: {} is not a token count (an integer from 0 to {})",
+                                       where, key, count, kMaxTokenCount));
+    }
+  }
   return u;
 }
 

@@ -54,6 +54,11 @@ struct Message {
   bool operator==(const Message&) const = default;
 };
 
+// The largest token count mecha believes of one call: a million times any context window
+// of today. A server that reports more (or a negative count, or a fraction) is wrong, and
+// its call is priced as unknown instead of as what it claims.
+inline constexpr int64_t kMaxTokenCount = 1'000'000'000'000;
+
 struct Usage {
   int64_t input_tokens = 0;
   int64_t output_tokens = 0;
@@ -74,6 +79,7 @@ Result<Message> message_from_json(const Json& j, const std::string& where);
 Result<std::vector<Block>> content_from_json(StrictObject& obj);
 // {"input_tokens", "output_tokens", and the cache fields when non-zero}
 Json usage_to_json(const Usage& u);
+// Each count must be an integer from 0 to kMaxTokenCount.
 Result<Usage> usage_from_json(const Json& j, const std::string& where);
 
 }  // namespace mecha

@@ -26,14 +26,37 @@ std::string json_type_name(const Json& j) {
   }
 }
 
-Result<Json> parse_json(std::string_view text, const std::string& where) {
+namespace {
+
+// nlohmann's message without its "[json.exception.parse_error.101] " prefix.
+std::string_view library_message(const Json::exception& e) {
+  std::string_view what = e.what();
+  const size_t end = what.find("] ");
+  return end == std::string_view::npos ? what : what.substr(end + 2);
+}
+
+}  // namespace
+
+Result<Json> parse_json(std::string_view text, const std::string& where, int max_depth) {
+  MECHA_RETURN_IF_ERROR(check_json_depth(text, max_depth, where));
   try {
     return Json::parse(text.begin(), text.end());
   } catch (const Json::parse_error& e) {
+    std::string_view said = library_message(e);
+    said = said.substr(said.find(':') + 2);  // "parse error at line 1, column 5: "
     return Status::error(
-        fmt::format("{}: invalid JSON at byte {}: {}", where, e.byte,
-                    std::string_view(e.what()).substr(std::string_view(e.what()).find(':') + 2)));
+        fmt::format("{}: invalid JSON at byte {}: {}", where, e.byte, replace_invalid_utf8(said)));
+  } catch (const Json::exception& e) {
+    // out_of_range 406: a number past the range of a double.
+    return Status::error(
+        fmt::format("{}: invalid JSON: {}", where, replace_invalid_utf8(library_message(e))));
+  } catch (const std::exception& e) {
+    return Status::error(fmt::format("{}: cannot read JSON: {}", where, e.what()));
   }
+}
+
+std::string dump_json(const Json& j, int indent) {
+  return j.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
 Result<StrictObject> StrictObject::of(const Json& j, std::string where) {

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_limits.h"
 #include "base/result.h"
 
 namespace mecha {
@@ -23,8 +24,18 @@ using Json = nlohmann::json;
 // "string", "number", "object", ... as a person would say it.
 std::string json_type_name(const Json& j);
 
-// Parses text as JSON; the error names `where` and the parser's position.
-Result<Json> parse_json(std::string_view text, const std::string& where);
+// Parses JSON from outside. Never throws: every failure is an error starting with `where`,
+//  - nesting deeper than max_depth, found before any tree is built (json_limits.h);
+//  - a syntax error, with the parser's byte position;
+//  - a number too large for a double ("1e400");
+// and bytes of the input quoted in a message are made valid UTF-8.
+Result<Json> parse_json(std::string_view text, const std::string& where,
+                        int max_depth = kDefaultMaxJsonDepth);
+
+// JSON text for a value that may hold text from outside: invalid UTF-8 in a string becomes
+// U+FFFD instead of an exception. REQUIRES: j nests at most kDefaultMaxJsonDepth levels, or
+// as deep as the caller's own limit allowed (dumping recurses once per level).
+std::string dump_json(const Json& j, int indent = -1);
 
 class StrictObject {
  public:

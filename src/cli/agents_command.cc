@@ -90,7 +90,7 @@ int agents_main(const AgentsOptions& opt) {
                      {"trusted_output", d.trusted_output},
                      {"answer_shape", shape_json(d.answer_shape)}});
     }
-    fmt::print("{}\n", all.dump(2));
+    fmt::print("{}\n", dump_json(all, 2));
     return kExitOk;
   }
   if (entries.empty()) {

@@ -70,12 +70,12 @@ int batch_main(const guard::CommandGuard& g) {
     }
     if (!s.ok()) {
       fmt::print(stderr, "mecha: {}\n", s.message());
-      fmt::print("{}\n",
-                 Json{{"verdict", "error"}, {"rule", nullptr}, {"message", s.message()}}.dump());
+      fmt::print("{}\n", dump_json(Json{
+                             {"verdict", "error"}, {"rule", nullptr}, {"message", s.message()}}));
       status = kExitError;
       continue;
     }
-    fmt::print("{}\n", verdict_json(g, g.screen(command)).dump());
+    fmt::print("{}\n", dump_json(verdict_json(g, g.screen(command))));
     std::fflush(stdout);
   }
   return status;
@@ -97,7 +97,7 @@ int guard_check_main(const GuardOptions& opt) {
   }
   guard::Verdict v = g->screen(opt.command);
   if (opt.json) {
-    fmt::print("{}\n", verdict_json(*g, v).dump());
+    fmt::print("{}\n", dump_json(verdict_json(*g, v)));
   } else if (v.allowed) {
     fmt::print("allow\n");
   } else {

@@ -26,7 +26,7 @@ std::string human_size(size_t bytes) {
 }  // namespace
 
 void JsonLinesSink::on_event(const Json& event) {
-  std::string line = event.dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::string line = dump_json(event);
   std::lock_guard<std::mutex> lock(mu_);
   std::fputs(line.c_str(), out_);
   std::fputc('\n', out_);
@@ -39,12 +39,12 @@ std::string summarize_input(const Json& input, size_t width) {
     for (const auto& [k, v] : input.items()) {
       if (!out.empty()) out += ", ";
       std::string val =
-          v.is_string() ? Json(first_line(v.get<std::string>(), width)).dump() : v.dump();
+          v.is_string() ? dump_json(Json(first_line(v.get<std::string>(), width))) : dump_json(v);
       out += k + "=" + val;
       if (out.size() > width) break;
     }
   } else {
-    out = input.dump();
+    out = dump_json(input);
   }
   if (out.size() > width) out = out.substr(0, width) + "…";
   return out;

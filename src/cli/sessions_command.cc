@@ -79,7 +79,7 @@ int list_main(const SessionsOptions& opt) {
   if (opt.json) {
     Json arr = Json::array();
     for (const auto& s : *all) arr.push_back(store::summary_to_json(s));
-    std::fputs((arr.dump() + "\n").c_str(), stdout);
+    std::fputs((dump_json(arr) + "\n").c_str(), stdout);
     return kExitOk;
   }
   // With --all the tree goes last but one: a path's width varies, the title is cut anyway.
@@ -163,7 +163,7 @@ int show_main(const SessionsOptions& opt) {
     Json recs = Json::array();
     for (const auto& r : *records) recs.push_back(store::record_to_json(r));
     Json j{{"session", store::summary_to_json(*sum)}, {"records", std::move(recs)}};
-    std::fputs((j.dump() + "\n").c_str(), stdout);
+    std::fputs((dump_json(j) + "\n").c_str(), stdout);
     return kExitOk;
   }
   std::string out = fmt::format(
@@ -186,7 +186,7 @@ int export_main(const SessionsOptions& opt) {
   if (!records) return fail(records.status());
   std::string out;
   for (const auto& r : *records) {
-    out += store::record_to_json(r).dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+    out += dump_json(store::record_to_json(r)) + "\n";
   }
   std::fputs(out.c_str(), stdout);
   return kExitOk;
@@ -199,7 +199,7 @@ int rm_main(const SessionsOptions& opt) {
   if (!id) return fail(id.status());
   if (Status s = (*st)->remove(*id); !s.ok()) return fail(s);
   if (opt.json) {
-    std::fputs((Json{{"removed", *id}}.dump() + "\n").c_str(), stdout);
+    std::fputs((dump_json(Json{{"removed", *id}}) + "\n").c_str(), stdout);
   } else {
     std::printf("removed session %s\n", id->c_str());
   }

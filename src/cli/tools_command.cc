@@ -49,7 +49,7 @@ int tools_main(const ToolsOptions& opt) {
                      {"description", one_line(t->description())},
                      {"input_schema", t->input_schema()}});
     }
-    fmt::print("{}\n", all.dump(2));
+    fmt::print("{}\n", dump_json(all, 2));
     return kExitOk;
   }
   for (const auto& t : registry.all()) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -48,6 +49,12 @@ class TableReader {
         return ok_status();
       }
       return wrong(*n, key, "an integer");
+    } else if constexpr (std::is_same_v<T, int64_t>) {
+      if (n->is_integer()) {
+        *out = n->as_integer()->get();
+        return ok_status();
+      }
+      return wrong(*n, key, "an integer");
     } else if constexpr (std::is_same_v<T, std::optional<int>>) {
       int v = 0;
       bool present = n != nullptr;
@@ -60,6 +67,30 @@ class TableReader {
       *out = v;
       return ok_status();
     }
+  }
+
+  // A key that must be an integer in [min, max] when present.
+  template <class T>
+  Status get_in_range(const char* key, T* out, int64_t min, int64_t max) {
+    int64_t v = *out;
+    MECHA_RETURN_IF_ERROR(get(key, &v));
+    if (v < min || v > max) {
+      return Status::error(
+          fmt::format("{}: key '{}' in {} must be an integer from {} to {}, not {}",
+                      where(file_, *t_.get(key)), key, section_, min, max, v));
+    }
+    *out = static_cast<T>(v);
+    return ok_status();
+  }
+
+  // A number that must not be negative, when present.
+  Status get_non_negative(const char* key, double* out) {
+    MECHA_RETURN_IF_ERROR(get(key, out));
+    if (!(*out >= 0) || !std::isfinite(*out)) {
+      return Status::error(fmt::format("{}: key '{}' in {} must be a number of at least 0, not {}",
+                                       where(file_, *t_.get(key)), key, section_, *out));
+    }
+    return ok_status();
   }
 
   // Marks a key as handled elsewhere.
@@ -111,6 +142,11 @@ Status read_provider(const std::string& name, const toml::table& t, const std::s
   MECHA_RETURN_IF_ERROR(r.get("connect_timeout", &p->connect_timeout_s));
   MECHA_RETURN_IF_ERROR(r.get("stall_timeout", &p->stall_timeout_s));
   MECHA_RETURN_IF_ERROR(r.get("max_tokens", &p->max_tokens));
+  MECHA_RETURN_IF_ERROR(r.get_in_range("max_reply_bytes", &p->max_reply_bytes, 1, INT64_MAX));
+  MECHA_RETURN_IF_ERROR(
+      r.get_in_range("max_tool_input_bytes", &p->max_tool_input_bytes, 1, INT64_MAX));
+  // Past some thousands of levels, copying a parsed value would overflow the stack.
+  MECHA_RETURN_IF_ERROR(r.get_in_range("max_json_depth", &p->max_json_depth, 1, 1000));
   MECHA_RETURN_IF_ERROR(r.finish());
   if (p->kind.empty() && !whole) return ok_status();
   if (p->kind.empty()) {
@@ -140,10 +176,15 @@ Status read_pricing(const toml::table& t, const std::string& file, PriceTable* t
     Price p;
     p.cache_read_per_mtok = -1;
     p.cache_write_per_mtok = -1;
-    MECHA_RETURN_IF_ERROR(r.get("input_per_mtok", &p.input_per_mtok));
-    MECHA_RETURN_IF_ERROR(r.get("output_per_mtok", &p.output_per_mtok));
-    MECHA_RETURN_IF_ERROR(r.get("cache_read_per_mtok", &p.cache_read_per_mtok));
-    MECHA_RETURN_IF_ERROR(r.get("cache_write_per_mtok", &p.cache_write_per_mtok));
+    // A negative price would make a run's cost fall, so a cost ceiling never fires.
+    MECHA_RETURN_IF_ERROR(r.get_non_negative("input_per_mtok", &p.input_per_mtok));
+    MECHA_RETURN_IF_ERROR(r.get_non_negative("output_per_mtok", &p.output_per_mtok));
+    if (node.as_table()->contains("cache_read_per_mtok")) {
+      MECHA_RETURN_IF_ERROR(r.get_non_negative("cache_read_per_mtok", &p.cache_read_per_mtok));
+    }
+    if (node.as_table()->contains("cache_write_per_mtok")) {
+      MECHA_RETURN_IF_ERROR(r.get_non_negative("cache_write_per_mtok", &p.cache_write_per_mtok));
+    }
     MECHA_RETURN_IF_ERROR(r.finish());
     if (p.cache_read_per_mtok < 0) p.cache_read_per_mtok = p.input_per_mtok / 10;
     if (p.cache_write_per_mtok < 0) p.cache_write_per_mtok = p.input_per_mtok * 1.25;
@@ -204,7 +245,96 @@ Result<Config> interpret(const toml::table& t, const std::string& file, bool who
   return c;
 }
 
+// TOML allows non-ASCII text only in strings and comments, and control characters nowhere
+// but tabs and line ends. toml++ 3.3 (Debian 12) reaches
+// __builtin_unreachable() (undefined behaviour) when it asks whether some such characters
+// elsewhere are whitespace (U+00E9, U+FEF7, ... found by fuzz/config_fuzz.cc), so they are
+// refused here first, with the error toml++ would give.
+Status refuse_non_ascii_outside_strings(std::string_view text, const std::string& name) {
+  enum { kBare, kComment, kBasic, kLiteral, kMultiBasic, kMultiLiteral } state = kBare;
+  int line = 1;
+  size_t line_start = 0;
+  auto starts = [&](size_t i, std::string_view s) { return text.substr(i, s.size()) == s; };
+  // The quotes that close a multi-line string: three, and up to two more of its content.
+  auto past_closing = [&](size_t i, char q) {
+    size_t n = 0;
+    while (i + n < text.size() && text[i + n] == q && n < 5) ++n;
+    return i + n;
+  };
+  size_t i = starts(0, "\xEF\xBB\xBF") ? 3 : 0;  // a byte order mark, which toml++ skips
+  while (i < text.size()) {
+    const char c = text[i];
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7F) {
+      // Control characters are refused anywhere by TOML; refused here, they cannot make this
+      // scan and toml++ disagree on where a string ends.
+      return Status::error(fmt::format("{}:{}:{}: control character U+{:04X} in the file", name,
+                                       line, i - line_start + 1, u));
+    }
+    if (c == '\n') {
+      ++line;
+      line_start = i + 1;
+      if (state != kMultiBasic && state != kMultiLiteral) state = kBare;
+      ++i;
+      continue;
+    }
+    switch (state) {
+      case kBare:
+        if (static_cast<unsigned char>(c) >= 0x80) {
+          return Status::error(
+              fmt::format("{}:{}:{}: unexpected character outside a string or comment (text that "
+                          "is not ASCII belongs in a quoted string)",
+                          name, line, i - line_start + 1));
+        }
+        if (c == '#') {
+          state = kComment;
+        } else if (starts(i, "\"\"\"")) {
+          state = kMultiBasic;
+          i += 3;
+          continue;
+        } else if (c == '"') {
+          state = kBasic;
+        } else if (starts(i, "'''")) {
+          state = kMultiLiteral;
+          i += 3;
+          continue;
+        } else if (c == '\'') {
+          state = kLiteral;
+        }
+        break;
+      case kComment:
+        break;
+      case kBasic:
+      case kMultiBasic:
+        if (c == '\\') {
+          i += 2;
+          continue;
+        }
+        if (state == kBasic && c == '"') state = kBare;
+        if (state == kMultiBasic && starts(i, "\"\"\"")) {
+          i = past_closing(i, '"');
+          state = kBare;
+          continue;
+        }
+        break;
+      case kLiteral:
+        if (c == '\'') state = kBare;
+        break;
+      case kMultiLiteral:
+        if (starts(i, "'''")) {
+          i = past_closing(i, '\'');
+          state = kBare;
+          continue;
+        }
+        break;
+    }
+    ++i;
+  }
+  return ok_status();
+}
+
 Result<toml::table> parse_table(std::string_view text, const std::string& name) {
+  MECHA_RETURN_IF_ERROR(refuse_non_ascii_outside_strings(text, name));
   try {
     return toml::parse(text, name);
   } catch (const toml::parse_error& e) {

@@ -36,6 +36,7 @@
 // value of the wrong type names the file, line and key. Nothing is guessed.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -44,10 +45,16 @@
 
 #include <toml++/toml.h>
 
+#include "base/json_limits.h"
 #include "base/result.h"
 #include "config/pricing.h"
 
 namespace mecha::config {
+
+// Bounds on what a model server sends, for [providers.NAME] (a model server is a hostile
+// peer like any other: DESIGN.md "Security model").
+inline constexpr int64_t kDefaultMaxReplyBytes = 32 << 20;     // 32 MiB
+inline constexpr int64_t kDefaultMaxToolInputBytes = 4 << 20;  // 4 MiB
 
 struct ProviderConfig {
   std::string name;
@@ -60,6 +67,12 @@ struct ProviderConfig {
   double connect_timeout_s = 10;
   double stall_timeout_s = 120;  // no bytes for this long mid-stream ends the call
   int max_tokens = 8192;
+  // The whole response body of one call; past it the stream is cut off and the call fails.
+  int64_t max_reply_bytes = kDefaultMaxReplyBytes;
+  // One tool call's arguments; past it the call is answered with an error, not run.
+  int64_t max_tool_input_bytes = kDefaultMaxToolInputBytes;
+  // Nesting of any JSON the server sends (each event, each tool call's arguments).
+  int max_json_depth = kDefaultMaxJsonDepth;
 };
 
 struct Limits {

@@ -64,12 +64,89 @@ TEST(Config, BadFilesGiveOneErrorNamingFileLineAndKey) {
        "config.toml:2: key 'max_turns' in [limits] must be an integer"},
       {"provider = \"nope\"\n", "config.toml: provider = \"nope\" names no [providers.nope] table"},
       {"[providers.x\nkind = 1\n", "config.toml:1:"},
+      {"[providers.x]\nkind = \"openai\"\nmax_reply_bytes = 0\n",
+       "config.toml:3: key 'max_reply_bytes' in [providers.x] must be an integer from 1 to "
+       "9223372036854775807, not 0"},
+      {"[providers.x]\nkind = \"openai\"\nmax_tool_input_bytes = \"4M\"\n",
+       "config.toml:3: key 'max_tool_input_bytes' in [providers.x] must be an integer"},
+      {"[providers.x]\nkind = \"openai\"\nmax_json_depth = 80000\n",
+       "config.toml:3: key 'max_json_depth' in [providers.x] must be an integer from 1 to 1000, "
+       "not 80000"},
+      // A negative price would make the cost fall, so a cost ceiling would never fire.
+      {"[pricing.\"m\"]\ninput_per_mtok = -3.0\n",
+       "config.toml:2: key 'input_per_mtok' in [pricing.\"m\"] must be a number of at least 0, "
+       "not -3"},
+      {"[pricing.\"m\"]\noutput_per_mtok = nan\n",
+       "config.toml:2: key 'output_per_mtok' in [pricing.\"m\"] must be a number of at least 0, "
+       "not nan"},
   };
   for (const auto& c : cases) {
     auto r = parse_config(c.text, "config.toml");
     ASSERT_FALSE(r.ok()) << c.text;
     EXPECT_EQ(r.message().substr(0, c.error.size()), c.error) << r.message();
   }
+}
+
+// Regression (fuzz/config_fuzz.cc): toml++ reached __builtin_unreachable() on U+FEF7 after a
+// bare key.
+TEST(Config, TextThatIsNotAsciiOutsideStringsIsRefusedBeforeTomlSeesIt) {
+  EXPECT_EQ(parse_config("r\xEF\xBB\xB7", "c.toml").message(),
+            "c.toml:1:2: unexpected character outside a string or comment (text that is not ASCII "
+            "belongs in a quoted string)");
+  EXPECT_EQ(parse_config("[limits]\nmax_turns = 5\xC3\xA9\n", "c.toml").message(),
+            "c.toml:2:14: unexpected character outside a string or comment (text that is not "
+            "ASCII belongs in a quoted string)");
+  EXPECT_EQ(parse_config(std::string("d = 2\0\"\xEF\xB9\xBF\"", 10), "c.toml").message(),
+            "c.toml:1:6: control character U+0000 in the file");
+  EXPECT_TRUE(parse_config("\xEF\xBB\xBF[limits]\nmax_turns = 5\r\n", "c.toml").ok());
+  // In strings and comments it is text like any other.
+  auto c = parse_config(R"(# café ☕
+provider = "café"   # 你好
+[providers."café"]
+kind = "openai"
+model = 'm—1'
+base_url = """
+http://\"é\"/""""
+api_key_env = '''
+é'''''
+)",
+                        "c.toml");
+  ASSERT_TRUE(c.ok()) << c.message();
+  EXPECT_EQ(c->providers.at("café").model, "m—1");
+  EXPECT_EQ(c->providers.at("café").base_url, "http://\"é\"/\"");
+  EXPECT_EQ(c->providers.at("café").api_key_env, "é''");
+}
+
+TEST(Config, ReplyLimitsHaveDefaultsAndCanBeSet) {
+  auto c = parse_config(R"(
+[providers.a]
+kind = "openai"
+[providers.b]
+kind = "anthropic"
+max_reply_bytes = 1000
+max_tool_input_bytes = 100
+max_json_depth = 16
+)",
+                        "config.toml");
+  ASSERT_TRUE(c.ok()) << c.message();
+  const ProviderConfig& a = c->providers.at("a");
+  EXPECT_EQ(a.max_reply_bytes, 32 << 20);
+  EXPECT_EQ(a.max_tool_input_bytes, 4 << 20);
+  EXPECT_EQ(a.max_json_depth, 128);
+  const ProviderConfig& b = c->providers.at("b");
+  EXPECT_EQ(b.max_reply_bytes, 1000);
+  EXPECT_EQ(b.max_tool_input_bytes, 100);
+  EXPECT_EQ(b.max_json_depth, 16);
+}
+
+TEST(Pricing, CountsOutsideTheirRangeAreUnpricedNeverNegative) {
+  PriceTable t;
+  t.set("m", Price{1.0, 2.0, 0.1, 1.25});
+  EXPECT_DOUBLE_EQ(*t.cost("m", Usage{1'000'000, 500'000, 0, 0}), 2.0);
+  EXPECT_EQ(t.cost("m", Usage{-1'000'000, 10, 0, 0}), std::nullopt);
+  EXPECT_EQ(t.cost("m", Usage{0, 0, -1, 0}), std::nullopt);
+  EXPECT_EQ(t.cost("m", Usage{0, kMaxTokenCount + 1, 0, 0}), std::nullopt);
+  EXPECT_TRUE(t.cost("m", Usage{0, kMaxTokenCount, 0, 0}).has_value());
 }
 
 TEST(Config, ProjectFileWinsKeyByKey) {

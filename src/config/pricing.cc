@@ -44,6 +44,11 @@ std::optional<Price> PriceTable::find(const std::string& model) const {
 std::optional<double> PriceTable::cost(const std::string& model, const Usage& u) const {
   auto p = find(model);
   if (!p) return std::nullopt;
+  // Counts a provider could not vouch for are not priced at all (providers check them; this
+  // is the last line, so a cost is never negative).
+  for (int64_t n : {u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens}) {
+    if (n < 0 || n > kMaxTokenCount) return std::nullopt;
+  }
   return (u.input_tokens * p->input_per_mtok + u.output_tokens * p->output_per_mtok +
           u.cache_read_tokens * p->cache_read_per_mtok +
           u.cache_write_tokens * p->cache_write_per_mtok) /

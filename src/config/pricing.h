@@ -27,7 +27,8 @@ class PriceTable {
   // Exact name first, then the longest configured prefix ("claude-sonnet-4-5-20250929"
   // takes the price of "claude-sonnet-4-5").
   std::optional<Price> find(const std::string& model) const;
-  // Dollars for this usage, or nullopt when the model has no price.
+  // Dollars for this usage, or nullopt when the model has no price or a count is outside
+  // [0, kMaxTokenCount].
   std::optional<double> cost(const std::string& model, const Usage& usage) const;
 
  private:

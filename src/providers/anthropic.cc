@@ -52,7 +52,7 @@ Json anthropic_request_body(const CompletionRequest& request, const std::string&
 }
 
 Status AnthropicDecoder::on_event(const SseEvent& event) {
-  auto j = parse_event_data(event.data);
+  auto j = parse_event_data(event.data, limits_);
   if (!j.ok()) return j.status();
   if (event.type == "error" || string_field(*j, "type") == "error") {
     return Status::error(
@@ -60,19 +60,20 @@ Status AnthropicDecoder::on_event(const SseEvent& event) {
   }
   if (!j->is_object()) {
     return Status::error(fmt::format("the stream sent an event that is not an object: {}",
-                                     j->dump().substr(0, 300)));
+                                     dump_json(*j).substr(0, 300)));
   }
   return on_message(*j);
 }
 
 void AnthropicDecoder::read_usage(const Json& u) {
-  if (u.contains("input_tokens")) usage_.input_tokens = int_field(u, "input_tokens");
-  if (u.contains("output_tokens")) usage_.output_tokens = int_field(u, "output_tokens");
-  if (u.contains("cache_read_input_tokens")) {
-    usage_.cache_read_tokens = int_field(u, "cache_read_input_tokens");
-  }
-  if (u.contains("cache_creation_input_tokens")) {
-    usage_.cache_write_tokens = int_field(u, "cache_creation_input_tokens");
+  // Each event may carry some of the counts; a later one replaces an earlier one.
+  for (auto [key, count] : {std::pair{"input_tokens", &usage_.input_tokens},
+                            std::pair{"output_tokens", &usage_.output_tokens},
+                            std::pair{"cache_read_input_tokens", &usage_.cache_read_tokens},
+                            std::pair{"cache_creation_input_tokens", &usage_.cache_write_tokens}}) {
+    if (Status st = read_token_count(u, key, count); !st.ok() && usage_error_.empty()) {
+      usage_error_ = st.message();
+    }
   }
 }
 
@@ -90,7 +91,7 @@ Status AnthropicDecoder::on_message(const Json& j) {
       return Status::error(
           fmt::format("the stream sent a content_block_start without an index "
                       "or a content_block: {}",
-                      j.dump().substr(0, 300)));
+                      dump_json(j).substr(0, 300)));
     }
     OpenBlock& b = blocks_[index];
     const std::string kind = string_field(*cb, "type");
@@ -141,14 +142,17 @@ CompletionResponse AnthropicDecoder::response() const {
     if (b.kind == OpenBlock::kText && !b.text.empty()) {
       r.message.blocks.push_back(TextBlock{b.text});
     } else if (b.kind == OpenBlock::kToolUse) {
-      ToolUseBlock u = tool_use_from_arguments(b.id, b.name, b.text);
-      if (b.text.empty() && b.initial_input.is_object()) u.input = b.initial_input;
+      // An input that arrived whole is held to the same limits as one that streamed.
+      const bool whole = b.text.empty() && b.initial_input.is_object();
+      ToolUseBlock u = tool_use_from_arguments(
+          b.id, b.name, whole ? dump_json(b.initial_input) : b.text, limits_);
       if (!u.input_error.empty()) ++r.malformed_tool_args;
       r.message.blocks.push_back(std::move(u));
     }
   }
   r.stop_reason = stop_reason_.empty() ? "end_turn" : stop_reason_;
   r.usage = usage_;
+  r.usage_error = usage_error_;
   r.model = model_;
   return r;
 }
@@ -168,11 +172,11 @@ Result<CompletionResponse> AnthropicProvider::complete(const CompletionRequest& 
   http.headers = {"Content-Type: application/json", "Accept: text/event-stream",
                   fmt::format("anthropic-version: {}", kAnthropicVersion)};
   if (!api_key_.empty()) http.headers.push_back("x-api-key: " + api_key_);
-  http.body = anthropic_request_body(request, cfg_.model, max_tokens).dump();
+  http.body = dump_json(anthropic_request_body(request, cfg_.model, max_tokens));
   http.cancel = request.cancel;
 
-  AnthropicDecoder decoder(request.agent, sink);
-  return stream_completion(http_, http, decoder, api_key_, cfg_.model);
+  AnthropicDecoder decoder(request.agent, sink, ReplyLimits::of(cfg_));
+  return stream_completion(http_, http, decoder, api_key_, cfg_.model, ReplyLimits::of(cfg_));
 }
 
 }  // namespace mecha::providers

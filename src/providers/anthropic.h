@@ -20,6 +20,7 @@
 #include "providers/event_stream.h"
 #include "providers/http.h"
 #include "providers/provider.h"
+#include "providers/reply_limits.h"
 
 namespace mecha::providers {
 
@@ -32,7 +33,8 @@ Json anthropic_request_body(const CompletionRequest& request, const std::string&
 // Decodes one streamed answer. Not thread-safe: one per call.
 class AnthropicDecoder final : public StreamDecoder {
  public:
-  AnthropicDecoder(std::string agent, StreamSink* sink) : agent_(std::move(agent)), sink_(sink) {}
+  AnthropicDecoder(std::string agent, StreamSink* sink, ReplyLimits limits = {})
+      : agent_(std::move(agent)), sink_(sink), limits_(std::move(limits)) {}
 
   Status on_event(const SseEvent& event) override;
   bool finished() const override { return done_; }
@@ -53,11 +55,13 @@ class AnthropicDecoder final : public StreamDecoder {
 
   std::string agent_;
   StreamSink* sink_;
+  const ReplyLimits limits_;
   bool done_ = false;
   std::map<int64_t, OpenBlock> blocks_;  // by the API's index
   std::string stop_reason_;
   std::string model_;
   Usage usage_;
+  std::string usage_error_;  // the first count that could not be read
 };
 
 // Thread-safe: each call has its own transfer and decoder.

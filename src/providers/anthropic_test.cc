@@ -99,6 +99,39 @@ TEST_F(AnthropicTest, TextOnlyStreamsDeltasAndReadsUsageWithCache) {
   EXPECT_EQ(sink.deltas, (std::vector<std::string>{"Hello", ", wörld", " — 你好", "!"}));
 }
 
+TEST_F(AnthropicTest, UsageThatCannotBeBelievedIsReportedNotPriced) {
+  server.enqueue(ScriptedResponse::sse(
+      kStart +
+      event(
+          "message_delta",
+          R"({"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":-40}})") +
+      kStop));
+  auto r = complete(provider());
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->usage_error,
+            "usage.output_tokens is -40, not a token count (an integer from 0 to 1000000000000)");
+  EXPECT_EQ(r->usage, (Usage{12, 1, 0, 0}));  // what message_start said, nothing negative
+}
+
+TEST_F(AnthropicTest, AWholeToolInputIsHeldToTheToolInputLimit) {
+  config::ProviderConfig cfg = config_for(server.base_url("/v1"));
+  cfg.max_tool_input_bytes = 32;
+  server.enqueue(ScriptedResponse::sse(
+      kStart +
+      event(
+          "content_block_start",
+          R"({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"Write","input":{"content":"0123456789012345678901234567890123456789"}}})") +
+      stop_with("tool_use")));
+  AnthropicProvider p(cfg, kKey, fast_http());
+  auto r = complete(std::move(p));
+  ASSERT_TRUE(r.ok()) << r.message();
+  ASSERT_EQ(r->message.tool_uses().size(), 1u);
+  EXPECT_EQ(r->message.tool_uses()[0]->input_error,
+            "tool arguments: 54 bytes, past the limit max_tool_input_bytes = 32 of "
+            "[providers.claude] (raise it there to accept more)");
+  EXPECT_EQ(r->malformed_tool_args, 1);
+}
+
 TEST_F(AnthropicTest, AChunkBoundaryInsideAUtf8Character) {
   const std::string body = read_test_data("anthropic_text.sse");
   const size_t ni = body.find("\xE4\xBD\xA0");  // 你

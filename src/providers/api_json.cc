@@ -3,6 +3,16 @@
 #include <fmt/format.h>
 
 namespace mecha::providers {
+namespace {
+
+// The start of what a server sent, for a message.
+std::string quote(std::string_view s) {
+  constexpr size_t kMaxQuote = 300;
+  if (s.size() <= kMaxQuote) return std::string(s);
+  return fmt::format("{}... ({} bytes)", s.substr(0, kMaxQuote), s.size());
+}
+
+}  // namespace
 
 std::string string_field(const Json& j, std::string_view key, std::string fallback) {
   if (!j.is_object()) return fallback;
@@ -25,12 +35,25 @@ const Json* object_field(const Json& j, std::string_view key) {
   return &*it;
 }
 
-ToolUseBlock tool_use_from_arguments(std::string id, std::string name, std::string raw) {
+ToolUseBlock tool_use_from_arguments(std::string id, std::string name, std::string raw,
+                                     const ReplyLimits& limits) {
   ToolUseBlock b;
   b.id = std::move(id);
   b.name = std::move(name);
   if (raw.find_first_not_of(" \t\r\n") == std::string::npos) return b;  // {} by default
-  auto parsed_or = parse_json(raw, "tool arguments");
+  if (static_cast<int64_t>(raw.size()) > limits.max_tool_input_bytes) {
+    b.input_error = fmt::format("tool arguments: {} bytes, past {}", raw.size(),
+                                limits.passed("max_tool_input_bytes", limits.max_tool_input_bytes));
+    b.raw_input = quote(raw);
+    return b;
+  }
+  if (json_depth(raw, limits.max_json_depth) > limits.max_json_depth) {
+    b.input_error = fmt::format("tool arguments: nested deeper than {}",
+                                limits.passed("max_json_depth", limits.max_json_depth));
+    b.raw_input = quote(raw);
+    return b;
+  }
+  auto parsed_or = parse_json(raw, "tool arguments", limits.max_json_depth);
   if (!parsed_or.ok()) {
     b.raw_input = std::move(raw);
     b.input_error = parsed_or.message();
@@ -47,15 +70,36 @@ ToolUseBlock tool_use_from_arguments(std::string id, std::string name, std::stri
   return b;
 }
 
-Result<Json> parse_event_data(std::string_view data) {
+Result<Json> parse_event_data(std::string_view data, const ReplyLimits& limits) {
+  if (json_depth(data, limits.max_json_depth) > limits.max_json_depth) {
+    return Status::error(fmt::format("the stream sent an event nested deeper than {}: {}",
+                                     limits.passed("max_json_depth", limits.max_json_depth),
+                                     quote(data)));
+  }
+  // Without exceptions, this parser fails on a syntax error and on a number past the
+  // range of a double ("1e400") alike.
   Json j = Json::parse(data, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
-    constexpr size_t kMaxQuote = 300;
-    return Status::error(
-        fmt::format("the stream sent an event that is not JSON: {}{}", data.substr(0, kMaxQuote),
-                    data.size() > kMaxQuote ? fmt::format("... ({} bytes)", data.size()) : ""));
+    return Status::error(fmt::format("the stream sent an event that is not JSON: {}", quote(data)));
   }
   return j;
+}
+
+Status read_token_count(const Json& usage, std::string_view key, int64_t* out) {
+  if (!usage.is_object()) return ok_status();
+  auto it = usage.find(key);
+  if (it == usage.end() || it->is_null()) return ok_status();
+  if (it->is_number_unsigned() && it->get<uint64_t>() <= uint64_t(kMaxTokenCount)) {
+    *out = static_cast<int64_t>(it->get<uint64_t>());
+    return ok_status();
+  }
+  if (it->is_number_integer() && !it->is_number_unsigned() && it->get<int64_t>() >= 0 &&
+      it->get<int64_t>() <= kMaxTokenCount) {
+    *out = it->get<int64_t>();
+    return ok_status();
+  }
+  return Status::error(fmt::format("usage.{} is {}, not a token count (an integer from 0 to {})",
+                                   key, quote(dump_json(*it)), kMaxTokenCount));
 }
 
 }  // namespace mecha::providers

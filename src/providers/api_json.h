@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "base/message.h"
+#include "providers/reply_limits.h"
 
 namespace mecha::providers {
 
@@ -20,10 +21,19 @@ int64_t int_field(const Json& j, std::string_view key, int64_t fallback = 0);
 const Json* object_field(const Json& j, std::string_view key);
 
 // A tool call from the model's raw arguments: "" (or blanks) means {}; text that is not a
-// JSON object gives input {}, raw_input and an input_error that says what was wrong.
-ToolUseBlock tool_use_from_arguments(std::string id, std::string name, std::string raw);
+// JSON object gives input {}, raw_input and an input_error that says what was wrong. So do
+// arguments larger than limits.max_tool_input_bytes or nested deeper than
+// limits.max_json_depth (then raw_input keeps only their start).
+ToolUseBlock tool_use_from_arguments(std::string id, std::string name, std::string raw,
+                                     const ReplyLimits& limits = {});
 
-// Parses one event's data as JSON; the error quotes (the start of) the data.
-Result<Json> parse_event_data(std::string_view data);
+// Parses one event's data as JSON; the error quotes (the start of) the data, or names the
+// depth limit it passed (checked before a tree is built).
+Result<Json> parse_event_data(std::string_view data, const ReplyLimits& limits = {});
+
+// Reads usage[key] as a token count into *out; absent (or null) leaves *out as it is. A
+// count must be an integer from 0 to kMaxTokenCount: anything else (-5, 1e308, 2.5, "7")
+// is an error naming the key and quoting the value, and *out is left as it is.
+Status read_token_count(const Json& usage, std::string_view key, int64_t* out);
 
 }  // namespace mecha::providers

@@ -17,7 +17,8 @@ std::string quote(std::string_view s) {
 
 }  // namespace
 
-Status stream_events(const HttpClient& client, const HttpRequest& request, StreamDecoder& decoder) {
+Status stream_events(const HttpClient& client, const HttpRequest& request, StreamDecoder& decoder,
+                     const ReplyLimits& limits) {
   const std::string prefix = fmt::format("POST {}", request.url);
   std::string head;  // the start of the body, to say what arrived
   size_t total = 0;
@@ -29,6 +30,12 @@ Status stream_events(const HttpClient& client, const HttpRequest& request, Strea
   });
   BodyHandler on_body = [&](std::string_view piece) -> Status {
     total += piece.size();
+    if (static_cast<int64_t>(total) > limits.max_reply_bytes) {
+      return Status::error(
+          fmt::format("{}: the reply grew past {} bytes, {}; it was cut off there after {} events",
+                      prefix, limits.max_reply_bytes,
+                      limits.passed("max_reply_bytes", limits.max_reply_bytes), parser.events()));
+    }
     if (head.size() < kKeptHead) head.append(piece.substr(0, kKeptHead - head.size()));
     return parser.feed(piece).prefixed(prefix);
   };
@@ -55,8 +62,8 @@ Status stream_events(const HttpClient& client, const HttpRequest& request, Strea
 
 Result<CompletionResponse> stream_completion(const HttpClient& client, const HttpRequest& request,
                                              StreamDecoder& decoder, const std::string& api_key,
-                                             const std::string& model) {
-  Status st = stream_events(client, request, decoder);
+                                             const std::string& model, const ReplyLimits& limits) {
+  Status st = stream_events(client, request, decoder, limits);
   if (!st.ok()) return Status::error(redact_secrets(st.message(), api_key), st.kind());
   CompletionResponse r = decoder.response();
   if (r.model.empty()) r.model = model;

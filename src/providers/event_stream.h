@@ -7,6 +7,7 @@
 
 #include "providers/http.h"
 #include "providers/provider.h"
+#include "providers/reply_limits.h"
 #include "providers/sse.h"
 
 namespace mecha::providers {
@@ -30,14 +31,18 @@ class StreamDecoder {
 //  - the 200 body is not an event stream (an error object, say): the API's message or the
 //    start of the body;
 //  - the stream ends before the decoder's final event: how much arrived and the last event;
-//  - the decoder refuses an event.
+//  - the decoder refuses an event;
+//  - the body grows past limits.max_reply_bytes: the transfer is cut off there, and the
+//    message names the limit and where to raise it.
 // Messages start with "POST <url>: " and are not redacted (the caller knows the secrets).
-Status stream_events(const HttpClient& client, const HttpRequest& request, StreamDecoder& decoder);
+Status stream_events(const HttpClient& client, const HttpRequest& request, StreamDecoder& decoder,
+                     const ReplyLimits& limits = {});
 
 // stream_events, then the decoder's response: a failure has `api_key` redacted, and a
 // response that names no model takes `model`, the one asked for.
 Result<CompletionResponse> stream_completion(const HttpClient& client, const HttpRequest& request,
                                              StreamDecoder& decoder, const std::string& api_key,
-                                             const std::string& model);
+                                             const std::string& model,
+                                             const ReplyLimits& limits = {});
 
 }  // namespace mecha::providers

@@ -12,7 +12,7 @@ Json tool_call_json(const ToolUseBlock& u) {
   // arguments and would refuse the whole conversation over the model's own mistake.
   return Json{{"id", u.id},
               {"type", "function"},
-              {"function", {{"name", u.name}, {"arguments", u.input.dump()}}}};
+              {"function", {{"name", u.name}, {"arguments", dump_json(u.input)}}}};
 }
 
 void append_messages(const Message& m, Json& out) {
@@ -97,7 +97,7 @@ Status OpenAiDecoder::on_event(const SseEvent& event) {
     return Status::error(
         fmt::format("the stream reported an error: {}", api_error_message(event.data)));
   }
-  auto chunk = parse_event_data(event.data);
+  auto chunk = parse_event_data(event.data, limits_);
   if (!chunk.ok()) return chunk.status();
   return on_chunk(*chunk);
 }
@@ -105,21 +105,14 @@ Status OpenAiDecoder::on_event(const SseEvent& event) {
 Status OpenAiDecoder::on_chunk(const Json& chunk) {
   if (!chunk.is_object()) {
     return Status::error(fmt::format("the stream sent a chunk that is not an object: {}",
-                                     chunk.dump().substr(0, 300)));
+                                     dump_json(chunk).substr(0, 300)));
   }
   if (chunk.contains("error")) {
     return Status::error(
-        fmt::format("the stream reported an error: {}", api_error_message(chunk.dump())));
+        fmt::format("the stream reported an error: {}", api_error_message(dump_json(chunk))));
   }
   if (std::string m = string_field(chunk, "model"); !m.empty()) model_ = m;
-  if (const Json* u = object_field(chunk, "usage")) {
-    int64_t cached = 0;
-    if (const Json* d = object_field(*u, "prompt_tokens_details"))
-      cached = int_field(*d, "cached_tokens");
-    usage_.input_tokens = std::max<int64_t>(0, int_field(*u, "prompt_tokens") - cached);
-    usage_.output_tokens = int_field(*u, "completion_tokens");
-    usage_.cache_read_tokens = cached;
-  }
+  if (const Json* u = object_field(chunk, "usage")) read_usage(*u);
   auto choices = chunk.find("choices");
   if (choices == chunk.end() || !choices->is_array()) return ok_status();
   for (const auto& choice : *choices) {
@@ -148,18 +141,35 @@ Status OpenAiDecoder::on_chunk(const Json& chunk) {
   return ok_status();
 }
 
+void OpenAiDecoder::read_usage(const Json& u) {
+  int64_t prompt = 0, completion = 0, cached = 0;
+  Status st = read_token_count(u, "prompt_tokens", &prompt);
+  if (st.ok()) st = read_token_count(u, "completion_tokens", &completion);
+  if (const Json* d = object_field(u, "prompt_tokens_details"); d && st.ok()) {
+    st = read_token_count(*d, "cached_tokens", &cached);
+  }
+  if (!st.ok()) {
+    if (usage_error_.empty()) usage_error_ = st.message();
+    return;
+  }
+  usage_.input_tokens = std::max<int64_t>(0, prompt - cached);
+  usage_.output_tokens = completion;
+  usage_.cache_read_tokens = cached;
+}
+
 CompletionResponse OpenAiDecoder::response() const {
   CompletionResponse r;
   r.message.role = Role::kAssistant;
   if (!text_.empty()) r.message.blocks.push_back(TextBlock{text_});
   for (const auto& [index, call] : calls_) {
     std::string id = call.id.empty() ? fmt::format("call_{}", index) : call.id;
-    ToolUseBlock u = tool_use_from_arguments(std::move(id), call.name, call.arguments);
+    ToolUseBlock u = tool_use_from_arguments(std::move(id), call.name, call.arguments, limits_);
     if (!u.input_error.empty()) ++r.malformed_tool_args;
     r.message.blocks.push_back(std::move(u));
   }
   r.stop_reason = stop_reason_of(finish_reason_, !calls_.empty());
   r.usage = usage_;
+  r.usage_error = usage_error_;
   r.model = model_;
   return r;
 }
@@ -177,11 +187,12 @@ Result<CompletionResponse> OpenAiProvider::complete(const CompletionRequest& req
   http.url = base + "/chat/completions";
   http.headers = {"Content-Type: application/json", "Accept: text/event-stream"};
   if (!api_key_.empty()) http.headers.push_back("Authorization: Bearer " + api_key_);
-  http.body = openai_request_body(request, cfg_.model, max_tokens, is_openai_itself(base)).dump();
+  http.body =
+      dump_json(openai_request_body(request, cfg_.model, max_tokens, is_openai_itself(base)));
   http.cancel = request.cancel;
 
-  OpenAiDecoder decoder(request.agent, sink);
-  return stream_completion(http_, http, decoder, api_key_, cfg_.model);
+  OpenAiDecoder decoder(request.agent, sink, ReplyLimits::of(cfg_));
+  return stream_completion(http_, http, decoder, api_key_, cfg_.model, ReplyLimits::of(cfg_));
 }
 
 }  // namespace mecha::providers

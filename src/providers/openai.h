@@ -23,6 +23,7 @@
 #include "providers/event_stream.h"
 #include "providers/http.h"
 #include "providers/provider.h"
+#include "providers/reply_limits.h"
 
 namespace mecha::providers {
 
@@ -39,7 +40,8 @@ bool is_openai_itself(std::string_view base_url);
 // Decodes one streamed answer. Not thread-safe: one per call.
 class OpenAiDecoder final : public StreamDecoder {
  public:
-  OpenAiDecoder(std::string agent, StreamSink* sink) : agent_(std::move(agent)), sink_(sink) {}
+  OpenAiDecoder(std::string agent, StreamSink* sink, ReplyLimits limits = {})
+      : agent_(std::move(agent)), sink_(sink), limits_(std::move(limits)) {}
 
   Status on_event(const SseEvent& event) override;
   bool finished() const override { return done_; }
@@ -54,14 +56,18 @@ class OpenAiDecoder final : public StreamDecoder {
   };
   Status on_chunk(const Json& chunk);
 
+  void read_usage(const Json& usage);
+
   std::string agent_;
   StreamSink* sink_;
+  const ReplyLimits limits_;
   bool done_ = false;
   std::string text_;
   std::map<int64_t, ToolCall> calls_;  // by the API's index
   std::string finish_reason_;
   std::string model_;
   Usage usage_;
+  std::string usage_error_;  // the first count that could not be read
 };
 
 // Thread-safe: each call has its own transfer and decoder.

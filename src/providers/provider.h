@@ -42,6 +42,10 @@ struct CompletionResponse {
   std::string model;
   // Tool calls whose arguments were not valid JSON (see ToolUseBlock::input_error).
   int malformed_tool_args = 0;
+  // Why the server's usage could not be believed ("usage.prompt_tokens is -5, ..."), or ""
+  // when it could. Such a call is unpriced, never free: `usage` holds only the counts that
+  // were read.
+  std::string usage_error;
 };
 
 // Receives text as it streams. Called on the thread that called complete().

@@ -15,7 +15,8 @@ Result<std::unique_ptr<RecordingProvider>> RecordingProvider::create(
   if (!out) {
     return Status::error(fmt::format("cannot write cassette {}: {}", path, std::strerror(errno)));
   }
-  out << Json{{"mecha_cassette", 1}, {"note", "recorded from " + inner->model()}}.dump() << "\n";
+  out << dump_json(Json{{"mecha_cassette", 1}, {"note", "recorded from " + inner->model()}})
+      << "\n";
   out.flush();
   return std::unique_ptr<RecordingProvider>(
       new RecordingProvider(std::move(inner), std::move(out)));
@@ -26,7 +27,7 @@ Result<CompletionResponse> RecordingProvider::complete(const CompletionRequest& 
   auto r = inner_->complete(request, sink);
   if (r) {
     std::lock_guard<std::mutex> lock(mu_);
-    out_ << cassette_line_json(request.agent, *r).dump() << "\n";
+    out_ << dump_json(cassette_line_json(request.agent, *r)) << "\n";
     out_.flush();
   }
   return r;

@@ -170,12 +170,15 @@ Result<Record> parse_stored(const StoredRecord& stored, std::string_view session
   r.seq = stored.seq;
   r.at_ms = stored.at_ms;
   r.kind = stored.kind;
+  auto where_it = [&] { return fmt::format("session {}, record {}", session_id, stored.seq); };
+  // A body nested past the limit would overflow the stack of whoever copies it.
+  if (json_depth(stored.body, kDefaultMaxJsonDepth) > kDefaultMaxJsonDepth) {
+    return check_json_depth(stored.body, kDefaultMaxJsonDepth, where_it());
+  }
   // Parsed without exceptions on the common path; a bad body is parsed again for the message.
   r.body = Json::parse(stored.body.begin(), stored.body.end(), nullptr, false);
   std::string where;
-  if (r.body.is_discarded() || !r.body.is_object()) {
-    where = fmt::format("session {}, record {}", session_id, stored.seq);
-  }
+  if (r.body.is_discarded() || !r.body.is_object()) where = where_it();
   if (r.body.is_discarded()) {
     auto again = parse_json(stored.body, where);
     return again.ok() ? Status::error(where + ": unreadable body") : again.status();
@@ -238,7 +241,7 @@ Result<int64_t> Session::append(Record record) {
   record.seq = log_.empty() ? 1 : log_.back().seq + 1;
   record.at_ms = now_ms();
   StoredRecord stored{record.seq, record.at_ms, record.kind, record.untrusted_result(),
-                      record.body.dump(-1, ' ', false, Json::error_handler_t::replace)};
+                      dump_json(record.body)};
   {
     std::lock_guard<std::mutex> db_lock(store_->mu_);
     MECHA_RETURN_IF_ERROR(

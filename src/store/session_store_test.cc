@@ -67,6 +67,25 @@ TEST(SessionStore, AppendsAreNumberedAndReadBackWhole) {
                     {"content", {{{"type", "text"}, {"text", "fix the failing test"}}}}}}}));
 }
 
+// A body nested past the limit would overflow the stack of whoever copies it.
+TEST(SessionStore, ARecordBodyTooDeepOrNotJsonIsAnErrorNamingIt) {
+  StoredRecord deep;
+  deep.seq = 4;
+  deep.body = "{\"a\": " + std::string(80'000, '[') + std::string(80'000, ']') + "}";
+  EXPECT_EQ(parse_stored(deep, "s1").message(),
+            "session s1, record 4: JSON nested deeper than the limit of 128 levels");
+  StoredRecord big;
+  big.seq = 5;
+  big.body = "{\"n\": 1e400}";
+  EXPECT_EQ(parse_stored(big, "s1").message(),
+            "session s1, record 5: invalid JSON: number overflow parsing '1e400'");
+  StoredRecord fine;
+  fine.body = "{\"a\": [[1]]}";
+  auto r = parse_stored(fine, "s1");
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->body, (Json{{"a", {{1}}}}));
+}
+
 TEST(SessionStore, RecordsCannotBeUpdatedOrDeletedOneByOne) {
   TempDir dir;
   auto path = dir.path() / "s.db";

@@ -9,12 +9,16 @@ namespace {
 
 constexpr int kMaxDepth = 64;
 
+// 3.0 is an integer; 1e300 is not one a tool can take (casting it to int64_t is undefined).
+bool whole_int64(double d) {
+  return d >= -9.2e18 && d <= 9.2e18 && d == static_cast<double>(static_cast<int64_t>(d));
+}
+
 bool has_type(const Json& value, const std::string& type) {
   if (type == "string") return value.is_string();
   if (type == "integer") {
     return value.is_number_integer() || value.is_number_unsigned() ||
-           (value.is_number_float() &&
-            value.get<double>() == static_cast<int64_t>(value.get<double>()));
+           (value.is_number_float() && whole_int64(value.get<double>()));
   }
   if (type == "number") return value.is_number();
   if (type == "boolean") return value.is_boolean();
@@ -72,19 +76,19 @@ std::string validate_input(const Json& input, const Json& schema) {
       for (const auto& x : *e) found = found || x == v;
       if (!found) {
         return fmt::format("{}: expected one of {}, got {}", field_name(it.path), e->dump(),
-                           v.dump());
+                           dump_json(v));
       }
     }
     if (v.is_number()) {
       if (auto m = s.find("minimum");
           m != s.end() && m->is_number() && v.get<double>() < m->get<double>()) {
         return fmt::format("{}: must be at least {}, got {}", field_name(it.path), m->dump(),
-                           v.dump());
+                           dump_json(v));
       }
       if (auto m = s.find("maximum");
           m != s.end() && m->is_number() && v.get<double>() > m->get<double>()) {
         return fmt::format("{}: must be at most {}, got {}", field_name(it.path), m->dump(),
-                           v.dump());
+                           dump_json(v));
       }
     }
     if (v.is_string()) {

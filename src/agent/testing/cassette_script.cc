@@ -8,7 +8,7 @@ namespace {
 std::string line(const std::string& agent, Json content, const char* stop, const Json& usage) {
   Json resp{{"content", std::move(content)}, {"stop_reason", stop}};
   if (!usage.empty()) resp["usage"] = usage;
-  return Json{{"agent", agent}, {"response", std::move(resp)}}.dump();
+  return dump_json(Json{{"agent", agent}, {"response", std::move(resp)}});
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ tools::ToolOutput ScriptedTool::call(const Json& input, tools::ToolContext& ctx)
     last_phase_ = ctx.phase;
   }
   if (!spec_.record_file.empty()) {
-    std::ofstream(ctx.work_tree / spec_.record_file, std::ios::app) << input.dump() << "\n";
+    std::ofstream(ctx.work_tree / spec_.record_file, std::ios::app) << dump_json(input) << "\n";
   }
   tools::ToolOutput out = tools::ToolOutput::ok(spec_.output);
   out.external = spec_.external;

@@ -19,7 +19,7 @@ std::vector<std::string> split_text(const std::string& text, size_t piece) {
   return out;
 }
 
-std::string data(const Json& j) { return "data: " + j.dump() + "\n\n"; }
+std::string data(const Json& j) { return "data: " + dump_json(j) + "\n\n"; }
 
 std::string event(const std::string& name, const Json& j) {
   return "event: " + name + "\n" + data(j);
@@ -52,7 +52,7 @@ std::string openai_stream(const Message& message, const std::string& stop_reason
                                         {"id", u->id},
                                         {"type", "function"},
                                         {"function", {{"name", u->name}, {"arguments", ""}}}}})}});
-      const std::string args = u->raw_input.empty() ? u->input.dump() : u->raw_input;
+      const std::string args = u->raw_input.empty() ? dump_json(u->input) : u->raw_input;
       for (const auto& p : split_text(args, piece)) {
         s += chunk(
             {{"tool_calls", Json::array({{{"index", index}, {"function", {{"arguments", p}}}}})}});
@@ -110,7 +110,7 @@ std::string anthropic_stream(const Message& message, const std::string& stop_rea
            {"index", index},
            {"content_block",
             {{"type", "tool_use"}, {"id", u->id}, {"name", u->name}, {"input", Json::object()}}}});
-      const std::string args = u->raw_input.empty() ? u->input.dump() : u->raw_input;
+      const std::string args = u->raw_input.empty() ? dump_json(u->input) : u->raw_input;
       for (const auto& p : split_text(args, piece)) {
         s += event("content_block_delta",
                    {{"type", "content_block_delta"},
