@@ -260,7 +260,6 @@ TEST(DaemonHostileClients, AClientThatNeverReadsStallsNoOneAndIsCutOffOnceItsQue
   std::string asks;
   for (int i = 0; i < 20000; ++i) asks += wire::encode_frame(wire::ListSessions{});
   EXPECT_GT(slow.write_without_waiting(asks), 0u);
-  ASSERT_TRUE(slow.unread_at_least(100 * 1024, 10s));
 
   // Meanwhile others run whole turns, and each completes promptly.
   for (int i = 0; i < 3; ++i) {

@@ -27,8 +27,7 @@ class FrameSink final : public agent::EventSink {
     auto frame = wire::decode_event(shallow, "event");
     if (!frame) {
       // An event this protocol version has no frame for: passed on as a note, not dropped.
-      connection_->send_waiting(
-          wire::Note{"mecha", shallow.dump(-1, ' ', false, Json::error_handler_t::replace)});
+      connection_->send_waiting(wire::Note{"mecha", dump_json(shallow)});
       return;
     }
     connection_->send_waiting(*frame);

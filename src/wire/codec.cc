@@ -6,6 +6,8 @@
 #include <array>
 #include <utility>
 
+#include "base/json_limits.h"
+
 namespace mecha::wire {
 namespace {
 
@@ -314,7 +316,7 @@ Json frame_to_json(const Frame& frame) {
 
 std::string encode_frame(const Frame& frame) {
   // Text from tools and models may hold any bytes: invalid UTF-8 becomes U+FFFD, never a throw.
-  std::string line = frame_to_json(frame).dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::string line = dump_json(frame_to_json(frame));
   line += '\n';
   return line;
 }
@@ -347,32 +349,6 @@ Json event_to_json(const Frame& frame) {
   Json j{{"type", kind_of(frame)}};
   j.update(body_to_json(frame));
   return j;
-}
-
-int json_depth(std::string_view text, int stop_after) {
-  int depth = 0;
-  int deepest = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > deepest) deepest = depth;
-      if (deepest > stop_after) return deepest;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return deepest;
 }
 
 namespace {

@@ -59,10 +59,6 @@ Json event_to_json(const Frame& frame);
 // Every kind, in the order of Frame's alternatives.
 std::vector<std::string_view> frame_kinds();
 
-// The deepest nesting of objects and arrays in JSON text, found without parsing it (strings
-// are skipped). Stops counting once past `stop_after`, so a hostile line costs one pass.
-int json_depth(std::string_view text, int stop_after);
-
 // The nesting of a parsed value (a scalar 0, {} or [] 1, {"a": []} 2), walked without
 // recursion. Stops counting once past `stop_after`. Check it before copying or dumping a
 // value that came from outside: both recurse once per level.

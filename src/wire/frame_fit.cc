@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "base/json_limits.h"
+
 namespace mecha::wire {
 namespace {
 
