@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "tools/protected_paths.h"
+
 namespace mecha::tools {
 namespace {
 
@@ -188,6 +190,14 @@ PathResult<ConfinedPath> WorkTree::resolve(std::string_view path, Access access)
                        fmt::format("refused: '{}' resolves to {}, inside .mecha/ of the work "
                                    "tree {}, which holds mecha's own config and sessions",
                                    input, out.resolved.string(), root));
+      }
+      if (!rel.empty() && protected_in_tree(rel.front())) {
+        return problem(std::string(kProtectedPathRule),
+                       fmt::format("refused: '{}' resolves to {}, and {} in the work tree {} "
+                                   "configures a program that runs code on this machine (an "
+                                   "editor, a shell, git, an agent, MCP servers); it is "
+                                   "read-only to the agent, in the file tools as in the sandbox",
+                                   input, out.resolved.string(), rel.front(), root));
       }
     }
     PathResult<ConfinedPath> r;

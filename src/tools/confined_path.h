@@ -11,7 +11,9 @@
 //     into it, is resolved beneath it);
 //   - a symlink, a chain of them, or a directory symlink whose target is outside;
 //   - a NUL byte, a path over 4096 bytes or a component over 255;
-//   - for writes, anything inside a `.git` directory (at any depth) or the tree's `.mecha/`.
+//   - for writes, anything inside a `.git` directory (at any depth), the tree's `.mecha/`, or
+//     another protected place of the tree (protected_paths.h: `.claude`, `.mcp.json`, editors'
+//     and shells' configs, ...).
 //
 // What comes back holds the descriptor of the checked parent directory: open, create and
 // rename relative to it (open_checked, create_missing_dirs, atomic_write.h), so a component

@@ -36,6 +36,8 @@ class ConfinedPathTest : public ::testing::Test {
     t.write("sub/dir/keep", "");
     t.write(".git/config", "[core]\n");
     t.write(".mecha/config.toml", "");
+    t.write(".claude/settings.json", "{}");
+    t.write(".vscode/tasks.json", "{}");
     t.write_outside("secret.txt", "secret\n");
     t.write_outside("outdir/file.txt", "outside\n");
     t.write_outside("tree2/x", "sibling with a common prefix\n");
@@ -146,6 +148,18 @@ TEST_F(ConfinedPathTest, Resolution) {
        "protected_path",
        "refused: '.mecha/config.toml' resolves to {root}/.mecha/config.toml, inside .mecha/ of "
        "the work tree {root}, which holds mecha's own config and sessions"},
+      {"write a Claude Code setting", ".claude/settings.json", Access::kWrite, std::nullopt, true,
+       "protected_path",
+       "refused: '.claude/settings.json' resolves to {root}/.claude/settings.json, and .claude "
+       "in the work tree {root} configures a program that runs code on this machine (an editor, "
+       "a shell, git, an agent, MCP servers); it is read-only to the agent, in the file tools as "
+       "in the sandbox"},
+      {"write .mcp.json, another case", ".MCP.json", Access::kWrite, std::nullopt, true,
+       "protected_path",
+       "refused: '.MCP.json' resolves to {root}/.MCP.json, and .MCP.json in the work tree {root} "
+       "configures a program that runs code on this machine (an editor, a shell, git, an agent, "
+       "MCP servers); it is read-only to the agent, in the file tools as in the sandbox"},
+      {"read .vscode", ".vscode/tasks.json", Access::kRead, ".vscode/tasks.json"},
       {"missing folder then ..", "missing/../x", Access::kWrite, std::nullopt, true, "",
        "{root}/missing does not exist"},
       {"file used as a folder", "src/a.py/x", Access::kRead, std::nullopt, true, "",

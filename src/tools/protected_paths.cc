@@ -1,5 +1,7 @@
 #include "tools/protected_paths.h"
 
+#include <strings.h>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -66,6 +68,12 @@ void add(const fs::path& tree, const fs::path& p, ProtectedPaths& out) {
 }
 
 }  // namespace
+
+bool protected_in_tree(std::string_view name) {
+  for (std::string_view p : kInTree)
+    if (p.size() == name.size() && ::strncasecmp(p.data(), name.data(), p.size()) == 0) return true;
+  return false;
+}
 
 ProtectedPaths protected_paths(const std::string& work_tree) {
   const fs::path tree(work_tree);

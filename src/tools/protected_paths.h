@@ -26,6 +26,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mecha::tools {
@@ -36,6 +37,11 @@ struct ProtectedPaths {
   std::vector<std::string> missing;   // absolute: not there now
   std::string git_absent;             // the tree's .git when there is none, else empty
 };
+
+// Whether `name`, the first component of a path relative to the tree, is one of the
+// protected places in the tree listed above (compared without case, as on a file system
+// that folds it). The file tools refuse to write there, as the sandbox does.
+bool protected_in_tree(std::string_view name);
 
 // The protected places of `work_tree` (absolute, canonical) as they are now.
 ProtectedPaths protected_paths(const std::string& work_tree);
