@@ -55,5 +55,29 @@ TEST(Git, ConfigOfKeysThatRunCommandsIsRefused) {
             V{"git-config-runs-commands: `git -c core.fsmonitor` makes git run or load a program"});
 }
 
+// The files git writes besides its operands, words shown.
+V writes(const std::vector<std::string>& words) {
+  Command c;
+  for (const std::string& w : words) c.argv.push_back(literal_word(w));
+  c.name = "git";
+  Operands o;
+  git_writes(c, o);
+  V out;
+  for (const ShellWord& w : o.writes) out.push_back(w.shown());
+  for (const ShellWord& w : o.reads) out.push_back("read " + w.shown());
+  return out;
+}
+
+TEST(Git, WritesItsConfigurationFilesAndWhatItClones) {
+  EXPECT_EQ(writes({"git", "config", "--global", "user.name", "x"}), V{"~/.gitconfig"});
+  EXPECT_EQ(writes({"git", "config", "--system", "a.b", "c"}), V{"/etc/gitconfig"});
+  EXPECT_EQ(writes({"git", "config", "--file", "/etc/x", "a.b", "c"}), V{"/etc/x"});
+  EXPECT_EQ(writes({"git", "-C", "sub", "log"}), V{"read sub"});
+  EXPECT_EQ(writes({"git", "clone", "https://x/r.git", "dir"}), V{"dir"});
+  // Without a directory, or given only the URL, the clone's directory is not named.
+  EXPECT_EQ(writes({"git", "clone", "https://x/r.git"}), V{});
+  EXPECT_EQ(writes({"git", "status"}), V{});
+}
+
 }  // namespace
 }  // namespace mecha::guard
