@@ -1,7 +1,5 @@
 #include "guard/command_guard.h"
 
-#include "guard/operands.h"
-
 #include <gtest/gtest.h>
 
 namespace mecha::guard {
@@ -289,18 +287,6 @@ TEST(CommandGuard, ATreeInsideASecretLocationKeepsItsPathsSecret) {
   ASSERT_TRUE(inside.ok());
   EXPECT_EQ(inside->screen("cat credentials").rule, "secret-path");
   EXPECT_TRUE(make().screen("cat credentials").allowed);
-}
-
-TEST(SedEffects, FindsWritesReadsAndExecution) {
-  SedEffects e = sed_effects("s/a/b/w out.txt\n/x/w log\n1r in.txt\ny/abc/xyz/;p");
-  EXPECT_EQ(e.writes, (std::vector<std::string>{"out.txt", "log"}));
-  EXPECT_EQ(e.reads, (std::vector<std::string>{"in.txt"}));
-  EXPECT_FALSE(e.executes);
-  EXPECT_TRUE(sed_effects("s/a/b/ge").executes);
-  EXPECT_TRUE(sed_effects("1e id").executes);
-  EXPECT_FALSE(sed_effects("s/e/w/g").executes);
-  EXPECT_TRUE(sed_effects("s/e/w/g").writes.empty());
-  EXPECT_TRUE(sed_effects("a\\ text with w and e").writes.empty());
 }
 
 }  // namespace

@@ -5,151 +5,17 @@
 #include <map>
 #include <optional>
 
+#include "guard/git.h"
 #include "guard/inline_code.h"
+#include "guard/operand_specs.h"
+#include "guard/sed_program.h"
 #include "guard/wrappers.h"
 
-// The command table below gives each Spec only the fields that matter for that command.
+// The OperandSpecs built below give only the fields that matter for their command.
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 namespace mecha::guard {
 namespace {
-
-enum class Mode { kReadAll, kWriteAll, kWriteLast, kText };
-
-struct Spec {
-  Mode mode = Mode::kReadAll;
-  std::string value_short;              // short options taking a value
-  std::vector<std::string> value_long;  // long options taking a value
-  std::string write_short;              // ... whose value is a path written
-  std::vector<std::string> write_long;
-  int skip = 0;              // leading operands that are not paths
-  std::string target_short;  // -t DIR: the destination directory (cp, mv, ln)
-};
-
-const std::map<std::string, Spec>& specs() {
-  static const std::map<std::string, Spec> table = [] {
-    std::map<std::string, Spec> t;
-    Spec write_all{Mode::kWriteAll};
-    for (const char* n : {"rm", "rmdir", "unlink", "touch", "mkdir", "shred", "tee", "sponge"})
-      t[n] = write_all;
-    t["touch"].value_short = "dtr";
-    t["mkdir"].value_short = "m";
-    t["shred"].value_short = "ns";
-    t["truncate"] = Spec{Mode::kWriteAll, "sr", {"--size", "--reference"}};
-    t["chmod"] = Spec{Mode::kWriteAll, "", {"--reference"}, "", {}, 1};
-    t["chown"] = Spec{Mode::kWriteAll, "", {"--reference", "--from"}, "", {}, 1};
-    t["chgrp"] = t["chown"];
-    t["setfacl"] = Spec{Mode::kWriteAll, "mMxX", {}, "", {}, 0};
-    t["cp"] = Spec{Mode::kWriteLast,
-                   "tS",
-                   {"--target-directory", "--suffix"},
-                   "t",
-                   {"--target-directory"},
-                   0,
-                   "t"};
-    t["install"] = Spec{Mode::kWriteLast,
-                        "tmogS",
-                        {"--target-directory", "--mode", "--owner", "--group"},
-                        "t",
-                        {"--target-directory"},
-                        0,
-                        "t"};
-    t["mv"] = Spec{Mode::kWriteAll,
-                   "tS",
-                   {"--target-directory", "--suffix"},
-                   "t",
-                   {"--target-directory"},
-                   0,
-                   "t"};
-    t["ln"] = Spec{Mode::kWriteLast,
-                   "tS",
-                   {"--target-directory", "--suffix"},
-                   "t",
-                   {"--target-directory"},
-                   0,
-                   "t"};
-    t["rsync"] = Spec{Mode::kWriteLast, "ef", {"--rsh", "--filter", "--exclude", "--include"}};
-    t["scp"] = Spec{Mode::kWriteLast, "cFiJloPS"};
-    t["sort"] = Spec{
-        Mode::kReadAll, "koStT", {"--key", "--output", "--field-separator"}, "o", {"--output"}};
-    t["split"] = Spec{Mode::kWriteLast, "abClnt"};
-    t["csplit"] = Spec{Mode::kReadAll, "bfn", {"--prefix"}, "f", {"--prefix"}};
-    t["patch"] = Spec{Mode::kWriteAll,
-                      "iopDrFBVYzd",
-                      {"--input", "--output", "--directory", "--reject-file"},
-                      "odr",
-                      {"--output", "--directory", "--reject-file"}};
-    for (const char* cc : {"gcc", "g++", "cc", "c++", "clang", "clang++", "ld", "as"})
-      t[cc] = Spec{Mode::kReadAll, "oIDLlUxe", {}, "o", {}};
-    t["curl"] = Spec{Mode::kReadAll,
-                     "oXdHuAeEFKTwxyzbcrmCYD",
-                     {"--output",      "--output-dir",     "--data",
-                      "--header",      "--config",         "--upload-file",
-                      "--cookie-jar",  "--dump-header",    "--trace",
-                      "--trace-ascii", "--stderr",         "--data-binary",
-                      "--data-raw",    "--data-urlencode", "--data-ascii",
-                      "--form",        "--form-string",    "--json",
-                      "--user",        "--user-agent",     "--request",
-                      "--referer",     "--max-time",       "--connect-timeout",
-                      "--retry",       "--proxy",          "--cert",
-                      "--key",         "--cacert",         "--url",
-                      "--libcurl",     "--netrc-file",     "--variable"},
-                     "ocD",
-                     {"--output", "--output-dir", "--cookie-jar", "--dump-header", "--trace",
-                      "--trace-ascii", "--stderr", "--libcurl"}};
-    t["wget"] =
-        Spec{Mode::kReadAll,
-             "OPoaiUeTt",
-             {"--output-document", "--directory-prefix", "--output-file", "--append-output",
-              "--input-file"},
-             "OPoa",
-             {"--output-document", "--directory-prefix", "--output-file", "--append-output"}};
-    t["unzip"] = Spec{Mode::kReadAll, "dxP", {}, "d", {}};
-    t["strace"] = Spec{Mode::kReadAll, "oepusEPabIOSXADFlnx", {"--output"}, "o", {"--output"}};
-    t["ltrace"] = t["strace"];
-    t["valgrind"] = Spec{Mode::kReadAll,
-                         "",
-                         {"--log-file", "--xml-file", "--massif-out-file", "--callgrind-out-file",
-                          "--cachegrind-out-file"},
-                         "",
-                         {"--log-file", "--xml-file", "--massif-out-file", "--callgrind-out-file",
-                          "--cachegrind-out-file"}};
-    t["time"] = Spec{Mode::kReadAll, "fo", {"--format", "--output"}, "o", {"--output"}};
-    for (const char* z :
-         {"gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lzma"})
-      t[z] = Spec{Mode::kWriteAll, "S", {"--suffix"}};
-    t["zstd"].write_short = "o";
-    t["zstd"].value_short = "o";
-    for (const char* x :
-         {"echo",  "printf", "let",   "expr",    "test",     "[",     "true",     "false",  ":",
-          "alias", "export", "local", "declare", "readonly", "unset", "shift",    "return", "exit",
-          "read",  "mktemp", "sleep", "seq",     "yes",      "date",  "basename", "dirname"})
-      t[x] = Spec{Mode::kText};
-    for (const char* g : {"grep", "egrep", "fgrep", "zgrep"})
-      t[g] = Spec{Mode::kReadAll,
-                  "efmABCdD",
-                  {"--regexp", "--file", "--max-count", "--context", "--include", "--exclude",
-                   "--exclude-dir", "--label"},
-                  "",
-                  {},
-                  1};
-    t["rg"] = Spec{Mode::kReadAll,
-                   "efmABCgtTrjMEd",
-                   {"--regexp", "--file", "--glob", "--type", "--replace", "--pre", "--pre-glob",
-                    "--type-add", "--max-count", "--context", "--iglob", "--max-depth"},
-                   "",
-                   {},
-                   1};
-    t["jq"] = Spec{Mode::kReadAll,
-                   "L",
-                   {"--arg", "--argjson", "--slurpfile", "--rawfile", "--indent"},
-                   "",
-                   {},
-                   1};
-    return t;
-  }();
-  return table;
-}
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   for (const auto& x : v)
@@ -177,7 +43,7 @@ struct Parsed {
   bool pattern_given = false;  // -e / -f gave the program or pattern: no operand is one
 };
 
-Parsed parse_options(const Command& c, const Spec& spec, Operands& out) {
+Parsed parse_options(const Command& c, const OperandSpec& spec, Operands& out) {
   Parsed p;
   const auto& argv = c.argv;
   bool options_done = false;
@@ -302,7 +168,7 @@ void sed_command(const Command& c, Operands& out) {
 
 // awk: the program is text, but it can write files (`print > "f"`) and run commands.
 void awk_command(const Command& c, Operands& out) {
-  Spec spec{Mode::kReadAll, "fvF", {"--file", "--assign", "--field-separator"}};
+  OperandSpec spec{OperandMode::kReadAll, "fvF", {"--file", "--assign", "--field-separator"}};
   bool from_file = false;
   for (const auto& w : c.argv)
     if (w.text == "-f" || w.text.rfind("--file", 0) == 0) from_file = true;
@@ -518,93 +384,7 @@ void vim_command(const Command& c, Operands& out) {
   for (const ShellWord& o : operands) (writes_operands ? out.writes : out.reads).push_back(o);
 }
 
-void git_command(const Command& c, Operands& out) {
-  for (size_t i = 1; i < c.argv.size(); ++i) {
-    const std::string& a = c.argv[i].text;
-    if (a == "--global")
-      out.writes.push_back(literal_word(std::string(1, kHome) + "/.gitconfig", c.argv[i].offset));
-    if (a == "--system") out.writes.push_back(literal_word("/etc/gitconfig", c.argv[i].offset));
-    if (a == "-C" && i + 1 < c.argv.size()) out.reads.push_back(c.argv[++i]);
-    if ((a == "-f" || a == "--file") && i + 1 < c.argv.size() && c.argv[1].text == "config")
-      out.writes.push_back(c.argv[++i]);
-  }
-  // `git clone URL DIR` writes DIR.
-  if (c.argv.size() > 3 && c.argv[1].text == "clone" &&
-      c.argv.back().text.find("://") == std::string::npos && c.argv.back().text[0] != '-')
-    out.writes.push_back(c.argv.back());
-}
-
 }  // namespace
-
-SedEffects sed_effects(const std::string& s) {
-  SedEffects e;
-  size_t i = 0, n = s.size();
-  auto rest_of_line = [&](size_t from) {
-    size_t end = s.find('\n', from);
-    std::string f = s.substr(from, end == std::string::npos ? std::string::npos : end - from);
-    size_t a = f.find_first_not_of(" \t");
-    i = end == std::string::npos ? n : end;
-    return a == std::string::npos ? std::string() : f.substr(a);
-  };
-  auto skip_delimited = [&](char delim) {  // past the next unescaped delim
-    while (i < n && s[i] != delim) {
-      if (s[i] == '\\') ++i;
-      ++i;
-    }
-    if (i < n) ++i;
-  };
-  while (i < n) {
-    char ch = s[i];
-    if (ch == ' ' || ch == '\t' || ch == '\n' || ch == ';' || ch == '{' || ch == '}' || ch == '!' ||
-        ch == ',' || ch == '$' || (ch >= '0' && ch <= '9') || ch == '~') {
-      ++i;
-    } else if (ch == '/' || ch == '\\') {  // an address: /re/ or \cREc
-      char delim = ch == '/' ? '/' : (i + 1 < n ? s[++i] : '/');
-      ++i;
-      skip_delimited(delim);
-      while (i < n && (s[i] == 'I' || s[i] == 'M')) ++i;
-    } else if (ch == 's' || ch == 'y') {
-      if (i + 1 >= n) break;
-      char delim = s[i + 1];
-      i += 2;
-      skip_delimited(delim);
-      skip_delimited(delim);
-      if (ch == 's') {
-        while (i < n && std::strchr("gpiImMe0123456789w", s[i]) != nullptr) {
-          if (s[i] == 'e') e.executes = true;
-          if (s[i] == 'w') {
-            e.writes.push_back(rest_of_line(i + 1));
-            break;
-          }
-          ++i;
-        }
-      }
-    } else if (ch == 'w' || ch == 'W') {
-      e.writes.push_back(rest_of_line(i + 1));
-    } else if (ch == 'r' || ch == 'R') {
-      e.reads.push_back(rest_of_line(i + 1));
-    } else if (ch == 'e') {
-      e.executes = true;
-      rest_of_line(i + 1);
-    } else if (ch == 'a' || ch == 'i' || ch == 'c') {
-      // Text to the end of the line (GNU one-liner form), with backslash continuations.
-      ++i;
-      while (i < n && s[i] != '\n') {
-        if (s[i] == '\\') ++i;
-        ++i;
-      }
-    } else if (ch == ':' || ch == 'b' || ch == 't' || ch == 'T') {
-      ++i;
-      while (i < n && s[i] != '\n' && s[i] != ';') ++i;
-    } else if (ch == 'l' || ch == 'L' || ch == 'q' || ch == 'Q') {
-      ++i;
-      while (i < n && (s[i] == ' ' || (s[i] >= '0' && s[i] <= '9'))) ++i;
-    } else {
-      ++i;  // single-letter commands: p d n N g G h H x = z F P D
-    }
-  }
-  return e;
-}
 
 Operands operands_of(const Command& c) {
   Operands out;
@@ -635,11 +415,11 @@ Operands operands_of(const Command& c) {
   }
   if (name == "patch") {
     // patch [FILE [PATCHFILE]]: FILE is changed in place unless -o names the output.
-    Spec spec{Mode::kReadAll,
-              "iopDrFBVYzd",
-              {"--input", "--output", "--directory", "--reject-file"},
-              "odr",
-              {"--output", "--directory", "--reject-file"}};
+    OperandSpec spec{OperandMode::kReadAll,
+                     "iopDrFBVYzd",
+                     {"--input", "--output", "--directory", "--reject-file"},
+                     "odr",
+                     {"--output", "--directory", "--reject-file"}};
     Parsed p = parse_options(c, spec, out);
     bool output = out.flags.count("o") > 0 || out.flags.count("output") > 0;
     for (size_t i = 0; i < p.operands.size(); ++i)
@@ -657,7 +437,7 @@ Operands operands_of(const Command& c) {
     }
     return out;
   }
-  if (name == "git") git_command(c, out);
+  if (name == "git") git_writes(c, out);
   if (Language language = language_of(name); language != Language::kNone) {
     // Paths the inline code names: written when it writes files, read otherwise.
     for (const ShellWord& code : inline_code_of(language, c.argv)) {
@@ -694,9 +474,9 @@ Operands operands_of(const Command& c) {
     vim_command(c, out);
     return out;
   }
-  auto it = specs().find(name);
-  Spec spec = it == specs().end() ? Spec{} : it->second;
-  if (spec.mode == Mode::kText) return out;
+  auto it = operand_specs().find(name);
+  OperandSpec spec = it == operand_specs().end() ? OperandSpec{} : it->second;
+  if (spec.mode == OperandMode::kText) return out;
   Parsed p = parse_options(c, spec, out);
   size_t skip = static_cast<size_t>(spec.skip);
   if (p.pattern_given && (name == "grep" || name == "egrep" || name == "fgrep" || name == "zgrep" ||
@@ -704,11 +484,11 @@ Operands operands_of(const Command& c) {
     skip = 0;
   if ((name == "chmod" || name == "chown" || name == "chgrp") && out.flags.count("reference"))
     skip = 0;
-  if (name == "install" && out.flags.count("d")) spec.mode = Mode::kWriteAll;
+  if (name == "install" && out.flags.count("d")) spec.mode = OperandMode::kWriteAll;
   if ((name == "gzip" || name == "gunzip" || name == "bzip2" || name == "xz" || name == "zstd") &&
       (out.flags.count("c") || out.flags.count("stdout") || out.flags.count("t") ||
        out.flags.count("l")))
-    spec.mode = Mode::kReadAll;
+    spec.mode = OperandMode::kReadAll;
   if (name == "uniq" && p.operands.size() >= 2) {
     out.reads.push_back(p.operands[0]);
     out.writes.push_back(p.operands[1]);
@@ -728,13 +508,13 @@ Operands operands_of(const Command& c) {
     }
     if (!ops.empty() && ops.back().text.find(':') != std::string::npos &&
         ops.back().text.find('/') > ops.back().text.find(':'))
-      spec.mode = Mode::kReadAll;
+      spec.mode = OperandMode::kReadAll;
     ops = local;
   }
   for (size_t i = 0; i < ops.size(); ++i) {
-    bool write =
-        spec.mode == Mode::kWriteAll || (spec.mode == Mode::kWriteLast && !has_target &&
-                                         (i + 1 == ops.size()) && (ops.size() > 1 || name == "ln"));
+    bool write = spec.mode == OperandMode::kWriteAll ||
+                 (spec.mode == OperandMode::kWriteLast && !has_target && (i + 1 == ops.size()) &&
+                  (ops.size() > 1 || name == "ln"));
     if (name == "ln" && ops.size() == 1) {
       // `ln -s TARGET`: the link is made in the current directory, named after the target.
       out.reads.push_back(ops[i]);

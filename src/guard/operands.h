@@ -22,13 +22,4 @@ struct Operands {
 
 Operands operands_of(const Command& command);
 
-// Files a sed program writes (`w FILE`, `s/a/b/w FILE`) and reads (`r FILE`), and whether
-// it runs commands (`e`, `s///e`). Exposed for tests.
-struct SedEffects {
-  std::vector<std::string> writes;
-  std::vector<std::string> reads;
-  bool executes = false;
-};
-SedEffects sed_effects(const std::string& program);
-
 }  // namespace mecha::guard

@@ -7,179 +7,15 @@
 #include <cstdint>
 #include <cstring>
 
+#include "guard/awk_program.h"
+#include "guard/git.h"
 #include "guard/inline_code.h"
+#include "guard/option_values.h"
 
 namespace mecha::guard {
 namespace {
 
 using Argv = std::vector<ShellWord>;
-
-bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
-
-ShellWord tail_of(const ShellWord& w, size_t from) {
-  ShellWord v = w;
-  v.text = from < w.text.size() ? w.text.substr(from) : std::string();
-  return v;
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-// The value of option `opt` at argv[i]: "--opt=V", "--opt V", "-oV" (short), "-o V".
-// Advances i past a value in the next word.
-std::optional<ShellWord> value_of(const Argv& argv, size_t& i, const char* opt) {
-  const std::string& a = argv[i].text;
-  size_t len = std::strlen(opt);
-  if (a == opt) {
-    if (i + 1 >= argv.size()) return std::nullopt;
-    return argv[++i];
-  }
-  if (a.rfind(opt, 0) != 0) return std::nullopt;
-  if (opt[1] == '-' && a.size() > len && a[len] == '=') return tail_of(argv[i], len + 1);
-  if (opt[1] != '-' && len == 2 && a.size() > 2) return tail_of(argv[i], 2);
-  return std::nullopt;
-}
-
-ShellWord joined(const Argv& argv, size_t from, size_t end = SIZE_MAX) {
-  end = std::min(end, argv.size());
-  ShellWord out = from < end ? argv[from] : literal_word("");
-  for (size_t j = from + 1; j < end; ++j) {
-    out.text += " " + argv[j].text;
-    out.dynamic |= argv[j].dynamic;
-  }
-  return out;
-}
-
-void refuse(LookThrough& out, std::string rule, std::string reason) {
-  if (out.not_understood) return;
-  out.rule = std::move(rule);
-  out.not_understood = std::move(reason);
-}
-
-// A pager or editor that only shows text or does nothing (`-c core.editor=true` to accept a
-// message, `-c core.pager=cat`).
-bool harmless_pager(const std::string& v) {
-  std::string first = v.substr(0, v.find(' '));
-  return first == "cat" || first == "less" || first == "more" || first == "true" || first == ":" ||
-         v.empty();
-}
-
-bool shows_text(const std::string& key) {
-  return key == "core.pager" || key.rfind("pager.", 0) == 0 || key == "core.editor" ||
-         key == "sequence.editor";
-}
-
-// git's global options, and what its subcommands run.
-void git(const Argv& argv, LookThrough& out) {
-  size_t i = 1;
-  for (; i < argv.size(); ++i) {
-    const std::string& a = argv[i].text;
-    if (a.empty() || a[0] != '-') break;
-    if (starts_with(a, "--config-env")) {
-      refuse(out, "not-understood", "`git --config-env` sets configuration from the environment");
-      return;
-    }
-    if (starts_with(a, "--exec-path=")) {
-      refuse(out, "git-config-runs-commands",
-             "`git --exec-path` makes git run its commands from another directory");
-      return;
-    }
-    if (a == "-C" || a == "--git-dir" || a == "--work-tree" || a == "--namespace") {
-      ++i;
-      continue;
-    }
-    if (a != "-c" || i + 1 >= argv.size()) continue;
-    const ShellWord& kv = argv[++i];
-    size_t eq = kv.text.find('=');
-    std::string key = kv.text.substr(0, eq);
-    std::string value = eq == std::string::npos ? "" : kv.text.substr(eq + 1);
-    SettingKind kind = git_config_kind(key);
-    if (kind == SettingKind::kData) continue;
-    std::string k = lower(key);
-    if (starts_with(k, "alias.") && (value.empty() || value[0] != '!')) continue;
-    if (shows_text(k) && !kv.dynamic && eq != std::string::npos && harmless_pager(value)) continue;
-    refuse(out, "git-config-runs-commands",
-           fmt::format("`git -c {}` makes git run or load a program", key));
-    return;
-  }
-  if (i >= argv.size()) return;
-  const std::string& sub = argv[i].text;
-  if (sub == "config") {
-    // A write names a key and a value (or --add/--replace-all/set); --unset and reads do not.
-    std::vector<const ShellWord*> operands;
-    bool writes = false, unsets = false;
-    for (size_t j = i + 1; j < argv.size(); ++j) {
-      const std::string& a = argv[j].text;
-      if (a == "-f" || a == "--file" || a == "--blob" || a == "--type" || a == "--default" ||
-          a == "--comment") {
-        ++j;
-        continue;
-      }
-      if (a == "--add" || a == "--replace-all" || a == "--append") writes = true;
-      if (starts_with(a, "--unset") || a == "unset" || a == "--get" || a == "get" ||
-          starts_with(a, "--get-") || a == "-l" || a == "--list" || a == "list" ||
-          a == "--remove-section" || a == "--rename-section")
-        unsets = true;
-      if (a == "set") {
-        writes = true;
-        continue;
-      }
-      if (!a.empty() && a[0] != '-') operands.push_back(&argv[j]);
-    }
-    if (unsets || operands.empty()) return;
-    if (operands.size() >= 2) writes = true;
-    if (!writes) return;
-    const ShellWord& key = *operands[0];
-    std::string value = operands.size() > 1 ? operands[1]->text : "";
-    SettingKind kind = key.dynamic ? SettingKind::kLoads : git_config_kind(key.text);
-    if (kind == SettingKind::kData) return;
-    std::string k = lower(key.text);
-    if (starts_with(k, "alias.") && !value.empty() && value[0] != '!' && value[0] != '-') return;
-    if (shows_text(k) && harmless_pager(value)) return;
-    refuse(out, "git-config-runs-commands",
-           fmt::format("`git config {}` sets a key that makes git run a command or load one "
-                       "(it would run outside the sandbox the next time git runs)",
-                       key.shown()));
-    return;
-  }
-  for (size_t j = i + 1; j < argv.size(); ++j) {
-    if (sub == "rebase") {
-      if (auto v = value_of(argv, j, "--exec"))
-        out.scripts.push_back({*v, "git rebase --exec"});
-      else if (auto v2 = value_of(argv, j, "-x"))
-        out.scripts.push_back({*v2, "git rebase -x"});
-    } else if (sub == "filter-branch") {
-      for (const char* f : {"--tree-filter", "--index-filter", "--msg-filter", "--env-filter",
-                            "--commit-filter", "--parent-filter", "--tag-name-filter"})
-        if (argv[j].text == f && j + 1 < argv.size())
-          out.scripts.push_back({argv[++j], std::string("git filter-branch ") + f});
-    } else if (sub == "difftool" || sub == "mergetool") {
-      if (auto v = value_of(argv, j, "--extcmd"))
-        out.scripts.push_back({*v, "git difftool -x"});
-      else if (auto v2 = value_of(argv, j, "-x"))
-        out.scripts.push_back({*v2, "git difftool -x"});
-    } else if (sub == "grep" && (argv[j].text == "-O" || starts_with(argv[j].text, "-O") ||
-                                 starts_with(argv[j].text, "--open-files-in-pager"))) {
-      size_t eq = argv[j].text.find('=');
-      ShellWord pager = eq != std::string::npos ? tail_of(argv[j], eq + 1)
-                        : argv[j].text.size() > 2 && argv[j].text[1] == 'O' ? tail_of(argv[j], 2)
-                                                                            : literal_word("less");
-      out.scripts.push_back({pager, "git grep -O"});
-    } else if (sub == "submodule" && argv[j].text == "foreach") {
-      size_t k = j + 1;
-      while (k < argv.size() && !argv[k].text.empty() && argv[k].text[0] == '-') ++k;
-      if (k < argv.size()) out.scripts.push_back({joined(argv, k), "git submodule foreach"});
-      return;
-    } else if (sub == "bisect" && argv[j].text == "run") {
-      if (j + 1 < argv.size())
-        out.commands.push_back(
-            {Argv(argv.begin() + static_cast<long>(j + 1), argv.end()), "git bisect run"});
-      return;
-    }
-  }
-}
 
 void ssh_like(const std::string& name, const Argv& argv, LookThrough& out) {
   for (size_t i = 1; i < argv.size(); ++i) {
@@ -316,70 +152,6 @@ void interpreter(Language language, const Argv& argv, LookThrough& out) {
 
 }  // namespace
 
-AwkCommands awk_commands(const std::string& t) {
-  AwkCommands out;
-  // The literal string right after `pos` (spaces and `(` skipped), or nullopt.
-  auto literal_after = [&](size_t pos) -> std::optional<std::string> {
-    while (pos < t.size() && (t[pos] == ' ' || t[pos] == '(' || t[pos] == '\t')) ++pos;
-    if (pos >= t.size() || t[pos] != '"') return std::nullopt;
-    size_t end = pos + 1;
-    std::string s;
-    while (end < t.size() && t[end] != '"') {
-      if (t[end] == '\\' && end + 1 < t.size()) ++end;
-      s += t[end++];
-    }
-    size_t after = t.find_first_not_of(" \t", end + 1);
-    // "rm " $1: a string joined to something else is not a literal command.
-    if (after != std::string::npos && t[after] != ')' && t[after] != ';' && t[after] != '}' &&
-        t[after] != '|' && t[after] != '\n')
-      return std::nullopt;
-    return s;
-  };
-  // The literal string right before `pos` (spaces skipped), or nullopt.
-  auto literal_before = [&](size_t pos) -> std::optional<std::string> {
-    while (pos > 0 && (t[pos - 1] == ' ' || t[pos - 1] == '\t')) --pos;
-    if (pos == 0 || t[pos - 1] != '"') return std::nullopt;
-    size_t start = t.rfind('"', pos - 2 < pos ? pos - 2 : 0);
-    if (start == std::string::npos || pos < 2) return std::nullopt;
-    size_t before = start == 0 ? std::string::npos : t.find_last_not_of(" \t", start - 1);
-    if (before != std::string::npos && t[before] != '{' && t[before] != ';' && t[before] != '(' &&
-        t[before] != '\n')
-      return std::nullopt;
-    return t.substr(start + 1, pos - 2 - start);
-  };
-  for (size_t at = t.find("system"); at != std::string::npos; at = t.find("system", at + 1)) {
-    if (at > 0 && (std::isalnum(static_cast<unsigned char>(t[at - 1])) || t[at - 1] == '_'))
-      continue;
-    auto s = literal_after(at + 6);
-    if (s)
-      out.commands.push_back(*s);
-    else
-      out.dynamic = true;
-  }
-  for (size_t at = t.find('|'); at != std::string::npos; at = t.find('|', at + 1)) {
-    if (at + 1 < t.size() && t[at + 1] == '|') {
-      ++at;
-      continue;
-    }
-    if (at > 0 && t[at - 1] == '|') continue;
-    size_t next = t.find_first_not_of(" \t", at + 1);
-    if (next != std::string::npos && t.compare(next, 7, "getline") == 0) {
-      auto s = literal_before(at);  // "cmd" | getline
-      if (s)
-        out.commands.push_back(*s);
-      else
-        out.dynamic = true;
-    } else {
-      auto s = literal_after(at + 1);  // print | "cmd"
-      if (s)
-        out.commands.push_back(*s);
-      else
-        out.dynamic = true;
-    }
-  }
-  return out;
-}
-
 std::string vim_shell_command(const std::string& command, bool& unknown) {
   std::string c = command;
   size_t i = c.find_first_not_of(": \t");
@@ -410,7 +182,7 @@ std::string vim_shell_command(const std::string& command, bool& unknown) {
 
 bool option_commands(const std::string& name, const Argv& argv, LookThrough& out) {
   if (name == "git") {
-    git(argv, out);
+    git_runs(argv, out);
     return true;
   }
   if (name == "ssh" || name == "scp" || name == "sftp") {

@@ -23,38 +23,6 @@ V runs(std::vector<std::string> words) {
   return out;
 }
 
-TEST(OptionCommands, GitRunsWhatItsOptionsAndSubcommandsName) {
-  EXPECT_EQ(runs({"git", "rebase", "-x", "make test", "main"}), V{"git rebase -x: make test"});
-  EXPECT_EQ(runs({"git", "rebase", "--exec=rm -rf ~", "main"}), V{"git rebase --exec: rm -rf ~"});
-  EXPECT_EQ(runs({"git", "submodule", "foreach", "--recursive", "git", "pull"}),
-            V{"git submodule foreach: git pull"});
-  EXPECT_EQ(runs({"git", "bisect", "run", "make", "test"}), V{"cmd git bisect run: make test"});
-  EXPECT_EQ(runs({"git", "status"}), V{});
-}
-
-TEST(OptionCommands, GitConfigOfKeysThatRunCommandsIsRefused) {
-  const std::string config = "git-config-runs-commands: `git config ";
-  const std::string why =
-      "` sets a key that makes git run a command or load one (it would run outside the sandbox "
-      "the next time git runs)";
-  EXPECT_EQ(runs({"git", "config", "core.fsmonitor", "rm -rf ~"}),
-            V{config + "core.fsmonitor" + why});
-  EXPECT_EQ(runs({"git", "config", "--local", "core.hooksPath", "/tmp/h"}),
-            V{config + "core.hooksPath" + why});
-  EXPECT_EQ(runs({"git", "config", "alias.st", "!rm -rf ~"}), V{config + "alias.st" + why});
-  EXPECT_EQ(runs({"git", "config", "set", "filter.x.clean", "x"}),
-            V{config + "filter.x.clean" + why});
-  EXPECT_EQ(runs({"git", "config", "include.path", "/tmp/x"}), V{config + "include.path" + why});
-  // Data keys, reads, unsets, plain aliases and a pager that only shows text are fine.
-  EXPECT_EQ(runs({"git", "config", "user.name", "Jane"}), V{});
-  EXPECT_EQ(runs({"git", "config", "--get", "core.pager"}), V{});
-  EXPECT_EQ(runs({"git", "config", "--unset", "core.fsmonitor"}), V{});
-  EXPECT_EQ(runs({"git", "config", "alias.st", "status -sb"}), V{});
-  EXPECT_EQ(runs({"git", "config", "core.pager", "less -R"}), V{});
-  EXPECT_EQ(runs({"git", "-c", "core.fsmonitor=x", "status"}),
-            V{"git-config-runs-commands: `git -c core.fsmonitor` makes git run or load a program"});
-}
-
 TEST(OptionCommands, ProgramsThatRunACommandByAnOption) {
   EXPECT_EQ(runs({"ssh", "-o", "ProxyCommand=nc %h %p", "h"}), V{"ssh -o ProxyCommand: nc %h %p"});
   EXPECT_EQ(runs({"ssh", "-oProxyCommand none", "h"}), V{});
@@ -86,15 +54,6 @@ TEST(OptionCommands, ShellsJoinedToTheNetworkAreReverseShells) {
   EXPECT_EQ(runs({"python3", "-c", "import socket,pty;s=socket.socket();pty.spawn('sh')"}),
             V{"reverse-shell: `python3` joins a shell to a network connection: whoever is at the "
               "other end runs commands the guard never sees"});
-}
-
-TEST(OptionCommands, AwkCommands) {
-  AwkCommands a = awk_commands("BEGIN{system(\"id\"); \"date\" | getline d}");
-  EXPECT_EQ(a.commands, (V{"id", "date"}));
-  EXPECT_FALSE(a.dynamic);
-  EXPECT_TRUE(awk_commands("{system(\"rm \" $1)}").dynamic);
-  EXPECT_TRUE(awk_commands("{print | cmd}").dynamic);
-  EXPECT_EQ(awk_commands("$1 || $2").commands, V{});
 }
 
 }  // namespace
