@@ -28,26 +28,10 @@ using namespace std::chrono_literals;
 using testing::cassette_header;
 using testing::cassette_line;
 using testing::DaemonHarness;
-
-Json text_block(const std::string& t) { return {{"type", "text"}, {"text", t}}; }
-Json tool_use(const std::string& id, const std::string& name, const Json& input) {
-  return {{"type", "tool_use"}, {"id", id}, {"name", name}, {"input", input}};
-}
-
-std::string noop_cassette() {
-  return cassette_header() +
-         cassette_line(
-             Json::array({text_block("Working."), tool_use("t1", "Noop", Json::object())}),
-             "tool_use", 100, 10) +
-         cassette_line(Json::array({text_block("done")}), "end_turn", 120, 5,
-                       {{"last_tool_result_contains", "ok"}});
-}
-
-std::vector<wire::Frame> noop_transcript() {
-  return {wire::Text{"main", "Working."}, wire::ToolCall{"main", "t1", "Noop", Json::object()},
-          wire::ToolResult{"main", "t1", false, false, "ok"}, wire::Text{"main", "done"},
-          wire::TurnDone{"done", Usage{220, 15, 0, 0}, false}};
-}
+using testing::noop_cassette;
+using testing::noop_transcript;
+using testing::text_block;
+using testing::tool_use;
 
 // A client that speaks raw bytes, to send what a well-behaved client never would.
 class RawPeer {
