@@ -2,8 +2,6 @@
 // script with the Write tool (so the guard never reads it) and runs it with Bash, trying to
 // plant code that git on the host would run. The test then runs git on the host, in the same
 // tree, and checks that nothing ran, while git inside the sandbox did its ordinary work.
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -15,22 +13,17 @@
 #include <fmt/format.h>
 
 #include "base/subprocess.h"
-#include "cli/testing/run_binary.h"
+#include "cli/testing/cassette_run.h"
 #include "tools/bash_sandbox.h"
+#include "tools/testing/unix_listener.h"
 
 namespace mecha::cli {
 namespace {
 
 using testing::BinaryResult;
 using testing::TempDir;
-
-std::string tool_line(const std::string& id, const std::string& name, const Json& input) {
-  Json line{{"response",
-             {{"content",
-               Json::array({{{"type", "tool_use"}, {"id", id}, {"name", name}, {"input", input}}})},
-              {"stop_reason", "tool_use"}}}};
-  return line.dump() + "\n";
-}
+using testing::text_line;
+using testing::tool_line;
 
 std::string on_host(const std::filesystem::path& dir, const std::string& command) {
   auto r = run_subprocess({.argv = {"/bin/bash", "-c", command}, .cwd = dir, .merge_stderr = true});
@@ -77,19 +70,15 @@ print("commondir planted")
 )py",
                                         marker);
   std::string cassette = "{\"mecha_cassette\": 1}\n";
-  cassette += tool_line("w1", "Write", {{"file_path", "plant.py"}, {"content", plant}});
-  cassette += tool_line("b1", "Bash", {{"command", "python3 plant.py"}});
-  cassette += tool_line("b2", "Bash",
+  cassette += tool_line("main", "w1", "Write", {{"file_path", "plant.py"}, {"content", plant}});
+  cassette += tool_line("main", "b1", "Bash", {{"command", "python3 plant.py"}});
+  cassette += tool_line("main", "b2", "Bash",
                         {{"command", "grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status"}});
   cassette += tool_line(
-      "b3", "Bash",
+      "main", "b3", "Bash",
       {{"command", "echo note > notes.txt && git add notes.txt && " + git +
                        "commit -qm inside && " + git + "stash list && git log --format=%s"}});
-  cassette += Json{{"response",
-                    {{"content", Json::array({{{"type", "text"}, {"text", "done"}}})},
-                     {"stop_reason", "end_turn"}}}}
-                  .dump() +
-              "\n";
+  cassette += text_line("main", "done");
   dir.write("c.jsonl", cassette);
 
   BinaryResult r =
@@ -122,13 +111,8 @@ TEST(SandboxE2E, BashCannotReachTheSocketsOfTheRuntimeFolder) {
   const auto runtime = std::filesystem::path(base) / fmt::format("runtime-{}", ::getpid());
   std::filesystem::create_directories(runtime);
   const std::string socket_path = (runtime / "mecha.sock").string();
-  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  int fd = tools::testing::listen_unix(socket_path);
   ASSERT_GE(fd, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", socket_path.c_str());
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(fd, 4), 0);
   const char* old = std::getenv("XDG_RUNTIME_DIR");
   const std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
   ::setenv("XDG_RUNTIME_DIR", runtime.string().c_str(), 1);
@@ -145,13 +129,9 @@ except OSError as e:
     print("refused:", e.strerror)
 )py";
   std::string cassette = "{\"mecha_cassette\": 1}\n";
-  cassette += tool_line("w1", "Write", {{"file_path", "probe.py"}, {"content", probe}});
-  cassette += tool_line("b1", "Bash", {{"command", "python3 probe.py"}});
-  cassette += Json{{"response",
-                    {{"content", Json::array({{{"type", "text"}, {"text", "done"}}})},
-                     {"stop_reason", "end_turn"}}}}
-                  .dump() +
-              "\n";
+  cassette += tool_line("main", "w1", "Write", {{"file_path", "probe.py"}, {"content", probe}});
+  cassette += tool_line("main", "b1", "Bash", {{"command", "python3 probe.py"}});
+  cassette += text_line("main", "done");
   dir.write("c.jsonl", cassette);
   // pass_env keeps XDG_RUNTIME_DIR, so the probe knows where to look.
   dir.write(".home/.config/mecha/config.toml",

@@ -2,8 +2,6 @@
 // guard in front, performs the attack from inside, and checks the host afterwards.
 #include "tools/bash_sandbox.h"
 
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -13,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "tools/testing/temp_tree.h"
+#include "tools/testing/unix_listener.h"
 
 namespace mecha::tools {
 namespace {
@@ -305,13 +304,8 @@ TEST(Sandbox, AUnixSocketOfTheHostCannotBeReached) {
   const fs::path runtime = out.path() / "runtime";
   fs::create_directories(runtime);
   const std::string path = (runtime / "mecha.sock").string();
-  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  int fd = testing::listen_unix(path);
   ASSERT_GE(fd, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(fd, 4), 0);
   t.write("sock", path);
   const std::string probe =
       "test -e \"$(cat sock)\" && echo exists; python3 -c \"import socket; "

@@ -17,6 +17,7 @@
 #include "base/subprocess.h"
 #include "tools/bash_output.h"
 #include "tools/testing/temp_tree.h"
+#include "tools/testing/unix_listener.h"
 
 namespace mecha::tools {
 namespace {
@@ -246,13 +247,8 @@ TEST(BashSandbox, HidesTheHomeTheRuntimeFolderAndItsSockets) {
   const auto runtime = out.path() / "runtime";
   std::filesystem::create_directories(runtime);
   const std::string socket_path = (runtime / "mecha.sock").string();
-  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  int fd = testing::listen_unix(socket_path);
   ASSERT_GE(fd, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", socket_path.c_str());
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(fd, 4), 0);
   ScopedEnv env("XDG_RUNTIME_DIR", runtime.string());
 
   TempTree t;
