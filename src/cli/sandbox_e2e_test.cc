@@ -6,15 +6,15 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <optional>
 
 #include <fmt/format.h>
 
 #include "base/subprocess.h"
 #include "cli/testing/cassette_run.h"
 #include "tools/bash_sandbox.h"
+#include "tools/testing/outside_dir.h"
+#include "tools/testing/scoped_env.h"
 #include "tools/testing/unix_listener.h"
 
 namespace mecha::cli {
@@ -106,16 +106,11 @@ print("commondir planted")
 TEST(SandboxE2E, BashCannotReachTheSocketsOfTheRuntimeFolder) {
   if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
   // Not under /tmp, which the sandbox replaces anyway: the mask must be what hides it.
-  std::string base = MECHA_BINARY_DIR;
-  if (base.rfind("/tmp/", 0) == 0 || base.rfind("/var/tmp/", 0) == 0) base = "/var";
-  const auto runtime = std::filesystem::path(base) / fmt::format("runtime-{}", ::getpid());
-  std::filesystem::create_directories(runtime);
-  const std::string socket_path = (runtime / "mecha.sock").string();
+  tools::testing::OutsideDir runtime;
+  const std::string socket_path = (runtime.path() / "mecha.sock").string();
   int fd = tools::testing::listen_unix(socket_path);
   ASSERT_GE(fd, 0);
-  const char* old = std::getenv("XDG_RUNTIME_DIR");
-  const std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
-  ::setenv("XDG_RUNTIME_DIR", runtime.string().c_str(), 1);
+  tools::testing::ScopedEnv env("XDG_RUNTIME_DIR", runtime.path().string());
 
   TempDir dir;
   const std::string probe = R"py(import os, socket
@@ -140,13 +135,7 @@ except OSError as e:
       testing::run_mecha({"run", "--json", "--model", "cassette:c.jsonl", "go"}, dir.path());
   // On the host the same probe connects: the socket is there to be reached.
   std::string host = on_host(dir.path(), "python3 probe.py");
-  if (saved) {
-    ::setenv("XDG_RUNTIME_DIR", saved->c_str(), 1);
-  } else {
-    ::unsetenv("XDG_RUNTIME_DIR");
-  }
   ::close(fd);
-  std::filesystem::remove_all(runtime);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_EQ(result_of(testing::json_lines(r.out), "b1"),
             "absent\nrefused: No such file or directory\nExit code: 0");

@@ -5,11 +5,11 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <random>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "tools/testing/outside_dir.h"
 #include "tools/testing/temp_tree.h"
 #include "tools/testing/unix_listener.h"
 
@@ -17,6 +17,8 @@ namespace mecha::tools {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::outside_path;
+using testing::OutsideDir;
 using testing::TempTree;
 
 #define SKIP_WITHOUT_SANDBOX()                                                \
@@ -49,32 +51,6 @@ Ran on_host(const fs::path& dir, const std::string& command) {
   EXPECT_TRUE(r.ok()) << r.message();
   return r.ok() ? Ran{r->exit_code, r->out.text()} : Ran{};
 }
-
-std::string unique() {
-  std::random_device rd;
-  return std::to_string(rd() % 1000000 + 1000000);
-}
-
-// A place outside the tree and outside /tmp (private inside the sandbox): where a write
-// escaping the sandbox would land, or what the sandbox must hide.
-fs::path outside_path() {
-  std::string dir = MECHA_BINARY_DIR;
-  if (dir.rfind("/tmp/", 0) == 0 || dir.rfind("/var/tmp/", 0) == 0) dir = "/var";
-  return fs::path(dir) / ("sandbox-probe-" + unique());
-}
-
-// A folder at outside_path(), removed afterwards.
-class OutsideDir {
- public:
-  OutsideDir() : path_(outside_path()) { fs::create_directories(path_); }
-  ~OutsideDir() { fs::remove_all(path_); }
-  OutsideDir(const OutsideDir&) = delete;
-  OutsideDir& operator=(const OutsideDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 TEST(Sandbox, NoCapabilitiesNoNewPrivilegesAndTheFilterInstalled) {
   SKIP_WITHOUT_SANDBOX();
