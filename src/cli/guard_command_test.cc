@@ -2,26 +2,14 @@
 #include <gtest/gtest.h>
 
 #include "base/subprocess.h"
+#include "cli/testing/run_binary.h"
 
 namespace mecha::cli {
 namespace {
 
-SubprocessResult mecha(std::vector<std::string> args, std::optional<std::string> stdin_data = {}) {
-  SubprocessOptions opt;
-  opt.argv = {std::string(MECHA_BINARY_DIR) + "/mecha",
-              "guard",
-              "check",
-              "--worktree",
-              "/work/tree",
-              "--config",
-              "/dev/null"};
-  opt.argv.insert(opt.argv.end(), args.begin(), args.end());
-  opt.stdin_data = std::move(stdin_data);
-  opt.env = std::vector<std::string>{"HOME=/home/user"};
-  opt.timeout = std::chrono::seconds(60);
-  auto r = run_subprocess(opt);
-  EXPECT_TRUE(r.ok()) << r.message();
-  return r.ok() ? std::move(*r) : SubprocessResult{};
+SubprocessResult mecha(const std::vector<std::string>& args,
+                       std::optional<std::string> stdin_data = {}) {
+  return testing::run_guard_check(args, std::move(stdin_data));
 }
 
 TEST(GuardCheck, AllowsWithExitZero) {

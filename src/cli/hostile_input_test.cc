@@ -68,21 +68,7 @@ TEST(HostileInput, CassetteLineThatCannotBeReadIsOneLineNamingItNeverACrash) {
 }
 
 SubprocessResult guard_batch(const std::string& lines) {
-  SubprocessOptions opt;
-  opt.argv = {std::string(MECHA_BINARY_DIR) + "/mecha",
-              "guard",
-              "check",
-              "--worktree",
-              "/work/tree",
-              "--config",
-              "/dev/null",
-              "--batch"};
-  opt.stdin_data = lines;
-  opt.env = std::vector<std::string>{"HOME=/home/user"};
-  opt.timeout = std::chrono::seconds(60);
-  auto r = run_subprocess(opt);
-  EXPECT_TRUE(r.ok()) << r.message();
-  return r.ok() ? std::move(*r) : SubprocessResult{};
+  return testing::run_guard_check({"--batch"}, lines);
 }
 
 TEST(HostileInput, GuardBatchJudgesTheOtherLinesAfterABadOne) {

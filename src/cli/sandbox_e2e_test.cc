@@ -2,35 +2,28 @@
 // script with the Write tool (so the guard never reads it) and runs it with Bash, trying to
 // plant code that git on the host would run. The test then runs git on the host, in the same
 // tree, and checks that nothing ran, while git inside the sandbox did its ordinary work.
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <optional>
 
 #include <fmt/format.h>
 
 #include "base/subprocess.h"
-#include "cli/testing/run_binary.h"
+#include "cli/testing/cassette_run.h"
 #include "tools/bash_sandbox.h"
+#include "tools/testing/outside_dir.h"
+#include "tools/testing/scoped_env.h"
+#include "tools/testing/unix_listener.h"
 
 namespace mecha::cli {
 namespace {
 
 using testing::BinaryResult;
 using testing::TempDir;
-
-std::string tool_line(const std::string& id, const std::string& name, const Json& input) {
-  Json line{{"response",
-             {{"content",
-               Json::array({{{"type", "tool_use"}, {"id", id}, {"name", name}, {"input", input}}})},
-              {"stop_reason", "tool_use"}}}};
-  return line.dump() + "\n";
-}
+using testing::text_line;
+using testing::tool_line;
 
 std::string on_host(const std::filesystem::path& dir, const std::string& command) {
   auto r = run_subprocess({.argv = {"/bin/bash", "-c", command}, .cwd = dir, .merge_stderr = true});
@@ -77,19 +70,15 @@ print("commondir planted")
 )py",
                                         marker);
   std::string cassette = "{\"mecha_cassette\": 1}\n";
-  cassette += tool_line("w1", "Write", {{"file_path", "plant.py"}, {"content", plant}});
-  cassette += tool_line("b1", "Bash", {{"command", "python3 plant.py"}});
-  cassette += tool_line("b2", "Bash",
+  cassette += tool_line("main", "w1", "Write", {{"file_path", "plant.py"}, {"content", plant}});
+  cassette += tool_line("main", "b1", "Bash", {{"command", "python3 plant.py"}});
+  cassette += tool_line("main", "b2", "Bash",
                         {{"command", "grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status"}});
   cassette += tool_line(
-      "b3", "Bash",
+      "main", "b3", "Bash",
       {{"command", "echo note > notes.txt && git add notes.txt && " + git +
                        "commit -qm inside && " + git + "stash list && git log --format=%s"}});
-  cassette += Json{{"response",
-                    {{"content", Json::array({{{"type", "text"}, {"text", "done"}}})},
-                     {"stop_reason", "end_turn"}}}}
-                  .dump() +
-              "\n";
+  cassette += text_line("main", "done");
   dir.write("c.jsonl", cassette);
 
   BinaryResult r =
@@ -117,21 +106,11 @@ print("commondir planted")
 TEST(SandboxE2E, BashCannotReachTheSocketsOfTheRuntimeFolder) {
   if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
   // Not under /tmp, which the sandbox replaces anyway: the mask must be what hides it.
-  std::string base = MECHA_BINARY_DIR;
-  if (base.rfind("/tmp/", 0) == 0 || base.rfind("/var/tmp/", 0) == 0) base = "/var";
-  const auto runtime = std::filesystem::path(base) / fmt::format("runtime-{}", ::getpid());
-  std::filesystem::create_directories(runtime);
-  const std::string socket_path = (runtime / "mecha.sock").string();
-  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  tools::testing::OutsideDir runtime;
+  const std::string socket_path = (runtime.path() / "mecha.sock").string();
+  int fd = tools::testing::listen_unix(socket_path);
   ASSERT_GE(fd, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", socket_path.c_str());
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(fd, 4), 0);
-  const char* old = std::getenv("XDG_RUNTIME_DIR");
-  const std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
-  ::setenv("XDG_RUNTIME_DIR", runtime.string().c_str(), 1);
+  tools::testing::ScopedEnv env("XDG_RUNTIME_DIR", runtime.path().string());
 
   TempDir dir;
   const std::string probe = R"py(import os, socket
@@ -145,13 +124,9 @@ except OSError as e:
     print("refused:", e.strerror)
 )py";
   std::string cassette = "{\"mecha_cassette\": 1}\n";
-  cassette += tool_line("w1", "Write", {{"file_path", "probe.py"}, {"content", probe}});
-  cassette += tool_line("b1", "Bash", {{"command", "python3 probe.py"}});
-  cassette += Json{{"response",
-                    {{"content", Json::array({{{"type", "text"}, {"text", "done"}}})},
-                     {"stop_reason", "end_turn"}}}}
-                  .dump() +
-              "\n";
+  cassette += tool_line("main", "w1", "Write", {{"file_path", "probe.py"}, {"content", probe}});
+  cassette += tool_line("main", "b1", "Bash", {{"command", "python3 probe.py"}});
+  cassette += text_line("main", "done");
   dir.write("c.jsonl", cassette);
   // pass_env keeps XDG_RUNTIME_DIR, so the probe knows where to look.
   dir.write(".home/.config/mecha/config.toml",
@@ -160,13 +135,7 @@ except OSError as e:
       testing::run_mecha({"run", "--json", "--model", "cassette:c.jsonl", "go"}, dir.path());
   // On the host the same probe connects: the socket is there to be reached.
   std::string host = on_host(dir.path(), "python3 probe.py");
-  if (saved) {
-    ::setenv("XDG_RUNTIME_DIR", saved->c_str(), 1);
-  } else {
-    ::unsetenv("XDG_RUNTIME_DIR");
-  }
   ::close(fd);
-  std::filesystem::remove_all(runtime);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_EQ(result_of(testing::json_lines(r.out), "b1"),
             "absent\nrefused: No such file or directory\nExit code: 0");

@@ -28,26 +28,10 @@ using namespace std::chrono_literals;
 using testing::cassette_header;
 using testing::cassette_line;
 using testing::DaemonHarness;
-
-Json text_block(const std::string& t) { return {{"type", "text"}, {"text", t}}; }
-Json tool_use(const std::string& id, const std::string& name, const Json& input) {
-  return {{"type", "tool_use"}, {"id", id}, {"name", name}, {"input", input}};
-}
-
-std::string noop_cassette() {
-  return cassette_header() +
-         cassette_line(
-             Json::array({text_block("Working."), tool_use("t1", "Noop", Json::object())}),
-             "tool_use", 100, 10) +
-         cassette_line(Json::array({text_block("done")}), "end_turn", 120, 5,
-                       {{"last_tool_result_contains", "ok"}});
-}
-
-std::vector<wire::Frame> noop_transcript() {
-  return {wire::Text{"main", "Working."}, wire::ToolCall{"main", "t1", "Noop", Json::object()},
-          wire::ToolResult{"main", "t1", false, false, "ok"}, wire::Text{"main", "done"},
-          wire::TurnDone{"done", Usage{220, 15, 0, 0}, false}};
-}
+using testing::noop_cassette;
+using testing::noop_transcript;
+using testing::text_block;
+using testing::tool_use;
 
 // A client that speaks raw bytes, to send what a well-behaved client never would.
 class RawPeer {
@@ -213,20 +197,34 @@ TEST(DaemonHostileClients, EachBadFrameIsRefusedAndTheDaemonServesAGoodClientAft
   expect_a_good_client_is_served(h);
 }
 
-// Waits until `log` holds a line, without touching the slow peer: a test that read from it
-// before the daemon cut it off would turn it into a good reader. False after `timeout`.
-bool logged_within(std::mutex& mu, const std::vector<std::string>& log,
-                   std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (!log.empty()) return true;
-    }
-    std::this_thread::sleep_for(10ms);
+// What the daemon logs, from its threads, for the test to read.
+class DaemonLog {
+ public:
+  std::function<void(const std::string&)> sink() {
+    return [this](const std::string& m) {
+      std::lock_guard<std::mutex> lock(mu_);
+      lines_.push_back(m);
+    };
   }
-  return false;
-}
+  // Waits until a line is logged, without touching the slow peer: a test that read from it
+  // before the daemon cut it off would turn it into a good reader. False after `timeout`.
+  bool logged_within(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (!lines().empty()) return true;
+      std::this_thread::sleep_for(10ms);
+    }
+    return false;
+  }
+  std::vector<std::string> lines() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return lines_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> lines_;
+};
 
 // 40 tool calls, each with a 60 KB input and a result as long: ~5 MB of frames for a turn.
 std::string loud_cassette() {
@@ -242,15 +240,11 @@ std::string loud_cassette() {
 // Regression (issue 11, finding 10): one client that stopped reading blocked the daemon's
 // loop for 10 s at a time, stalling every other client.
 TEST(DaemonHostileClients, AClientThatNeverReadsStallsNoOneAndIsCutOffOnceItsQueueIsFull) {
-  std::mutex log_mu;
-  std::vector<std::string> log;
+  DaemonLog daemon_log;
   DaemonHarness h(loud_cassette(), [&](DaemonOptions& o) {
     o.max_queued_bytes = 512 * 1024;
     o.limits.max_frame_bytes = 256 * 1024;
-    o.log = [&](const std::string& m) {
-      std::lock_guard<std::mutex> lock(log_mu);
-      log.push_back(m);
-    };
+    o.log = daemon_log.sink();
   });
   // The slow one: a whole turn's worth of frames is sent to it, and it reads none. It also
   // asks the loop itself for answers (list_sessions), thousands of times.
@@ -278,9 +272,9 @@ TEST(DaemonHostileClients, AClientThatNeverReadsStallsNoOneAndIsCutOffOnceItsQue
                         << " ms while another client did not read";
   }
   // The slow one was cut off: its stream ends (after what its socket buffer held).
-  ASSERT_TRUE(logged_within(log_mu, log, 10s));
+  ASSERT_TRUE(daemon_log.logged_within(10s));
   EXPECT_TRUE(slow.closed_within(10s));
-  std::lock_guard<std::mutex> lock(log_mu);
+  const std::vector<std::string> log = daemon_log.lines();
   ASSERT_EQ(log.size(), 1u);
   EXPECT_TRUE(log[0].find("cut off: the client read too slowly: ") != std::string::npos &&
               log[0].ends_with("would pass the limit of 524288 bytes: connection closed"))
@@ -290,16 +284,12 @@ TEST(DaemonHostileClients, AClientThatNeverReadsStallsNoOneAndIsCutOffOnceItsQue
 // The same client without the flood: only its turn writes to it, and the turn's worker
 // waits its patience for room, then cuts it off and finishes the turn.
 TEST(DaemonHostileClients, ATurnWhoseClientStopsReadingCutsItOffAfterItsPatience) {
-  std::mutex log_mu;
-  std::vector<std::string> log;
+  DaemonLog daemon_log;
   DaemonHarness h(loud_cassette(), [&](DaemonOptions& o) {
     o.max_queued_bytes = 512 * 1024;
     o.limits.max_frame_bytes = 256 * 1024;
     o.slow_client_patience = 300ms;
-    o.log = [&](const std::string& m) {
-      std::lock_guard<std::mutex> lock(log_mu);
-      log.push_back(m);
-    };
+    o.log = daemon_log.sink();
   });
   RawPeer slow(h.socket());
   slow.write(hello_line() + wire::encode_frame(wire::Open{}) +
@@ -313,9 +303,9 @@ TEST(DaemonHostileClients, ATurnWhoseClientStopsReadingCutsItOffAfterItsPatience
   auto frames = testing::run_turn(*good, "task");
   ASSERT_FALSE(frames.empty());
   EXPECT_EQ(std::get<wire::TurnDone>(frames.back()).content, "done");
-  ASSERT_TRUE(logged_within(log_mu, log, 10s));
+  ASSERT_TRUE(daemon_log.logged_within(10s));
   EXPECT_TRUE(slow.closed_within(10s));
-  std::lock_guard<std::mutex> lock(log_mu);
+  const std::vector<std::string> log = daemon_log.lines();
   ASSERT_EQ(log.size(), 1u);
   EXPECT_NE(log[0].find(" bytes were waiting to be sent after 300 ms without room, and a "),
             std::string::npos)

@@ -21,21 +21,10 @@ namespace {
 using testing::cassette_header;
 using testing::cassette_line;
 using testing::DaemonHarness;
-
-Json text_block(const std::string& t) { return {{"type", "text"}, {"text", t}}; }
-Json tool_use(const std::string& id, const std::string& name, const Json& input) {
-  return {{"type", "tool_use"}, {"id", id}, {"name", name}, {"input", input}};
-}
-
-// One tool call to Noop, then an answer; the second line checks the tool's result came back.
-std::string noop_cassette() {
-  return cassette_header() +
-         cassette_line(
-             Json::array({text_block("Working."), tool_use("t1", "Noop", Json::object())}),
-             "tool_use", 100, 10) +
-         cassette_line(Json::array({text_block("done")}), "end_turn", 120, 5,
-                       {{"last_tool_result_contains", "ok"}});
-}
+using testing::noop_cassette;
+using testing::noop_transcript;
+using testing::text_block;
+using testing::tool_use;
 
 // Reads untrusted content, then private data, then tries to send.
 std::string trifecta_cassette() {
@@ -46,12 +35,6 @@ std::string trifecta_cassette() {
          cassette_line(Json::array({tool_use("t3", "Send", {{"to", "ops"}, {"text", "hi"}})}),
                        "tool_use", 10, 1) +
          cassette_line(Json::array({text_block("finished")}), "end_turn", 10, 1);
-}
-
-std::vector<wire::Frame> noop_transcript() {
-  return {wire::Text{"main", "Working."}, wire::ToolCall{"main", "t1", "Noop", Json::object()},
-          wire::ToolResult{"main", "t1", false, false, "ok"}, wire::Text{"main", "done"},
-          wire::TurnDone{"done", Usage{220, 15, 0, 0}, false}};
 }
 
 std::string dump(const std::vector<wire::Frame>& frames) {

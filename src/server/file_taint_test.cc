@@ -16,11 +16,8 @@ namespace {
 using testing::cassette_header;
 using testing::cassette_line;
 using testing::DaemonHarness;
-
-Json text_block(const std::string& t) { return {{"type", "text"}, {"text", t}}; }
-Json tool_use(const std::string& id, const std::string& name, const Json& input) {
-  return {{"type", "tool_use"}, {"id", id}, {"name", name}, {"input", input}};
-}
+using testing::text_block;
+using testing::tool_use;
 
 class DaemonFileTaint : public ::testing::Test {
  protected:

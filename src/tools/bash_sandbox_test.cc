@@ -2,22 +2,23 @@
 // guard in front, performs the attack from inside, and checks the host afterwards.
 #include "tools/bash_sandbox.h"
 
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <fstream>
-#include <random>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "tools/testing/outside_dir.h"
 #include "tools/testing/temp_tree.h"
+#include "tools/testing/unix_listener.h"
 
 namespace mecha::tools {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::outside_path;
+using testing::OutsideDir;
 using testing::TempTree;
 
 #define SKIP_WITHOUT_SANDBOX()                                                \
@@ -50,32 +51,6 @@ Ran on_host(const fs::path& dir, const std::string& command) {
   EXPECT_TRUE(r.ok()) << r.message();
   return r.ok() ? Ran{r->exit_code, r->out.text()} : Ran{};
 }
-
-std::string unique() {
-  std::random_device rd;
-  return std::to_string(rd() % 1000000 + 1000000);
-}
-
-// A place outside the tree and outside /tmp (private inside the sandbox): where a write
-// escaping the sandbox would land, or what the sandbox must hide.
-fs::path outside_path() {
-  std::string dir = MECHA_BINARY_DIR;
-  if (dir.rfind("/tmp/", 0) == 0 || dir.rfind("/var/tmp/", 0) == 0) dir = "/var";
-  return fs::path(dir) / ("sandbox-probe-" + unique());
-}
-
-// A folder at outside_path(), removed afterwards.
-class OutsideDir {
- public:
-  OutsideDir() : path_(outside_path()) { fs::create_directories(path_); }
-  ~OutsideDir() { fs::remove_all(path_); }
-  OutsideDir(const OutsideDir&) = delete;
-  OutsideDir& operator=(const OutsideDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 TEST(Sandbox, NoCapabilitiesNoNewPrivilegesAndTheFilterInstalled) {
   SKIP_WITHOUT_SANDBOX();
@@ -305,13 +280,8 @@ TEST(Sandbox, AUnixSocketOfTheHostCannotBeReached) {
   const fs::path runtime = out.path() / "runtime";
   fs::create_directories(runtime);
   const std::string path = (runtime / "mecha.sock").string();
-  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  int fd = testing::listen_unix(path);
   ASSERT_GE(fd, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(fd, 4), 0);
   t.write("sock", path);
   const std::string probe =
       "test -e \"$(cat sock)\" && echo exists; python3 -c \"import socket; "

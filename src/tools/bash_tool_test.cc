@@ -16,11 +16,16 @@
 
 #include "base/subprocess.h"
 #include "tools/bash_output.h"
+#include "tools/testing/outside_dir.h"
+#include "tools/testing/scoped_env.h"
 #include "tools/testing/temp_tree.h"
+#include "tools/testing/unix_listener.h"
 
 namespace mecha::tools {
 namespace {
 
+using testing::OutsideDir;
+using testing::ScopedEnv;
 using testing::TempTree;
 
 BashTool make_tool(const TempTree& t, bool sandbox, bool network = false,
@@ -139,11 +144,8 @@ TEST(BashSandbox, RefusesAWriteOutsideTheTreeThatTheGuardCannotSee) {
   TempTree t;
   BashTool tool = make_tool(t, true);
   // Outside the tree and outside /tmp (the sandbox's /tmp is private, so a path there does
-  // not exist inside it): the build folder, or /var when the build is under /tmp. Not the
-  // home folder: the sandbox hides /root behind an empty tmpfs, where a write succeeds.
-  std::string dir = MECHA_BINARY_DIR;
-  if (dir.rfind("/tmp/", 0) == 0 || dir.rfind("/var/tmp/", 0) == 0) dir = "/var";
-  std::string outside = dir + "/sandbox-probe-" + unique_sleep() + ".txt";
+  // not exist inside it).
+  std::string outside = testing::outside_path().string() + ".txt";
   t.write("target.txt", outside);
   ToolOutput out = run(tool, t, "p=$(cat target.txt); echo x > \"$p\"");
   EXPECT_FALSE(std::filesystem::exists(outside));
@@ -195,47 +197,6 @@ TEST(BashSandbox, HidesSecretLocations) {
   EXPECT_EQ(out.content.find("PRIVATE"), std::string::npos) << out.content;
 }
 
-// A folder outside the tree and outside /tmp (the sandbox's /tmp is its own), removed
-// afterwards.
-class OutsideDir {
- public:
-  OutsideDir() {
-    std::string dir = MECHA_BINARY_DIR;
-    if (dir.rfind("/tmp/", 0) == 0 || dir.rfind("/var/tmp/", 0) == 0) dir = "/var";
-    path_ = std::filesystem::path(dir) / ("sandbox-probe-" + unique_sleep());
-    std::filesystem::create_directories(path_);
-  }
-  ~OutsideDir() { std::filesystem::remove_all(path_); }
-  OutsideDir(const OutsideDir&) = delete;
-  OutsideDir& operator=(const OutsideDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
-
-// Sets an environment variable for the life of the object.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      ::setenv(name_, old_->c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
 TEST(BashSandbox, HidesTheHomeTheRuntimeFolderAndItsSockets) {
   SKIP_WITHOUT_SANDBOX();
   OutsideDir out;
@@ -246,13 +207,8 @@ TEST(BashSandbox, HidesTheHomeTheRuntimeFolderAndItsSockets) {
   const auto runtime = out.path() / "runtime";
   std::filesystem::create_directories(runtime);
   const std::string socket_path = (runtime / "mecha.sock").string();
-  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  int fd = testing::listen_unix(socket_path);
   ASSERT_GE(fd, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", socket_path.c_str());
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(fd, 4), 0);
   ScopedEnv env("XDG_RUNTIME_DIR", runtime.string());
 
   TempTree t;

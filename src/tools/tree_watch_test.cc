@@ -10,9 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "store/file_taint.h"
-#include "store/session_store.h"
-#include "store/testing/temp_dir.h"
-#include "tools/testing/temp_tree.h"
+#include "tools/testing/tainted_tree.h"
 
 namespace mecha::tools {
 namespace {
@@ -42,26 +40,14 @@ class ShellLike final : public Tool {
   TreeAccess access_;
 };
 
-class TreeWatchTest : public ::testing::Test {
+class TreeWatchTest : public testing::TaintedTreeTest {
  protected:
   void SetUp() override {
-    const auto db = state_.path() / "sessions.db";
-    ASSERT_TRUE(store::SessionStore::open(db).ok());
-    auto taint = store::FileTaint::open(db);
-    ASSERT_TRUE(taint.ok()) << taint.message();
-    taint_ = std::move(*taint);
-    t_.ctx().file_taint = taint_.get();
-    t_.ctx().session_id = "s-run";
+    TaintedTreeTest::SetUp();
+    if (HasFatalFailure()) return;
     t_.write("kept.txt", "unchanged\n");
     t_.write("same-size.txt", "aaaa\n");
     t_.write("src/main.c", "int main;\n");
-  }
-  std::vector<std::string> marks() {
-    auto all = taint_->list(t_.root());
-    EXPECT_TRUE(all.ok()) << all.message();
-    std::vector<std::string> out;
-    for (const auto& f : *all) out.push_back(f.path + "@" + f.session_id);
-    return out;
   }
   // Rewrites a file with content of the same size, then sets its mtime back, as a command
   // hiding its change would.
@@ -72,10 +58,6 @@ class TreeWatchTest : public ::testing::Test {
     struct timespec times[2] = {st.st_atim, st.st_mtim};
     ASSERT_EQ(::utimensat(AT_FDCWD, (t_.root() / rel).c_str(), times, 0), 0);
   }
-
-  store::testing::TempDir state_;
-  testing::TempTree t_;
-  std::unique_ptr<store::FileTaint> taint_;
 };
 
 TEST_F(TreeWatchTest, InAnUntrustedRunWhatTheCallCreatesOrChangesIsMarked) {

@@ -31,6 +31,20 @@ std::string built(const std::string& name) {
 
 }  // namespace
 
+SubprocessResult run_guard_check(const std::vector<std::string>& args,
+                                 std::optional<std::string> stdin_data) {
+  SubprocessOptions opt;
+  opt.argv = {mecha_binary(), "guard",    "check",    "--worktree",
+              "/work/tree",   "--config", "/dev/null"};
+  opt.argv.insert(opt.argv.end(), args.begin(), args.end());
+  opt.stdin_data = std::move(stdin_data);
+  opt.env = std::vector<std::string>{"HOME=/home/user"};
+  opt.timeout = std::chrono::seconds(60);
+  auto r = run_subprocess(opt);
+  EXPECT_TRUE(r.ok()) << r.message();
+  return r.ok() ? std::move(*r) : SubprocessResult{};
+}
+
 std::vector<Json> json_lines(const std::string& out) {
   std::vector<Json> all;
   std::istringstream in(out);

@@ -2,10 +2,12 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/strict_json.h"
+#include "base/subprocess.h"
 #include "store/testing/temp_dir.h"
 
 namespace mecha::cli::testing {
@@ -32,6 +34,11 @@ BinaryResult run_mecha(const std::vector<std::string>& args, const std::filesyst
                        const std::string& stdin_text = "",
                        const std::string& binary = mecha_binary(),
                        const std::vector<std::string>& env = {});
+
+// `mecha guard check --worktree /work/tree --config /dev/null ARGS...` with HOME=/home/user
+// and `stdin_data` on its standard input. A failure to run it fails the calling test.
+SubprocessResult run_guard_check(const std::vector<std::string>& args,
+                                 std::optional<std::string> stdin_data = {});
 
 // One JSON value per line of `out` (the stdout of `mecha run --json`). A line that is not
 // JSON fails the calling test and is left out.

@@ -96,4 +96,25 @@ std::string cassette_line(const Json& content, const std::string& stop_reason, i
   return line.dump() + "\n";
 }
 
+Json text_block(const std::string& text) { return {{"type", "text"}, {"text", text}}; }
+
+Json tool_use(const std::string& id, const std::string& name, const Json& input) {
+  return {{"type", "tool_use"}, {"id", id}, {"name", name}, {"input", input}};
+}
+
+std::string noop_cassette() {
+  return cassette_header() +
+         cassette_line(
+             Json::array({text_block("Working."), tool_use("t1", "Noop", Json::object())}),
+             "tool_use", 100, 10) +
+         cassette_line(Json::array({text_block("done")}), "end_turn", 120, 5,
+                       {{"last_tool_result_contains", "ok"}});
+}
+
+std::vector<wire::Frame> noop_transcript() {
+  return {wire::Text{"main", "Working."}, wire::ToolCall{"main", "t1", "Noop", Json::object()},
+          wire::ToolResult{"main", "t1", false, false, "ok"}, wire::Text{"main", "done"},
+          wire::TurnDone{"done", Usage{220, 15, 0, 0}, false}};
+}
+
 }  // namespace mecha::server::testing

@@ -59,4 +59,13 @@ std::string cassette_line(const Json& content, const std::string& stop_reason, i
                           int output_tokens, const Json& expect = nullptr);
 std::string cassette_header();
 
+// Content blocks of a cassette response.
+Json text_block(const std::string& text);
+Json tool_use(const std::string& id, const std::string& name, const Json& input);
+
+// One tool call to Noop, then an answer; the second line checks the tool's result came back.
+std::string noop_cassette();
+// The frames a turn on noop_cassette() sends, turn_done included.
+std::vector<wire::Frame> noop_transcript();
+
 }  // namespace mecha::server::testing
