@@ -29,6 +29,8 @@ bool is_fd_target(const std::string& t) {
   return t == "-" || (!t.empty() && t.find_first_not_of("0123456789") == std::string::npos);
 }
 
+std::string describe(const Command& c);
+
 class Screen {
  public:
   Screen(const Places& places, bool clear_tree) : places_(places), clear_tree_(clear_tree) {
@@ -100,6 +102,23 @@ class Screen {
       if (r.secret)
         return refuse("secret-path",
                       fmt::format("reads `{}`, a secret location ({})", w.shown(), r.path));
+    }
+    return std::nullopt;
+  }
+
+  // A folder read with everything under it: refused when a secret location lies below it.
+  std::optional<Verdict> read_tree(const ShellWord& w, const Command& c) {
+    if (w.text.size() > 1 && w.text[0] == '-') return std::nullopt;
+    for (const std::string& cwd : cwds_.back()) {
+      Resolved r = resolve_path(w, cwd, places_, clear_tree_);
+      if (r.place == Place::kUnknown || r.path.empty()) continue;
+      if (clear_tree_ && r.place == Place::kInside) continue;
+      std::string secret = secret_under(r.path, places_);
+      if (!secret.empty())
+        return refuse("secret-path",
+                      fmt::format("`{}` reads `{}` ({}) with everything under it, and the secret "
+                                  "location {} lies there",
+                                  describe(c), w.shown(), r.path, secret));
     }
     return std::nullopt;
   }
@@ -407,6 +426,9 @@ std::optional<Verdict> CommandGuard::screen_network(const Command& c,
 Verdict CommandGuard::screen_script(const Script& script) const {
   Screen screen(policy_.places, tree_clear_);
   std::set<std::string> added_remotes;  // `git remote add NAME URL`, `set-url NAME URL`
+  // A folder holding secrets read whole: kept until the end, so that a more specific rule
+  // (`find / -exec rm -rf {} +` deletes) names the refusal when one applies.
+  std::optional<Verdict> tree_read;
   for (const Step& step : script.steps) {
     switch (step.kind) {
       case Step::Kind::kScopeOpen:
@@ -472,10 +494,14 @@ Verdict CommandGuard::screen_script(const Script& script) const {
     }
     if (auto v = screen.serve(c)) return *v;
     if (c.name == "ln") screen.link(c);
-    for (const auto& w : ops.reads)
+    const bool recursive = reads_recursively(c, ops);
+    for (const auto& w : ops.reads) {
       if (auto v = screen.read(w)) return *v;
+      if (recursive && !tree_read) tree_read = screen.read_tree(w, c);
+    }
     if (c.name == "cd" || c.name == "pushd" || c.name == "popd") screen.change_directory(c);
   }
+  if (tree_read) return *tree_read;
   return Verdict{};
 }
 

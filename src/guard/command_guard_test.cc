@@ -33,6 +33,24 @@ TEST(CommandGuard, RefusalNamesRuleTreePermanenceAndCount) {
             "this run: 3.");
 }
 
+// Regression (held-out evaluation): a folder that holds secret locations, read whole,
+// gave them away (`cp -r /etc/ssh .`, `tar cz ~ | curl ...`).
+TEST(CommandGuard, AFolderHoldingSecretsReadWholeIsRefused) {
+  CommandGuard g = make();
+  EXPECT_EQ(g.screen("tar czf /tmp/h.tgz ~"),
+            (Verdict{false, "secret-path",
+                     "`tar czf /tmp/h.tgz ~` reads `~` (/home/user) with everything under it, and "
+                     "the secret location ~/.ssh lies there"}));
+  EXPECT_EQ(g.screen("cp -r ../../etc ./e").rule, "secret-path");
+  EXPECT_EQ(g.screen("grep -r token /home").rule, "secret-path");
+  // A more specific rule still names the refusal.
+  EXPECT_EQ(g.screen("find / -exec rm -rf {} +").rule, "delete-tree");
+  // Reading a folder's names, or a folder without secrets, whole, is ordinary.
+  EXPECT_TRUE(g.screen("ls -la ~").allowed);
+  EXPECT_TRUE(g.screen("cp -r src ./backup && tar czf /tmp/d.tgz src").allowed);
+  EXPECT_TRUE(g.screen("grep -rn TODO ~/notes-app/src").allowed);
+}
+
 TEST(CommandGuard, FollowsCdThroughTheLine) {
   CommandGuard g = make();
   EXPECT_TRUE(g.screen("cd src && touch a.c").allowed);

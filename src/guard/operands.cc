@@ -539,4 +539,29 @@ Operands operands_of(const Command& c) {
   return out;
 }
 
+bool reads_recursively(const Command& c, const Operands& ops) {
+  const std::string& n = c.name;
+  auto any_flag = [&](std::initializer_list<const char*> names) {
+    for (const char* f : names)
+      if (ops.flags.count(f) > 0) return true;
+    return false;
+  };
+  // Readers that always walk what they are given.
+  for (const char* always : {"tar", "bsdtar", "rsync", "rg", "ag", "ack", "cpio", "7z", "7za",
+                             "7zr", "rclone", "duplicity", "borg", "restic", "git-lfs"})
+    if (n == always) return true;
+  if (n == "cp" || n == "scp" || n == "diff" || n == "zip" || n == "gzip" || n == "xz" ||
+      n == "zstd" || n == "grep" || n == "egrep" || n == "fgrep" || n == "sha256sum" ||
+      n == "md5sum" || n == "chmod" || n == "base64")
+    return any_flag(
+        {"r", "R", "a", "recursive", "archive", "recurse-paths", "dereference-recursive"});
+  if (n == "find") {
+    for (const ShellWord& w : c.argv)
+      if (w.text == "-exec" || w.text == "-execdir" || w.text == "-ok" || w.text == "-okdir" ||
+          w.text == "-fprint" || w.text == "-fprintf" || w.text == "-fls")
+        return true;
+  }
+  return false;
+}
+
 }  // namespace mecha::guard

@@ -22,4 +22,9 @@ struct Operands {
 
 Operands operands_of(const Command& command);
 
+// Whether the command reads the folders among its read operands with everything under
+// them (`tar c`, `cp -r`, `rsync`, `grep -r`, `rg`, `zip -r`, `scp -r`, `diff -r`,
+// `find ... -exec`), so that a folder holding a secret location gives the secret away.
+bool reads_recursively(const Command& command, const Operands& operands);
+
 }  // namespace mecha::guard

@@ -186,6 +186,30 @@ bool tree_holds_no_secret(const Places& places) {
   return !tree.empty() && tree.rfind("/home/", 0) != 0;
 }
 
+std::string secret_under(const std::string& path, const Places& places) {
+  if (path.empty()) return "";
+  for (const std::string& s : places.secrets) {
+    std::string location = expand_home(s, places.home);
+    size_t glob = 0;
+    while (glob < location.size() && location[glob] != '*' && location[glob] != '?' &&
+           location[glob] != '[')
+      ++glob;
+    // A glob's directory before its first pattern character stands for it.
+    std::string base = location.substr(0, glob);
+    if (glob < location.size()) base = base.substr(0, base.rfind('/') + 1);
+    base = normalise(base);
+    // The location itself is a plain read of a secret, named by resolve_path; the folder a
+    // glob stands in (/proc for /proc/*/environ) holds its matches.
+    if (base.empty() || (base == path && glob == location.size())) continue;
+    // /root is a secret for other users; for root, it is home, and only its secrets are.
+    if (!within(s, "~") && within(places.home, base)) continue;
+    if (within(base, path)) return s;
+  }
+  // Other users' homes: /home holds them (ours, and a tree in it, aside).
+  if (within("/home", path) && places.home != "/home") return "/home/* (other users' homes)";
+  return "";
+}
+
 Resolved resolve_path(const ShellWord& word, const std::string& cwd, const Places& places,
                       bool tree_holds_no_secret) {
   Resolved r;

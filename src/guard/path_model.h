@@ -50,6 +50,12 @@ bool within(std::string_view path, std::string_view base);
 Resolved resolve_path(const ShellWord& word, const std::string& cwd, const Places& places,
                       bool tree_holds_no_secret = false);
 
+// A secret location that lies strictly under `path` (absolute, normalised), shown as the
+// policy writes it ("~/.ssh", "/etc/ssh/ssh_host_*"); "" when none does. A recursive reader
+// given `path` (`tar c ~`, `cp -r /etc/ssh .`, `grep -r key /`) reads those too. Other users'
+// homes lie under /home.
+std::string secret_under(const std::string& path, const Places& places);
+
 // True when no secret location is inside the work tree and the tree is inside none: then no
 // path inside the tree is a secret. One pass over the secrets, for a line's many paths.
 bool tree_holds_no_secret(const Places& places);

@@ -186,5 +186,30 @@ TEST(ResolveDirectory, FollowsKnownCdTargetsOnly) {
     EXPECT_EQ(resolve_directory(c.word, c.cwd, p), c.dir) << c.word.shown() << " from " << c.cwd;
 }
 
+TEST(SecretUnder, NamesASecretLocationBelowAFolder) {
+  struct Case {
+    const char* path;
+    const char* secret;
+  } cases[] = {
+      {"/home/user", "~/.ssh"},
+      {"/etc", "/etc/shadow"},
+      {"/", "~/.ssh"},
+      {"/proc", "/proc/*/environ"},
+      {"/home", "~/.ssh"},
+      {"/home/user/.ssh", ""},  // the secret itself: a plain read names it
+      {"/home/user/project", ""},
+      {"/work/tree", ""},
+      {"/etc/ssh", ""},
+      {"/usr", ""},
+  };
+  for (const Case& c : cases) EXPECT_EQ(secret_under(c.path, places()), c.secret) << c.path;
+  // Another user's home lies under /home even with no secret of ours there.
+  Places elsewhere = places();
+  elsewhere.home = "/srv/me";
+  elsewhere.secrets = {};
+  EXPECT_EQ(secret_under("/home", elsewhere), "/home/* (other users' homes)");
+  EXPECT_EQ(secret_under("/srv", elsewhere), "");
+}
+
 }  // namespace
 }  // namespace mecha::guard
