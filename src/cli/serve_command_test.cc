@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -80,6 +81,8 @@ class ServeProcess {
     envp.push_back(nullptr);
     pid_ = ::fork();
     if (pid_ == 0) {
+      // Dies with the test, even one that aborts: an orphan would hold ctest's pipe open.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       std::string log = (dir_ / "serve.log").string();
       FILE* f = std::freopen(log.c_str(), "a", stderr);
       (void)f;
@@ -204,6 +207,7 @@ TEST(ChatCommand, JsonPrintsEveryFrame) {
 // and every session in it. Each is sent to the real daemon; it answers with an error frame,
 // stays up, and serves a good client's whole turn afterwards.
 TEST(ServeCommand, SurvivesEveryBadFrameAndStillServesAGoodClient) {
+  static constexpr char kGarbage[] = "\x00\xff garbage {{";
   store::testing::TempDir dir;
   write_file(dir.path() / "c.jsonl", answer_cassette());
   ServeProcess serve(dir.path());
@@ -213,7 +217,7 @@ TEST(ServeCommand, SurvivesEveryBadFrameAndStillServesAGoodClient) {
       {"{\"kind\":\"user_turn\",\"body\":{\"text\":\"\xff\xfe\"}}", "bad_frame"},
       {std::string(80000, '[') + std::string(80000, ']'), "too_deep"},
       {std::string(17 << 20, ' '), "frame_too_large"},
-      {std::string("\x00\xff garbage {{", 15), "bad_frame"},
+      {std::string(kGarbage, sizeof kGarbage - 1), "bad_frame"},
   };
   for (const auto& [line, code] : attacks) {
     SCOPED_TRACE(code + ": " + line.substr(0, 40));
