@@ -301,6 +301,17 @@ match = ["shred /dev/sda", "shred -n 3 -z /dev/nvme0n1", "tee /dev/sda", "badblo
 not_match = ["shred secret.txt", "tee /dev/null"]
 
 [[rules]]
+name = "user-consent"
+command = "mecha"
+args = ["trust|taint|sessions"]
+unless_args = ["list", "show", "export", "--list", "--help", "-h"]
+reason = "gives consent that only the user may give (trusting a project's config, vouching for files an untrusted run wrote, removing sessions)"
+match = ["mecha trust", "mecha trust .mecha/config.toml", "mecha taint clear --all",
+         "mecha taint clear notes.txt", "mecha sessions rm 4f2a", "mecha trust --revoke x"]
+not_match = ["mecha taint list", "mecha sessions list --all", "mecha trust --list",
+             "mecha run hello", "mecha guard check ls"]
+
+[[rules]]
 name = "package-manager-config"
 command = "npm|pnpm|yarn"
 args = ["config|set", "(?:script-shell|shell|editor|browser|git|onload-script|node-options|init-module|prefix|globalconfig|userconfig|ignore-scripts)(?:=.*)?"]
