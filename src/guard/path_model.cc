@@ -168,19 +168,25 @@ bool glob_reaches_secret(const ShellWord& word, const std::string& cwd, const Pl
   return false;
 }
 
+// The folder a secret location stands for: the location itself, or for a pattern the folder
+// before its first pattern character ("/proc/*/environ" -> "/proc/"). `*globbed` says which.
+std::string location_base(const std::string& location, bool* globbed) {
+  size_t glob = 0;
+  while (glob < location.size() && location[glob] != '*' && location[glob] != '?' &&
+         location[glob] != '[')
+    ++glob;
+  *globbed = glob < location.size();
+  std::string base = location.substr(0, glob);
+  return *globbed ? base.substr(0, base.rfind('/') + 1) : base;
+}
+
 }  // namespace
 
 bool tree_holds_no_secret(const Places& places) {
   const std::string& tree = places.work_tree;
   for (const std::string& s : places.secrets) {
-    std::string location = expand_home(s, places.home);
-    size_t glob = 0;
-    while (glob < location.size() && location[glob] != '*' && location[glob] != '?' &&
-           location[glob] != '[')
-      ++glob;
-    // A glob's directory before its first pattern character stands for it.
-    std::string base = location.substr(0, glob);
-    if (glob < location.size()) base = base.substr(0, base.rfind('/') + 1);
+    bool globbed = false;
+    std::string base = location_base(expand_home(s, places.home), &globbed);
     if (base.empty() || within(base, tree) || within(tree, normalise(base))) return false;
   }
   return !tree.empty() && tree.rfind("/home/", 0) != 0;
@@ -189,18 +195,11 @@ bool tree_holds_no_secret(const Places& places) {
 std::string secret_under(const std::string& path, const Places& places) {
   if (path.empty()) return "";
   for (const std::string& s : places.secrets) {
-    std::string location = expand_home(s, places.home);
-    size_t glob = 0;
-    while (glob < location.size() && location[glob] != '*' && location[glob] != '?' &&
-           location[glob] != '[')
-      ++glob;
-    // A glob's directory before its first pattern character stands for it.
-    std::string base = location.substr(0, glob);
-    if (glob < location.size()) base = base.substr(0, base.rfind('/') + 1);
-    base = normalise(base);
+    bool globbed = false;
+    std::string base = normalise(location_base(expand_home(s, places.home), &globbed));
     // The location itself is a plain read of a secret, named by resolve_path; the folder a
     // glob stands in (/proc for /proc/*/environ) holds its matches.
-    if (base.empty() || (base == path && glob == location.size())) continue;
+    if (base.empty() || (base == path && !globbed)) continue;
     // /root is a secret for other users; for root, it is home, and only its secrets are.
     if (!within(s, "~") && within(places.home, base)) continue;
     if (within(base, path)) return s;
