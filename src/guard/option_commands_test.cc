@@ -2,26 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include "guard/testing/look_through_dump.h"
+
 namespace mecha::guard {
 namespace {
 
 using V = std::vector<std::string>;
 
 // What a command runs by its options: scripts as "via: text", a refusal as "rule: reason".
-V runs(std::vector<std::string> words) {
-  std::vector<ShellWord> argv;
-  for (auto& w : words) argv.push_back(literal_word(w));
-  LookThrough lt = look_through(argv);
-  V out;
-  for (auto& c : lt.commands) {
-    std::string s = "cmd " + c.via + ":";
-    for (auto& w : c.argv) s += " " + w.shown();
-    out.push_back(s);
-  }
-  for (auto& s : lt.scripts) out.push_back(s.via + ": " + s.text.shown());
-  if (lt.not_understood) out.push_back(lt.rule + ": " + *lt.not_understood);
-  return out;
-}
+V runs(const std::vector<std::string>& words) { return testing::look_through_dump(words); }
 
 TEST(OptionCommands, ProgramsThatRunACommandByAnOption) {
   EXPECT_EQ(runs({"ssh", "-o", "ProxyCommand=nc %h %p", "h"}), V{"ssh -o ProxyCommand: nc %h %p"});
