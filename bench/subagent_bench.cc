@@ -49,7 +49,7 @@ void run_once(benchmark::State& state, const std::string& tool, bool with_sink) 
     Conversation conv;
     conv.append(Message::user_text("go"));
     Outcome o = main.run(ctx, conv, with_sink ? &sink : nullptr);
-    if (o.status != "completed") state.SkipWithError(o.error.c_str());
+    if (o.status != RunStatus::kCompleted) state.SkipWithError(o.error.c_str());
     benchmark::DoNotOptimize(o);
   }
 }

@@ -20,7 +20,7 @@ class DeltaForwarder final : public providers::StreamSink {
  public:
   explicit DeltaForwarder(EventSink* sink) : sink_(sink) {}
   void on_text_delta(std::string_view agent, std::string_view delta) override {
-    sink_->on_text_delta(agent, delta);
+    sink_->on_event(TextDeltaEvent{std::string(agent), std::string(delta)});
   }
 
  private:
@@ -32,23 +32,6 @@ bool over_deadline(const RunContext& ctx) {
 }
 
 }  // namespace
-
-Json done_event(const Outcome& o) {
-  Json j{{"type", "done"},
-         {"status", o.status},
-         {"text", o.text},
-         {"turns", o.turns},
-         {"usage", usage_to_json(o.usage)},
-         {"cost_usd", o.cost_usd ? Json(*o.cost_usd) : Json(nullptr)},
-         {"unpriced_calls", o.unpriced_calls},
-         {"untrusted", o.untrusted},
-         {"blocked_tools", o.blocked_tools},
-         {"blocked_sends", o.blocked_sends},
-         {"malformed_tool_args", o.malformed_tool_args}};
-  if (!o.error.empty()) j["error"] = o.error;
-  if (!o.limit.empty()) j["limit"] = o.limit;
-  return j;
-}
 
 Agent::Agent(AgentSpec spec, std::shared_ptr<providers::Provider> provider,
              tools::ToolRegistry tools)
@@ -68,7 +51,7 @@ ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventS
   *untrusted_result = false;
   ToolResultBlock result{use.id, "", true};
   auto refuse = [&](const std::string& rule, std::string message) {
-    if (sink) sink->on_event(refusal_event(spec_.name, use.id, rule, message));
+    if (sink) sink->on_event(RefusalEvent{spec_.name, use.id, rule, message});
     result.content = std::move(message);
     return result;
   };
@@ -114,13 +97,10 @@ ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventS
   if (caps.external_send && ctx.taint.both()) {
     bool approved = false;
     if (ctx.approver) {
-      approved = ctx.approver->approve(Json{{"kind", "send"},
-                                            {"agent", spec_.name},
-                                            {"tool", use.name},
-                                            {"input", use.input},
-                                            {"reason",
-                                             "the run has read both untrusted and "
-                                             "private content"}});
+      ApprovalRequest request{ApprovalKind::kSend, spec_.name, use.name, use.input,
+                              "the run has read both untrusted and private content"};
+      if (sink) sink->on_event(request);
+      approved = ctx.approver->approve(request);
     }
     if (!approved) {
       ++outcome.blocked_sends;
@@ -142,7 +122,7 @@ ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventS
   ctx.taint.untrusted = ctx.taint.untrusted || untrusted;
   ctx.taint.private_data = ctx.taint.private_data || caps.private_data;
   if (out.refusal_rule && sink) {
-    sink->on_event(refusal_event(spec_.name, use.id, *out.refusal_rule, out.content));
+    sink->on_event(RefusalEvent{spec_.name, use.id, *out.refusal_rule, out.content});
   }
   result.content = std::move(out.content);
   result.is_error = out.is_error;
@@ -174,8 +154,8 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
   JournalingSink journaling(journal, sink);
   if (journal) sink = &journaling;
 
-  auto finish = [&](std::string status) {
-    outcome.status = std::move(status);
+  auto finish = [&](RunStatus status) {
+    outcome.status = status;
     outcome.usage = meter.usage();
     outcome.unpriced_calls = meter.unpriced_calls();
     if (meter.priced_calls() > 0) outcome.cost_usd = meter.cost();
@@ -186,20 +166,20 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
   };
   auto limit_reached = [&](std::string limit) {
     outcome.limit = std::move(limit);
-    return finish("limits_exceeded");
+    return finish(RunStatus::kLimitsExceeded);
   };
   auto time_limit = [&] {
     return limit_reached(fmt::format("max_time ({}s)", ctx.max_time_s.value_or(0)));
   };
   auto journal_failed = [&](const Status& s) {
     outcome.error = "recording the session failed: " + s.message();
-    return finish("error");
+    return finish(RunStatus::kError);
   };
 
   bool noted_bad_usage = false;
   while (true) {
     if (out_of_time()) return time_limit();
-    if (cancelled()) return finish("cancelled");
+    if (cancelled()) return finish(RunStatus::kCancelled);
     if (outcome.turns >= spec_.max_turns) {
       outcome.exhausted = true;
       return limit_reached(fmt::format("max_turns ({})", spec_.max_turns));
@@ -221,10 +201,10 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
     if (!resp) {
       if (out_of_time()) return time_limit();
       if (cancelled() || resp.status().kind() == ErrorKind::kCancelled) {
-        return finish("cancelled");
+        return finish(RunStatus::kCancelled);
       }
       outcome.error = resp.message();
-      return finish("error");
+      return finish(RunStatus::kError);
     }
     ++outcome.turns;
     const std::string model = resp->model.empty() ? provider_->model() : resp->model;
@@ -235,22 +215,17 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
     meter.add(resp->usage, cost);
     if (!resp->usage_error.empty() && !noted_bad_usage && sink) {
       noted_bad_usage = true;
-      sink->on_event(note_event(
+      sink->on_event(NoteEvent{
           spec_.name, fmt::format("model '{}' reported a usage mecha cannot believe ({}): the "
                                   "call is counted as unpriced",
-                                  model, resp->usage_error)));
+                                  model, resp->usage_error)});
     } else if (!cost && resp->usage_error.empty() && ctx.max_cost_usd &&
                meter.unpriced_calls() == 1 && sink) {
-      sink->on_event(note_event(
+      sink->on_event(NoteEvent{
           spec_.name, fmt::format("model '{}' has no price: its calls are counted as unpriced, "
                                   "so the cost ceiling (${:.4f}) only sees the priced calls and "
                                   "may not fire",
-                                  model, *ctx.max_cost_usd)));
-    }
-    if (journal) {
-      if (Status s = journal->record_usage(spec_.name, model, resp->usage, cost); !s.ok()) {
-        return journal_failed(s);
-      }
+                                  model, *ctx.max_cost_usd)});
     }
     outcome.malformed_tool_args += resp->malformed_tool_args;
 
@@ -259,9 +234,15 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
     if (sink) {
       for (const Block& b : assistant.blocks) {
         if (const auto* t = std::get_if<TextBlock>(&b); t && !t->text.empty()) {
-          sink->on_event(text_event(spec_.name, t->text));
+          sink->on_event(TextEvent{spec_.name, t->text});
         }
       }
+      // The call's usage is recorded before its message, so a resumed session has paid for
+      // every reply it holds.
+      sink->on_event(UsageEvent{spec_.name, model, resp->usage, cost});
+    }
+    if (journal) {
+      if (Status s = journal->failure(); !s.ok()) return journal_failed(s);
     }
     std::string text = assistant.text();
     if (!text.empty()) outcome.text = text;
@@ -273,11 +254,28 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
         return journal_failed(s);
       }
     }
-    if (uses.empty()) return finish("completed");
+    const bool cut_off = resp->stop_reason == "max_tokens";
+    if (cut_off && sink) {
+      sink->on_event(NoteEvent{
+          spec_.name, fmt::format("the model's reply was cut off at its output limit ({} output "
+                                  "tokens){}",
+                                  resp->usage.output_tokens,
+                                  uses.empty() ? ", so the answer may be incomplete"
+                                               : ": its last tool call may be incomplete")});
+    }
+    if (uses.empty()) {
+      // An answer cut off mid-way is not a success a script should take at its word.
+      if (cut_off) {
+        return limit_reached(
+            "the model's output limit (its reply was cut off; raise max_tokens of the "
+            "provider)");
+      }
+      return finish(RunStatus::kCompleted);
+    }
 
     Message results{Role::kUser, {}};
     for (const ToolUseBlock& use : uses) {
-      if (sink) sink->on_event(tool_call_event(spec_.name, use.id, use.name, use.input));
+      if (sink) sink->on_event(ToolCallEvent{spec_.name, use.id, use.name, use.input});
       ToolResultBlock r;
       bool untrusted = false;
       const bool private_before = ctx.taint.private_data;
@@ -299,10 +297,9 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
         ctx.nested_blocked_sends = 0;
       }
       if (sink) {
-        Json ev = tool_result_event(spec_.name, use.id, r.is_error, untrusted, r.content);
         // The private label goes into the session so a resumed run keeps that leg too.
-        if (!private_before && ctx.taint.private_data) ev["private"] = true;
-        sink->on_event(ev);
+        sink->on_event(ToolResultEvent{spec_.name, use.id, r.is_error, untrusted,
+                                       !private_before && ctx.taint.private_data, r.content});
       }
       results.blocks.push_back(std::move(r));
     }

@@ -33,25 +33,6 @@ struct AgentSpec {
   bool allowlisted = false;
 };
 
-struct Outcome {
-  std::string status = "completed";  // completed, limits_exceeded, error, cancelled
-  std::string text;                  // the model's last text
-  std::string error;                 // what went wrong, when status is error
-  std::string limit;                 // which limit, when status is limits_exceeded
-  int turns = 0;
-  bool exhausted = false;  // the turn limit was reached
-  int blocked_sends = 0;
-  std::vector<std::string> blocked_tools;
-  Usage usage;
-  std::optional<double> cost_usd;  // nullopt when no call was priced
-  int unpriced_calls = 0;
-  int malformed_tool_args = 0;
-  bool untrusted = false;
-};
-
-// The `done` event of DESIGN.md.
-Json done_event(const Outcome& outcome);
-
 class Agent {
  public:
   Agent(AgentSpec spec, std::shared_ptr<providers::Provider> provider, tools::ToolRegistry tools);

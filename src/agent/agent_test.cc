@@ -69,7 +69,7 @@ struct Fixture {
 TEST(AgentLoop, RunsToolsAndEndsWhenTheModelEndsItsTurn) {
   Fixture f({tool_line("t1", "Echo", R"({"text": "hello"})"), text_line("done")});
   Outcome o = f.run();
-  EXPECT_EQ(o.status, "completed");
+  EXPECT_EQ(o.status, RunStatus::kCompleted);
   EXPECT_EQ(o.text, "done");
   EXPECT_EQ(o.turns, 2);
   EXPECT_EQ(o.usage, (Usage{20, 10, 0, 0}));
@@ -77,8 +77,10 @@ TEST(AgentLoop, RunsToolsAndEndsWhenTheModelEndsItsTurn) {
   EXPECT_FALSE(o.cost_usd.has_value());
   EXPECT_EQ(f.result_for("t1"), (ToolResultBlock{"t1", "hello", false}));
   EXPECT_EQ(f.sink.types(), (std::vector<std::string>{"tool_call", "tool_result", "text"}));
-  EXPECT_EQ(f.sink.events()[0], tool_call_event("main", "t1", "Echo", Json{{"text", "hello"}}));
-  EXPECT_EQ(f.sink.events()[1], tool_result_event("main", "t1", false, false, "hello"));
+  EXPECT_EQ(f.sink.events()[0],
+            to_json(ToolCallEvent{"main", "t1", "Echo", Json{{"text", "hello"}}}));
+  EXPECT_EQ(f.sink.events()[1],
+            to_json(ToolResultEvent{"main", "t1", false, false, false, "hello"}));
   EXPECT_TRUE(f.provider->violations().empty());
   EXPECT_TRUE(check_pairing(f.conv.messages()).ok());
 }
@@ -93,7 +95,7 @@ TEST(AgentLoop, EveryRequestKeepsThePairingInvariant) {
       {"type": "tool_use", "id": "d", "name": "Echo", "input": {"text": 2}}]}})",
              tool_line("e", "Echo", R"({"text": "again"})"), text_line("finished")});
   Outcome o = f.run();
-  ASSERT_EQ(o.status, "completed") << o.error;
+  ASSERT_EQ(o.status, RunStatus::kCompleted) << o.error;
   auto requests = f.provider->requests();
   ASSERT_EQ(requests.size(), 3u);
   EXPECT_TRUE(f.provider->violations().empty());
@@ -130,7 +132,7 @@ TEST(AgentLoop, SchemaMismatchNamesTheFieldAndWhatWasExpected) {
 TEST(AgentLoop, AFailingToolGivesAnErrorResultAndTheLoopGoesOn) {
   Fixture f({tool_line("t1", "Fail", "{}"), text_line("recovered")});
   Outcome o = f.run();
-  EXPECT_EQ(o.status, "completed");
+  EXPECT_EQ(o.status, RunStatus::kCompleted);
   EXPECT_EQ(o.text, "recovered");
   EXPECT_EQ(f.result_for("t1"), (ToolResultBlock{"t1", "the tool failed on purpose", true}));
 }
@@ -146,7 +148,7 @@ TEST(AgentLoop, MalformedArgumentsAreCountedAndShownToTheModel) {
             "received: {\"text\": \"hi. Call the tool again with a JSON object that matches its "
             "schema.");
   EXPECT_TRUE(f.result_for("t1").is_error);
-  EXPECT_EQ(done_event(o)["malformed_tool_args"], 1);
+  EXPECT_EQ(to_json(DoneEvent{o, ""})["malformed_tool_args"], 1);
 }
 
 TEST(AgentLoop, TurnLimitEndsTheRunAsLimitsExceeded) {
@@ -156,7 +158,7 @@ TEST(AgentLoop, TurnLimitEndsTheRunAsLimitsExceeded) {
   spec.max_turns = 2;
   Agent limited(spec, f.provider, testing::loop_test_registry());
   Outcome o = limited.run(f.ctx, f.conv, &f.sink);
-  EXPECT_EQ(o.status, "limits_exceeded");
+  EXPECT_EQ(o.status, RunStatus::kLimitsExceeded);
   EXPECT_TRUE(o.exhausted);
   EXPECT_EQ(o.turns, 2);
   EXPECT_EQ(o.limit, "max_turns (2)");
@@ -179,7 +181,7 @@ TEST(AgentLoop, CancellingDuringAToolStopsItAndAnswersTheRestAsNotRun) {
   });
   Outcome o = f.run();
   canceller.join();
-  EXPECT_EQ(o.status, "cancelled");
+  EXPECT_EQ(o.status, RunStatus::kCancelled);
   EXPECT_EQ(o.turns, 1);
   EXPECT_EQ(f.result_for("h"), (ToolResultBlock{"h", "stopped", true}));
   EXPECT_EQ(f.result_for("n"), (ToolResultBlock{"n", "not run: the run was cancelled", true}));
@@ -190,9 +192,10 @@ TEST(AgentLoop, CancellingDuringAToolStopsItAndAnswersTheRestAsNotRun) {
 TEST(AgentLoop, ProviderErrorEndsTheRunWithItsMessage) {
   Fixture f({tool_line("t1", "Noop", "{}")});
   Outcome o = f.run();
-  EXPECT_EQ(o.status, "error");
+  EXPECT_EQ(o.status, RunStatus::kError);
   EXPECT_EQ(o.error, "cassette exhausted: agent main asked for response 2");
-  EXPECT_EQ(done_event(o)["error"], "cassette exhausted: agent main asked for response 2");
+  EXPECT_EQ(to_json(DoneEvent{o, ""})["error"],
+            "cassette exhausted: agent main asked for response 2");
 }
 
 TEST(AgentLoop, CostIsPricedFromTheTableAndUnpricedCallsAreCounted) {
@@ -206,11 +209,38 @@ TEST(AgentLoop, CostIsPricedFromTheTableAndUnpricedCallsAreCounted) {
   EXPECT_EQ(o.unpriced_calls, 0);
 }
 
+// A reply cut off by the model's output limit is not a success a script should trust.
+TEST(AgentLoop, AnAnswerCutOffAtTheOutputLimitEndsAtALimitWithANote) {
+  Fixture f({R"({"response": {"content": [{"type": "text", "text": "The three causes are: 1."}],
+                 "stop_reason": "max_tokens", "usage": {"input_tokens": 10, "output_tokens": 64}}})"});
+  Outcome o = f.run();
+  EXPECT_EQ(o.status, RunStatus::kLimitsExceeded);
+  EXPECT_EQ(o.text, "The three causes are: 1.");
+  EXPECT_NE(o.limit.find("output limit"), std::string::npos) << o.limit;
+  auto notes = f.sink.of_type("note");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0]["text"],
+            "the model's reply was cut off at its output limit (64 output tokens), so the answer "
+            "may be incomplete");
+}
+
+TEST(AgentLoop, AToolCallCutOffAtTheOutputLimitIsNotedAndTheLoopGoesOn) {
+  Fixture f({R"({"response": {"content": [{"type": "tool_use", "id": "t1", "name": "Echo",
+                 "input": {"text": "hi"}}], "stop_reason": "max_tokens",
+                 "usage": {"input_tokens": 10, "output_tokens": 64}}})",
+             text_line("done")});
+  Outcome o = f.run();
+  EXPECT_EQ(o.status, RunStatus::kCompleted);
+  ASSERT_EQ(f.sink.of_type("note").size(), 1u);
+  EXPECT_NE(f.sink.of_type("note")[0]["text"].get<std::string>().find("last tool call"),
+            std::string::npos);
+}
+
 TEST(AgentLoop, DoneEventHasTheContractFields) {
   Outcome o;
   o.text = "x";
   o.turns = 2;
-  Json d = done_event(o);
+  Json d = to_json(DoneEvent{o, ""});
   for (const char* key : {"type", "status", "text", "turns", "usage", "cost_usd", "unpriced_calls",
                           "untrusted", "blocked_tools"}) {
     EXPECT_TRUE(d.contains(key)) << key;

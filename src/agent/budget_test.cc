@@ -79,7 +79,7 @@ class HangingProvider final : public providers::Provider {
 
 class Collect final : public EventSink {
  public:
-  void on_event(const Json& e) override { events.push_back(e); }
+  void on_event(const Event& e) override { events.push_back(to_json(e)); }
   std::vector<Json> events;
 };
 
@@ -141,11 +141,11 @@ TEST(Budget, TurnLimitStopsBeforeTheNextModelCall) {
   RunContext ctx;
   RunResult r = run_agent(cassette({echo_line(1, 10), echo_line(2, 10), echo_line(3, 10)}),
                           std::make_shared<EchoTool>(nullptr, 0, false), ctx, 2);
-  EXPECT_EQ(r.outcome.status, "limits_exceeded");
+  EXPECT_EQ(r.outcome.status, RunStatus::kLimitsExceeded);
   EXPECT_EQ(r.outcome.limit, "max_turns (2)");
   EXPECT_EQ(r.outcome.turns, 2);
   EXPECT_TRUE(r.outcome.exhausted);
-  Json done = done_event(r.outcome);
+  Json done = to_json(DoneEvent{r.outcome, ""});
   EXPECT_EQ(done["status"], "limits_exceeded");
   EXPECT_EQ(done["limit"], "max_turns (2)");
   EXPECT_EQ(r.conv.messages().size(), 5u);  // ends with the second call's results
@@ -160,7 +160,7 @@ TEST(Budget, CostCeilingFiresOnceThePricedSpendReachesIt) {
   RunResult r =
       run_agent(cassette({echo_line(1, 1'000'000), echo_line(2, 1'000'000), final_line(10)}),
                 std::make_shared<EchoTool>(nullptr, 0, false), ctx);
-  EXPECT_EQ(r.outcome.status, "limits_exceeded");
+  EXPECT_EQ(r.outcome.status, RunStatus::kLimitsExceeded);
   EXPECT_EQ(r.outcome.limit, "max_cost ($1.5000)");
   EXPECT_EQ(r.outcome.turns, 2);
   EXPECT_EQ(r.outcome.cost_usd, std::optional<double>(2.0));
@@ -176,11 +176,11 @@ TEST(Budget, UnpricedCallsAreCountedNotFreeAndNeverFireTheCeilingEarly) {
   RunResult r = run_agent(cassette({echo_line(1, 500'000), echo_line(2, 900'000'000, "free-model"),
                                     final_line(900'000'000, "free-model")}),
                           std::make_shared<EchoTool>(nullptr, 0, false), ctx);
-  EXPECT_EQ(r.outcome.status, "completed");
+  EXPECT_EQ(r.outcome.status, RunStatus::kCompleted);
   EXPECT_EQ(r.outcome.turns, 3);
   EXPECT_EQ(r.outcome.cost_usd, std::optional<double>(0.5));
   EXPECT_EQ(r.outcome.unpriced_calls, 2);
-  Json done = done_event(r.outcome);
+  Json done = to_json(DoneEvent{r.outcome, ""});
   EXPECT_EQ(done["cost_usd"], 0.5);
   EXPECT_EQ(done["unpriced_calls"], 2);
   std::vector<Json> notes;
@@ -197,10 +197,10 @@ TEST(Budget, CostIsNullWhenNothingWasPriced) {
   RunContext ctx;  // no price table: every call is unpriced
   RunResult r = run_agent(cassette({echo_line(1, 10), final_line(10)}),
                           std::make_shared<EchoTool>(nullptr, 0, false), ctx);
-  EXPECT_EQ(r.outcome.status, "completed");
+  EXPECT_EQ(r.outcome.status, RunStatus::kCompleted);
   EXPECT_EQ(r.outcome.cost_usd, std::nullopt);
   EXPECT_EQ(r.outcome.unpriced_calls, 2);
-  EXPECT_TRUE(done_event(r.outcome)["cost_usd"].is_null());
+  EXPECT_TRUE(to_json(DoneEvent{r.outcome, ""})["cost_usd"].is_null());
 }
 
 TEST(Budget, TimeLimitBetweenModelCalls) {
@@ -212,7 +212,7 @@ TEST(Budget, TimeLimitBetweenModelCalls) {
   // Each Echo call takes 3 (fake) seconds: past the deadline after the second.
   RunResult r = run_agent(cassette({echo_line(1, 10), echo_line(2, 10), echo_line(3, 10)}),
                           std::make_shared<EchoTool>(&clock, 3, false), ctx);
-  EXPECT_EQ(r.outcome.status, "limits_exceeded");
+  EXPECT_EQ(r.outcome.status, RunStatus::kLimitsExceeded);
   EXPECT_EQ(r.outcome.limit, "max_time (5s)");
   EXPECT_EQ(r.outcome.turns, 2);
 }
@@ -227,7 +227,7 @@ TEST(Budget, TimeLimitStopsAModelCallInFlight) {
   ctx.cancel = &user;
   RunResult r = run_agent(std::make_shared<HangingProvider>(&clock),
                           std::make_shared<EchoTool>(nullptr, 0, false), ctx);
-  EXPECT_EQ(r.outcome.status, "limits_exceeded");
+  EXPECT_EQ(r.outcome.status, RunStatus::kLimitsExceeded);
   EXPECT_EQ(r.outcome.limit, "max_time (5s)");
   EXPECT_EQ(r.outcome.turns, 0);
   EXPECT_EQ(ctx.cancel, &user);  // the run's own token is gone with the run
@@ -243,7 +243,7 @@ TEST(Budget, TimeLimitStopsAToolInFlight) {
       cassette(
           {R"({"response": {"content": [{"type": "tool_use", "id": "a", "name": "Echo", "input": {}}, {"type": "tool_use", "id": "b", "name": "Echo", "input": {}}]}})"}),
       std::make_shared<EchoTool>(&clock, 120, true), ctx);
-  EXPECT_EQ(r.outcome.status, "limits_exceeded");
+  EXPECT_EQ(r.outcome.status, RunStatus::kLimitsExceeded);
   EXPECT_EQ(r.outcome.limit, "max_time (60s)");
   ASSERT_EQ(r.conv.messages().size(), 3u);
   Message want{Role::kUser,
@@ -263,7 +263,7 @@ TEST(Budget, CancelIsStillCancelWithADeadline) {
   ctx.cancel = &user;
   RunResult r =
       run_agent(cassette({final_line(1)}), std::make_shared<EchoTool>(nullptr, 0, false), ctx);
-  EXPECT_EQ(r.outcome.status, "cancelled");
+  EXPECT_EQ(r.outcome.status, RunStatus::kCancelled);
 }
 
 }  // namespace

@@ -2,34 +2,111 @@
 
 namespace mecha::agent {
 
-Json text_event(std::string_view agent, std::string_view text) {
-  return Json{{"type", "text"}, {"agent", agent}, {"text", text}};
+std::string_view run_status_name(RunStatus status) {
+  switch (status) {
+    case RunStatus::kCompleted:
+      return "completed";
+    case RunStatus::kLimitsExceeded:
+      return "limits_exceeded";
+    case RunStatus::kError:
+      return "error";
+    case RunStatus::kCancelled:
+      return "cancelled";
+  }
+  return "error";
 }
 
-Json tool_call_event(std::string_view agent, std::string_view id, std::string_view name,
-                     const Json& input) {
-  return Json{
-      {"type", "tool_call"}, {"agent", agent}, {"id", id}, {"name", name}, {"input", input}};
+std::string_view approval_kind_name(ApprovalKind kind) {
+  switch (kind) {
+    case ApprovalKind::kSend:
+      return "send";
+  }
+  return "send";
 }
 
-Json tool_result_event(std::string_view agent, std::string_view id, bool is_error, bool untrusted,
-                       std::string_view content) {
-  return Json{{"type", "tool_result"}, {"agent", agent},         {"id", id},
-              {"is_error", is_error},  {"untrusted", untrusted}, {"content", content}};
+Event nested(std::string tool, std::string id, Event inner) {
+  return NestedEvent{std::move(tool), std::move(id),
+                     std::make_shared<const Event>(std::move(inner))};
 }
 
-Json refusal_event(std::string_view agent, std::string_view id, std::string_view rule,
-                   std::string_view message) {
-  return Json{
-      {"type", "refusal"}, {"agent", agent}, {"id", id}, {"rule", rule}, {"message", message}};
+const Event& innermost(const Event& event) {
+  const Event* e = &event;
+  while (const auto* n = std::get_if<NestedEvent>(&e->kind())) e = n->event.get();
+  return *e;
 }
 
-Json nested_event(std::string_view tool, std::string_view id, const Json& event) {
-  return Json{{"type", "nested"}, {"tool", tool}, {"id", id}, {"event", event}};
+std::string_view event_type(const Event& event) {
+  return std::visit(Overloaded{
+                        [](const TextEvent&) { return "text"; },
+                        [](const TextDeltaEvent&) { return "text_delta"; },
+                        [](const ToolCallEvent&) { return "tool_call"; },
+                        [](const ToolResultEvent&) { return "tool_result"; },
+                        [](const RefusalEvent&) { return "refusal"; },
+                        [](const NoteEvent&) { return "note"; },
+                        [](const NestedEvent&) { return "nested"; },
+                        [](const ApprovalRequest&) { return "approval_request"; },
+                        [](const UsageEvent&) { return "usage"; },
+                        [](const DoneEvent&) { return "done"; },
+                    },
+                    event.kind());
 }
 
-Json note_event(std::string_view agent, std::string_view text) {
-  return Json{{"type", "note"}, {"agent", agent}, {"text", text}};
+namespace {
+
+Json body_of(const TextEvent& e) { return {{"agent", e.agent}, {"text", e.text}}; }
+Json body_of(const TextDeltaEvent& e) { return {{"agent", e.agent}, {"delta", e.delta}}; }
+Json body_of(const ToolCallEvent& e) {
+  return {{"agent", e.agent}, {"id", e.id}, {"name", e.name}, {"input", e.input}};
+}
+Json body_of(const ToolResultEvent& e) {
+  return {{"agent", e.agent},          {"id", e.id},
+          {"is_error", e.is_error},    {"untrusted", e.untrusted},
+          {"private", e.private_data}, {"content", e.content}};
+}
+Json body_of(const RefusalEvent& e) {
+  return {{"agent", e.agent}, {"id", e.id}, {"rule", e.rule}, {"message", e.message}};
+}
+Json body_of(const NoteEvent& e) { return {{"agent", e.agent}, {"text", e.text}}; }
+Json body_of(const NestedEvent& e) {
+  return {{"tool", e.tool}, {"id", e.id}, {"event", to_json(*e.event)}};
+}
+Json body_of(const ApprovalRequest& e) {
+  return {{"kind", approval_kind_name(e.kind)},
+          {"agent", e.agent},
+          {"tool", e.tool},
+          {"input", e.input},
+          {"reason", e.reason}};
+}
+Json body_of(const UsageEvent& e) {
+  return {{"agent", e.agent},
+          {"model", e.model},
+          {"usage", usage_to_json(e.usage)},
+          {"cost_usd", e.cost_usd ? Json(*e.cost_usd) : Json(nullptr)}};
+}
+Json body_of(const DoneEvent& e) {
+  const Outcome& o = e.outcome;
+  Json j{{"status", run_status_name(o.status)},
+         {"text", o.text},
+         {"turns", o.turns},
+         {"usage", usage_to_json(o.usage)},
+         {"cost_usd", o.cost_usd ? Json(*o.cost_usd) : Json(nullptr)},
+         {"unpriced_calls", o.unpriced_calls},
+         {"untrusted", o.untrusted},
+         {"blocked_tools", o.blocked_tools},
+         {"blocked_sends", o.blocked_sends},
+         {"malformed_tool_args", o.malformed_tool_args}};
+  if (!o.error.empty()) j["error"] = o.error;
+  if (!o.limit.empty()) j["limit"] = o.limit;
+  if (!e.session.empty()) j["session"] = e.session;
+  return j;
+}
+
+}  // namespace
+
+Json to_json(const Event& event) {
+  Json j{{"type", event_type(event)}};
+  j.update(std::visit([](const auto& e) { return body_of(e); }, event.kind()));
+  return j;
 }
 
 }  // namespace mecha::agent

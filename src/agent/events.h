@@ -1,34 +1,161 @@
-// The events of a run, in the shape of DESIGN.md's `--json` contract: one JSON object per
-// event, each with "type". Builders here are the one place that shape is written.
+// The events of a run: a closed set of types, one struct per kind, and Event, the sum of
+// them. Every consumer (the terminal renderer, the `--json` stream, the session journal,
+// the daemon's frames) visits an Event with std::visit, so a kind a consumer forgets is a
+// compile error, not a silently dropped event.
+//
+// to_json() is the one encoder to DESIGN.md's `--json` events ("type" plus the fields
+// below); the mappings to wire frames and to session records live beside their layers
+// (server/event_frames.h, agent/session_journal.h).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "base/message.h"
 
 namespace mecha::agent {
 
+// How a run ended (the `status` of `done`).
+enum class RunStatus { kCompleted, kLimitsExceeded, kError, kCancelled };
+
+// "completed", "limits_exceeded", "error", "cancelled".
+std::string_view run_status_name(RunStatus status);
+
+// What a run did, as its `done` event reports it.
+struct Outcome {
+  RunStatus status = RunStatus::kCompleted;
+  std::string text;   // the model's last text
+  std::string error;  // what went wrong, when status is kError
+  std::string limit;  // which limit, when status is kLimitsExceeded
+  int turns = 0;
+  bool exhausted = false;  // the turn limit was reached
+  int blocked_sends = 0;
+  std::vector<std::string> blocked_tools;
+  Usage usage;
+  std::optional<double> cost_usd;  // nullopt when no call was priced
+  int unpriced_calls = 0;
+  int malformed_tool_args = 0;
+  bool untrusted = false;
+};
+
+// A held action a person must allow: what it is, who asks, and why it was held.
+enum class ApprovalKind { kSend };
+std::string_view approval_kind_name(ApprovalKind kind);  // "send"
+
+struct ApprovalRequest {
+  ApprovalKind kind = ApprovalKind::kSend;
+  std::string agent;
+  std::string tool;
+  Json input = Json::object();
+  std::string reason;
+};
+
+// A block of the model's text, whole.
+struct TextEvent {
+  std::string agent;
+  std::string text;
+};
+
+// Text as it streams, before the TextEvent that carries the whole block.
+struct TextDeltaEvent {
+  std::string agent;
+  std::string delta;
+};
+
+struct ToolCallEvent {
+  std::string agent;
+  std::string id;
+  std::string name;
+  Json input = Json::object();
+};
+
+struct ToolResultEvent {
+  std::string agent;
+  std::string id;
+  bool is_error = false;
+  bool untrusted = false;     // the result holds content an attacker could have written
+  bool private_data = false;  // this call is the one that gave the run private data
+  std::string content;
+};
+
+// A tool call refused by a rule (the guard, the trifecta interlock, an allowlist, ...).
+struct RefusalEvent {
+  std::string agent;
+  std::string id;
+  std::string rule;
+  std::string message;
+};
+
+struct NoteEvent {
+  std::string agent;
+  std::string text;
+};
+
+struct Event;
+
+// A subagent's event, wrapped once per level: `tool` and `id` are the call that started it.
+struct NestedEvent {
+  std::string tool;
+  std::string id;
+  std::shared_ptr<const Event> event;  // never null
+};
+
+// One model call's usage and price (nullopt: unpriced).
+struct UsageEvent {
+  std::string agent;
+  std::string model;
+  Usage usage;
+  std::optional<double> cost_usd;
+};
+
+// The last event of a run. `session` is the session it was recorded in, when there is one.
+struct DoneEvent {
+  Outcome outcome;
+  std::string session;
+};
+
+using EventVariant =
+    std::variant<TextEvent, TextDeltaEvent, ToolCallEvent, ToolResultEvent, RefusalEvent, NoteEvent,
+                 NestedEvent, ApprovalRequest, UsageEvent, DoneEvent>;
+
+struct Event : EventVariant {
+  using EventVariant::EventVariant;
+  const EventVariant& kind() const { return *this; }
+};
+
+// Wraps `inner` as the event of the subagent started by call `id` of `tool`.
+Event nested(std::string tool, std::string id, Event inner);
+
+// The event inside any number of nested wrappers (`event` itself when it is not nested).
+const Event& innermost(const Event& event);
+
+// The `--json` shape of DESIGN.md: {"type": ..., ...}. A tool result carries "private" as
+// well as "untrusted"; a done event carries "session" when it has one, "error" and "limit"
+// when set.
+Json to_json(const Event& event);
+
+// "text", "text_delta", "tool_call", "tool_result", "refusal", "note", "nested",
+// "approval_request", "usage", "done".
+std::string_view event_type(const Event& event);
+
 // Receives a run's events. Called on the thread running the agent (subagents running in
 // parallel call it from their own threads, so an implementation must be thread-safe).
 class EventSink {
  public:
   virtual ~EventSink() = default;
-  virtual void on_event(const Json& event) = 0;
-  // Text as it streams, before the `text` event that carries the whole block. Optional.
-  virtual void on_text_delta(std::string_view /*agent*/, std::string_view /*delta*/) {}
+  virtual void on_event(const Event& event) = 0;
 };
 
-Json text_event(std::string_view agent, std::string_view text);
-Json tool_call_event(std::string_view agent, std::string_view id, std::string_view name,
-                     const Json& input);
-Json tool_result_event(std::string_view agent, std::string_view id, bool is_error, bool untrusted,
-                       std::string_view content);
-Json refusal_event(std::string_view agent, std::string_view id, std::string_view rule,
-                   std::string_view message);
-Json nested_event(std::string_view tool, std::string_view id, const Json& event);
-Json note_event(std::string_view agent, std::string_view text);
+// Builds a visitor from lambdas: std::visit(Overloaded{[](const TextEvent&) {...}, ...}, e).
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
 
 }  // namespace mecha::agent

@@ -25,8 +25,7 @@ namespace mecha::agent {
 class Approver {
  public:
   virtual ~Approver() = default;
-  // `request` is {"kind": "send"|..., "agent", "tool", "input", "reason"}.
-  virtual bool approve(const Json& request) = 0;
+  virtual bool approve(const ApprovalRequest& request) = 0;
 };
 
 // What a run has read (DESIGN.md, security model 1). Legs only ever become true.

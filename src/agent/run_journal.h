@@ -1,10 +1,10 @@
 // RunJournal: where a run writes down what happens to it, as it happens (a session's log).
 //
-// The loop calls it at three points: each model call's usage, each message right after it
-// joins the conversation, and (through JournalingSink) each event. A message is recorded
-// before the next model call that depends on it, so a run killed at any moment can be
-// resumed from the journal. A failure to record ends the run with status error, naming what
-// failed: a run that cannot be resumed must not go on spending.
+// The loop calls it at two points: each message right after it joins the conversation, and
+// (through JournalingSink) each event, a model call's usage among them. A message is
+// recorded before the next model call that depends on it, so a run killed at any moment can
+// be resumed from the journal. A failure to record ends the run with status error, naming
+// what failed: a run that cannot be resumed must not go on spending.
 //
 // Only a top-level run (RunContext::depth 0) journals: a subagent's conversation is its
 // own, and its events reach the journal wrapped in its parent's `nested` events.
@@ -12,7 +12,6 @@
 // from their own threads).
 #pragma once
 
-#include <optional>
 #include <string_view>
 
 #include "agent/events.h"
@@ -26,24 +25,20 @@ class RunJournal {
   virtual ~RunJournal() = default;
   // A message just joined the conversation of agent `agent`.
   virtual Status record_message(std::string_view agent, const Message& message) = 0;
-  // One model call: the model as priced, its usage, and its price (nullopt: unpriced).
-  virtual Status record_usage(std::string_view agent, std::string_view model, const Usage& usage,
-                              std::optional<double> cost_usd) = 0;
-  // An event of the run. A failure here is kept and returned by the next record_message or
-  // record_usage, which the loop checks before the next model call.
-  virtual void record_event(const Json& event) = 0;
+  // An event of the run. A failure here is kept and returned by failure() and by the next
+  // record_message; the loop checks it before the next model call.
+  virtual void record_event(const Event& event) = 0;
+  // The first failure to record so far, or ok.
+  virtual Status failure() const = 0;
 };
 
 // Tees a run's events: to the journal, then to the sink that shows them (which may be null).
 class JournalingSink final : public EventSink {
  public:
   JournalingSink(RunJournal* journal, EventSink* next) : journal_(journal), next_(next) {}
-  void on_event(const Json& event) override {
+  void on_event(const Event& event) override {
     journal_->record_event(event);
     if (next_) next_->on_event(event);
-  }
-  void on_text_delta(std::string_view agent, std::string_view delta) override {
-    if (next_) next_->on_text_delta(agent, delta);
   }
 
  private:

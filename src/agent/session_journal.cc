@@ -1,20 +1,8 @@
 #include "agent/session_journal.h"
 
+#include <fmt/format.h>
+
 namespace mecha::agent {
-namespace {
-
-std::string field(const Json& event, const char* key) {
-  auto it = event.find(key);
-  return it != event.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-bool flag(const Json& event, const char* key, bool absent) {
-  auto it = event.find(key);
-  return it != event.end() && it->is_boolean() ? it->get<bool>() : absent;
-}
-
-}  // namespace
-
 Status SessionJournal::append(store::Record record) {
   if (!failed_.ok()) return failed_;
   auto seq = session_->append(std::move(record));
@@ -42,37 +30,41 @@ Status SessionJournal::record_message(std::string_view agent, const Message& mes
   return append(store::Record::user_message(text));
 }
 
-Status SessionJournal::record_usage(std::string_view agent, std::string_view model,
-                                    const Usage& usage, std::optional<double> cost_usd) {
+void SessionJournal::record_event(const Event& event) {
   std::lock_guard<std::mutex> lock(mu_);
-  return append(store::Record::usage(agent, model, usage, cost_usd));
-}
-
-void SessionJournal::record_event(const Json& event) {
-  const std::string type = field(event, "type");
-  const std::string agent = field(event, "agent");
-  std::lock_guard<std::mutex> lock(mu_);
-  if (type == "tool_call") {
-    (void)append(store::Record::tool_call(agent, field(event, "id"), field(event, "name"),
-                                          event.value("input", Json::object())));
-  } else if (type == "tool_result") {
-    std::string id = field(event, "id");
-    if (results_seen_.count(id)) return;
-    results_seen_.insert(id);
-    (void)append(store::Record::tool_result(agent, id, flag(event, "is_error", true),
-                                            flag(event, "untrusted", true), field(event, "content"),
-                                            flag(event, "private", false)));
-  } else if (type == "refusal") {
-    (void)append(store::Record::refusal(agent, field(event, "id"), field(event, "rule"),
-                                        field(event, "message")));
-  } else if (type == "note") {
-    (void)append(store::Record::note(agent, field(event, "text")));
-  }
-  // text events are in the assistant message; nested events belong to subagents' own runs.
+  std::visit(Overloaded{
+                 [&](const ToolCallEvent& e) {
+                   (void)append(store::Record::tool_call(e.agent, e.id, e.name, e.input));
+                 },
+                 [&](const ToolResultEvent& e) {
+                   if (!results_seen_.insert(e.id).second) return;
+                   (void)append(store::Record::tool_result(e.agent, e.id, e.is_error, e.untrusted,
+                                                           e.content, e.private_data));
+                 },
+                 [&](const RefusalEvent& e) {
+                   (void)append(store::Record::refusal(e.agent, e.id, e.rule, e.message));
+                 },
+                 [&](const NoteEvent& e) { (void)append(store::Record::note(e.agent, e.text)); },
+                 [&](const UsageEvent& e) {
+                   (void)append(store::Record::usage(e.agent, e.model, e.usage, e.cost_usd));
+                 },
+                 [&](const ApprovalRequest& e) {
+                   (void)append(store::Record::note(
+                       e.agent, fmt::format("asked a person to allow {} '{}': {}",
+                                            approval_kind_name(e.kind), e.tool, e.reason)));
+                 },
+                 // Text is in the assistant message, deltas are its pieces, a subagent's events
+                 // belong to its own run, and run_end is written by whoever finishes the run.
+                 [](const TextEvent&) {},
+                 [](const TextDeltaEvent&) {},
+                 [](const NestedEvent&) {},
+                 [](const DoneEvent&) {},
+             },
+             event.kind());
 }
 
 Json run_end_body(const Outcome& o, const store::Session& session) {
-  Json body = done_event(o);
+  Json body = to_json(DoneEvent{o, ""});
   body.erase("type");
   body.erase("text");
   body["untrusted"] = session.untrusted();

@@ -29,12 +29,8 @@ class SessionJournal final : public RunJournal {
   explicit SessionJournal(store::Session* session) : session_(session) {}
 
   Status record_message(std::string_view agent, const Message& message) override;
-  Status record_usage(std::string_view agent, std::string_view model, const Usage& usage,
-                      std::optional<double> cost_usd) override;
-  void record_event(const Json& event) override;
-
-  // The first failure so far, or ok.
-  Status failure() const;
+  void record_event(const Event& event) override;
+  Status failure() const override;
 
  private:
   Status append(store::Record record);  // REQUIRES: mu_ held

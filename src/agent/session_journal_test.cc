@@ -103,7 +103,7 @@ TEST(SessionJournal, RecordsTheRunAsItHappens) {
   ASSERT_TRUE(session.ok());
   Outcome o = run_in_session(**session, "read the page",
                              cassette({fetch_line("t1"), text_line("it says hi")}));
-  EXPECT_EQ(o.status, "completed");
+  EXPECT_EQ(o.status, RunStatus::kCompleted);
   auto records = (*session)->records().value();
   EXPECT_EQ(kinds(records),
             (std::vector<std::string>{"user_message", "usage", "assistant_message", "tool_call",
@@ -128,7 +128,7 @@ TEST(SessionJournal, ResumeGivesTheModelTheWholeHistory) {
     auto session = (*st)->create("first");
     id = (*session)->id();
     Outcome o = run_in_session(**session, "first", cassette({fetch_line("t1"), text_line("one")}));
-    ASSERT_EQ(o.status, "completed");
+    ASSERT_EQ(o.status, RunStatus::kCompleted);
   }
   auto st = store::SessionStore::open(dir.path() / "s.db");  // as a new process would
   auto session = (*st)->open_session(id);
@@ -136,7 +136,7 @@ TEST(SessionJournal, ResumeGivesTheModelTheWholeHistory) {
   EXPECT_TRUE((*session)->untrusted());
   auto recorder = std::make_shared<RecordingProvider>(cassette({text_line("two")}));
   Outcome o = run_in_session(**session, "second", recorder);
-  ASSERT_EQ(o.status, "completed");
+  ASSERT_EQ(o.status, RunStatus::kCompleted);
   EXPECT_EQ(o.text, "two");
   ASSERT_EQ(recorder->requests.size(), 1u);
   Message call{Role::kAssistant,
@@ -156,7 +156,7 @@ TEST(SessionJournal, AResultWithoutItsEventIsRecordedAsUntrusted) {
   auto st = store::SessionStore::open(dir.path() / "s.db");
   auto session = (*st)->create("t");
   SessionJournal journal(session->get());
-  journal.record_event(tool_result_event("main", "a", false, false, "seen"));
+  journal.record_event(ToolResultEvent{"main", "a", false, false, false, "seen"});
   Message results{Role::kUser,
                   {ToolResultBlock{"a", "seen", false}, ToolResultBlock{"b", "unseen", false}}};
   ASSERT_TRUE(journal.record_message("main", results).ok());
@@ -188,7 +188,7 @@ TEST(SessionJournal, RefusalsAndNotesAreRecorded) {
   Conversation conv;
   conv.append(Message::user_text("go"));
   Outcome o = agent.run(ctx, conv, nullptr);
-  ASSERT_EQ(o.status, "completed");
+  ASSERT_EQ(o.status, RunStatus::kCompleted);
   auto records = (*session)->records().value();
   EXPECT_EQ(kinds(records),
             (std::vector<std::string>{"usage", "assistant_message", "tool_call", "refusal",
@@ -204,12 +204,36 @@ class FailingJournal final : public RunJournal {
   Status record_message(std::string_view, const Message&) override {
     return Status::error("disk full");
   }
-  Status record_usage(std::string_view, std::string_view, const Usage&,
-                      std::optional<double>) override {
-    return ok_status();
-  }
-  void record_event(const Json&) override {}
+  void record_event(const Event&) override {}
+  Status failure() const override { return ok_status(); }
 };
+
+// Records messages, but fails at the first usage event, as a full disk would.
+class UsageFailingJournal final : public RunJournal {
+ public:
+  Status record_message(std::string_view, const Message&) override { return failed_; }
+  void record_event(const Event& e) override {
+    if (std::holds_alternative<UsageEvent>(e.kind())) failed_ = Status::error("disk full");
+  }
+  Status failure() const override { return failed_; }
+
+ private:
+  Status failed_;
+};
+
+TEST(SessionJournal, AUsageThatCannotBeRecordedEndsTheRunBeforeItsToolsRun) {
+  UsageFailingJournal journal;
+  RunContext ctx;
+  ctx.journal = &journal;
+  Conversation conv;
+  conv.append(Message::user_text("go"));
+  auto provider = std::make_shared<RecordingProvider>(cassette({fetch_line("t1"), text_line("x")}));
+  Outcome o = make_agent(provider).run(ctx, conv, nullptr);
+  EXPECT_EQ(o.status, RunStatus::kError);
+  EXPECT_EQ(o.error, "recording the session failed: disk full");
+  EXPECT_EQ(provider->requests.size(), 1u);
+  EXPECT_EQ(conv.messages().size(), 1u);  // the reply was not acted on
+}
 
 TEST(SessionJournal, AFailureToRecordEndsTheRunWithAnError) {
   FailingJournal journal;
@@ -219,7 +243,7 @@ TEST(SessionJournal, AFailureToRecordEndsTheRunWithAnError) {
   conv.append(Message::user_text("go"));
   auto provider = std::make_shared<RecordingProvider>(cassette({fetch_line("t1"), text_line("x")}));
   Outcome o = make_agent(provider).run(ctx, conv, nullptr);
-  EXPECT_EQ(o.status, "error");
+  EXPECT_EQ(o.status, RunStatus::kError);
   EXPECT_EQ(o.error, "recording the session failed: disk full");
   EXPECT_EQ(provider->requests.size(), 1u);  // no model call after the failure
 }
@@ -232,7 +256,7 @@ TEST(SessionJournal, ASubagentRunDoesNotWriteTheSessionConversation) {
   Conversation conv;
   conv.append(Message::user_text("go"));
   Outcome o = make_agent(cassette({text_line("x")})).run(ctx, conv, nullptr);
-  EXPECT_EQ(o.status, "completed");
+  EXPECT_EQ(o.status, RunStatus::kCompleted);
 }
 
 }  // namespace

@@ -100,7 +100,7 @@ std::string cassette_for(int run, std::mt19937& rng) {
   RunContext ctx;
   ctx.journal = &journal;
   Outcome o = agent.run(ctx, conv, nullptr);
-  _exit(o.status == "completed" ? 0 : 20);
+  _exit(o.status == RunStatus::kCompleted ? 0 : 20);
 }
 
 TEST(SessionKill, EveryAcknowledgedRecordSurvivesSigkillAndResumeStaysValid) {

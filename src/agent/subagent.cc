@@ -13,10 +13,7 @@ class NestingSink final : public EventSink {
  public:
   NestingSink(EventSink* parent, std::string tool, std::string id)
       : parent_(parent), tool_(std::move(tool)), id_(std::move(id)) {}
-  void on_event(const Json& event) override { parent_->on_event(nested_event(tool_, id_, event)); }
-  void on_text_delta(std::string_view agent, std::string_view delta) override {
-    parent_->on_text_delta(agent, delta);
-  }
+  void on_event(const Event& event) override { parent_->on_event(nested(tool_, id_, event)); }
 
  private:
   EventSink* parent_;
@@ -109,11 +106,11 @@ tools::ToolOutput run_subagent(const AgentCatalog& catalog, const AgentCatalog::
                                         o.blocked_tools.end());
     parent->nested_blocked_sends += o.blocked_sends;
   }
-  if (o.status == "error") {
+  if (o.status == RunStatus::kError) {
     return mark(
         tools::ToolOutput::error(fmt::format("subagent '{}' failed: {}", def.name, o.error)));
   }
-  if (o.status == "cancelled") {
+  if (o.status == RunStatus::kCancelled) {
     return mark(tools::ToolOutput::error(
         fmt::format("subagent '{}' was cancelled before it finished", def.name)));
   }
@@ -136,7 +133,7 @@ tools::ToolOutput run_subagent(const AgentCatalog& catalog, const AgentCatalog::
     content += fmt::format(
         "\n\n[note: the subagent ran out of turns ({}), so this answer may be incomplete]",
         def.max_turns);
-  } else if (o.status == "limits_exceeded") {
+  } else if (o.status == RunStatus::kLimitsExceeded) {
     content += fmt::format(
         "\n\n[note: the subagent stopped at a limit ({}), so this answer may be incomplete]",
         o.limit);

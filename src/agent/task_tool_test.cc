@@ -131,7 +131,7 @@ TEST_F(ExploreScenario, AsTheTopLevelAgent) {
   conv.append(Message::user_text("count the errors in log.txt"));
   Outcome o = agent.run(ctx, conv, &sink);
 
-  EXPECT_EQ(o.status, "completed") << o.error;
+  EXPECT_EQ(o.status, RunStatus::kCompleted) << o.error;
   EXPECT_EQ(o.text, "found 2 errors");
   EXPECT_EQ(trajectory(sink.events(), "Explore"), want_trajectory_);
   EXPECT_EQ(o.blocked_tools, std::vector<std::string>{"Bash"});
@@ -157,10 +157,10 @@ TEST_F(ExploreScenario, AsAChildThroughTask) {
   conv.append(Message::user_text("how many errors?"));
   Outcome o = main.run(ctx, conv, &sink);
 
-  EXPECT_EQ(o.status, "completed") << o.error;
+  EXPECT_EQ(o.status, RunStatus::kCompleted) << o.error;
   // The parent gets back only the child's final text.
   EXPECT_EQ(sink.of_type("tool_result").at(0),
-            tool_result_event("main", "m1", false, false, "found 2 errors"));
+            to_json(ToolResultEvent{"main", "m1", false, false, false, "found 2 errors"}));
   EXPECT_EQ(trajectory(sink.events(), "Explore"), want_trajectory_);
   EXPECT_EQ(o.blocked_tools, std::vector<std::string>{"Bash"});
   EXPECT_EQ(bash_->calls().count(), 0);

@@ -36,8 +36,8 @@ Outcome run_main(const Agent& agent, RunContext& ctx, EventSink* sink,
 class RecordingApprover final : public Approver {
  public:
   explicit RecordingApprover(bool answer) : answer_(answer) {}
-  bool approve(const Json& request) override {
-    requests.push_back(request);
+  bool approve(const ApprovalRequest& request) override {
+    requests.push_back(to_json(request));
     return answer_;
   }
   std::vector<Json> requests;
@@ -71,27 +71,29 @@ TEST(Trifecta, PromptInjectionSendIsBlockedHeadless) {
 
   auto refusals = sink.of_type("refusal");
   ASSERT_EQ(refusals.size(), 1u);
-  EXPECT_EQ(refusals[0], refusal_event("main", "t3", "trifecta", kBlockedSend));
+  EXPECT_EQ(refusals[0], to_json(RefusalEvent{"main", "t3", "trifecta", kBlockedSend}));
   auto results = sink.of_type("tool_result");
   ASSERT_EQ(results.size(), 3u);
-  EXPECT_EQ(results[0], tool_result_event("main", "t1", false, true, testing::kAttackerText));
-  Json private_result = tool_result_event("main", "t2", false, false, testing::kPrivateText);
+  EXPECT_EQ(results[0],
+            to_json(ToolResultEvent{"main", "t1", false, true, false, testing::kAttackerText}));
+  Json private_result =
+      to_json(ToolResultEvent{"main", "t2", false, false, false, testing::kPrivateText});
   private_result["private"] = true;  // the leg it arms, kept by the session
   EXPECT_EQ(results[1], private_result);
-  EXPECT_EQ(results[2], tool_result_event("main", "t3", true, false, kBlockedSend));
+  EXPECT_EQ(results[2], to_json(ToolResultEvent{"main", "t3", true, false, false, kBlockedSend}));
 
   // The done event says why: a blocked send, in a run that read untrusted content.
-  EXPECT_EQ(done_event(o), (Json{{"type", "done"},
-                                 {"status", "completed"},
-                                 {"text", "I could not send the message."},
-                                 {"turns", 4},
-                                 {"usage", usage_to_json(Usage{})},
-                                 {"cost_usd", nullptr},
-                                 {"unpriced_calls", 4},
-                                 {"untrusted", true},
-                                 {"blocked_tools", Json::array()},
-                                 {"blocked_sends", 1},
-                                 {"malformed_tool_args", 0}}));
+  EXPECT_EQ(to_json(DoneEvent{o, ""}), (Json{{"type", "done"},
+                                             {"status", "completed"},
+                                             {"text", "I could not send the message."},
+                                             {"turns", 4},
+                                             {"usage", usage_to_json(Usage{})},
+                                             {"cost_usd", nullptr},
+                                             {"unpriced_calls", 4},
+                                             {"untrusted", true},
+                                             {"blocked_tools", Json::array()},
+                                             {"blocked_sends", 1},
+                                             {"malformed_tool_args", 0}}));
 }
 
 TEST(Trifecta, OneLegAloneDoesNotBlockASend) {
@@ -143,7 +145,8 @@ TEST(Trifecta, WithAnApproverTheSendWaitsForAPerson) {
     Outcome o = run_main(agent, ctx, &sink);
     ASSERT_EQ(approver.requests.size(), 1u);
     EXPECT_EQ(approver.requests[0],
-              (Json{{"kind", "send"},
+              (Json{{"type", "approval_request"},
+                    {"kind", "send"},
                     {"agent", "main"},
                     {"tool", "SendMessage"},
                     {"input", {{"to", "bob"}}},
@@ -173,15 +176,15 @@ TEST(Allowlist, ACallOutsideItIsRefusedAndTheLoopGoesOn) {
   RunContext ctx;
   RecordingSink sink;
   Outcome o = run_main(agent, ctx, &sink);
-  EXPECT_EQ(o.status, "completed");
+  EXPECT_EQ(o.status, RunStatus::kCompleted);
   EXPECT_EQ(o.text, "found 2 errors");
   EXPECT_EQ(o.blocked_tools, std::vector<std::string>{"Bash"});
   EXPECT_EQ(sink.of_type("tool_result").at(0),
-            tool_result_event("Explore", "t1", true, false,
-                              "tool 'Bash' is not permitted for agent 'Explore'"));
+            to_json(ToolResultEvent{"Explore", "t1", true, false, false,
+                                    "tool 'Bash' is not permitted for agent 'Explore'"}));
   EXPECT_EQ(sink.of_type("refusal").at(0),
-            refusal_event("Explore", "t1", "allowlist",
-                          "tool 'Bash' is not permitted for agent 'Explore'"));
+            to_json(RefusalEvent{"Explore", "t1", "allowlist",
+                                 "tool 'Bash' is not permitted for agent 'Explore'"}));
 }
 
 // Regression: a call outside the allowlist with malformed arguments was answered as a JSON
@@ -249,9 +252,9 @@ TEST(PlanPhase, OnlyReadOnlyToolsRun) {
   EXPECT_EQ(writer->calls().count(), 0);
   EXPECT_EQ(o.blocked_tools, std::vector<std::string>{"Write"});
   EXPECT_EQ(sink.of_type("refusal").at(0),
-            refusal_event("main", "t2", "plan_phase",
-                          "tool 'Write' changes state, and this run is in plan phase: only "
-                          "read-only tools may run until the plan is approved"));
+            to_json(RefusalEvent{"main", "t2", "plan_phase",
+                                 "tool 'Write' changes state, and this run is in plan phase: only "
+                                 "read-only tools may run until the plan is approved"}));
 }
 
 TEST(Withheld, AWithheldToolIsNeitherOfferedNorRun) {
@@ -268,7 +271,7 @@ TEST(Withheld, AWithheldToolIsNeitherOfferedNorRun) {
   RunContext ctx;
   ctx.withheld_tools = {"Bash"};
   Outcome o = run_main(agent, ctx, nullptr);
-  EXPECT_EQ(o.status, "completed") << o.error;
+  EXPECT_EQ(o.status, RunStatus::kCompleted) << o.error;
   EXPECT_EQ(bash->calls().count(), 0);
 }
 

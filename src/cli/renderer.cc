@@ -25,8 +25,9 @@ std::string human_size(size_t bytes) {
 
 }  // namespace
 
-void JsonLinesSink::on_event(const Json& event) {
-  std::string line = dump_json(event);
+void JsonLinesSink::on_event(const agent::Event& event) {
+  if (std::holds_alternative<agent::TextDeltaEvent>(agent::innermost(event).kind())) return;
+  std::string line = dump_json(to_json(event));
   std::lock_guard<std::mutex> lock(mu_);
   std::fputs(line.c_str(), out_);
   std::fputc('\n', out_);
@@ -53,15 +54,7 @@ std::string summarize_input(const Json& input, size_t width) {
 HumanRenderer::HumanRenderer(std::FILE* err, std::FILE* out, Options options)
     : err_(err), out_(out), opt_(std::move(options)) {}
 
-void HumanRenderer::on_text_delta(std::string_view agent, std::string_view delta) {
-  if (!opt_.stream || agent != opt_.top_agent) return;
-  std::lock_guard<std::mutex> lock(mu_);
-  streamed_ += delta;
-  std::fwrite(delta.data(), 1, delta.size(), err_);
-  std::fflush(err_);
-}
-
-void HumanRenderer::on_event(const Json& event) {
+void HumanRenderer::on_event(const agent::Event& event) {
   std::lock_guard<std::mutex> lock(mu_);
   render(event, 0);
 }
@@ -83,8 +76,7 @@ void HumanRenderer::flush_pending(int depth) {
   pending_text_.clear();
 }
 
-void HumanRenderer::render(const Json& event, int depth) {
-  const std::string type = event.value("type", "");
+void HumanRenderer::render(const agent::Event& event, int depth) {
   const std::string indent(depth * 2, ' ');
   const char* dim = opt_.color ? "\x1b[2m" : "";
   const char* bold = opt_.color ? "\x1b[1m" : "";
@@ -95,61 +87,79 @@ void HumanRenderer::render(const Json& event, int depth) {
     if (!streamed_.empty() && streamed_.back() != '\n') std::fputc('\n', err_);
     streamed_.clear();
   };
-  if (type == "nested") {
-    render(event.at("event"), depth + 1);
-  } else if (type == "text") {
-    if (depth == 0 && opt_.stream) return;  // already shown as it streamed
-    flush_pending(depth);
-    pending_text_ = event.value("text", "");
-    if (depth > 0) flush_pending(depth);
-  } else if (type == "tool_call") {
-    if (depth == 0) end_stream();
-    flush_pending(depth);
-    fmt::print(err_, "{}{}● {}{}({}){}\n", indent, bold, event.value("name", ""), reset,
-               summarize_input(event.value("input", Json::object()), 100), "");
-  } else if (type == "tool_result") {
-    std::string content = event.value("content", "");
-    if (event.value("is_error", false)) {
-      fmt::print(err_, "{}  {}⎿ error: {}{}\n", indent, red, first_line(content, 160), reset);
-    } else {
-      fmt::print(err_, "{}  {}⎿ {} lines ({}){}{}\n", indent, dim, count_lines(content),
-                 human_size(content.size()), event.value("untrusted", false) ? ", untrusted" : "",
-                 reset);
-    }
-  } else if (type == "refusal") {
-    fmt::print(err_, "{}  {}⎿ refused by rule '{}'{}\n", indent, red, event.value("rule", ""),
-               reset);
-  } else if (type == "note") {
-    fmt::print(err_, "{}{}note: {}{}\n", indent, dim, event.value("text", ""), reset);
-  } else if (type == "done") {
-    const std::string status = event.value("status", "");
-    std::string answer = event.value("text", "");
-    pending_text_.clear();
-    const bool streamed = !streamed_.empty();
-    end_stream();
-    if (status == "completed") {
-      if (!(streamed && opt_.answer_shown)) {
-        if (!answer.empty() && answer.back() != '\n') answer += '\n';
-        fmt::print(out_, "{}", answer);
-        std::fflush(out_);
-      }
-    } else if (status == "limits_exceeded") {
-      fmt::print(err_, "{}mecha: stopped: limit reached: {}{}\n", red, event.value("limit", ""),
-                 reset);
-    } else if (status == "cancelled") {
-      fmt::print(err_, "mecha: cancelled\n");
-    } else {
-      fmt::print(err_, "{}mecha: error: {}{}\n", red, event.value("error", ""), reset);
-    }
-    const Json usage = event.value("usage", Json::object());
-    std::string cost = event["cost_usd"].is_number()
-                           ? fmt::format("${:.4f}", event["cost_usd"].get<double>())
-                           : std::string("cost unknown");
-    if (event.value("unpriced_calls", 0) > 0 && event["cost_usd"].is_number())
-      cost += " + unpriced calls";
-    fmt::print(err_, "{}{} turns · {} in / {} out tokens · {}{}\n", dim, event.value("turns", 0),
-               usage.value("input_tokens", 0), usage.value("output_tokens", 0), cost, reset);
-  }
+  std::visit(
+      agent::Overloaded{
+          [&](const agent::NestedEvent& e) { render(*e.event, depth + 1); },
+          [&](const agent::TextDeltaEvent& e) {
+            if (!opt_.stream || depth > 0 || e.agent != opt_.top_agent) return;
+            streamed_ += e.delta;
+            std::fwrite(e.delta.data(), 1, e.delta.size(), err_);
+          },
+          [&](const agent::TextEvent& e) {
+            if (depth == 0 && opt_.stream) return;  // already shown as it streamed
+            flush_pending(depth);
+            pending_text_ = e.text;
+            if (depth > 0) flush_pending(depth);
+          },
+          [&](const agent::ToolCallEvent& e) {
+            if (depth == 0) end_stream();
+            flush_pending(depth);
+            fmt::print(err_, "{}{}● {}{}({})\n", indent, bold, e.name, reset,
+                       summarize_input(e.input, 100));
+          },
+          [&](const agent::ToolResultEvent& e) {
+            if (e.is_error) {
+              fmt::print(err_, "{}  {}⎿ error: {}{}\n", indent, red, first_line(e.content, 160),
+                         reset);
+            } else {
+              fmt::print(err_, "{}  {}⎿ {} lines ({}){}{}\n", indent, dim, count_lines(e.content),
+                         human_size(e.content.size()), e.untrusted ? ", untrusted" : "", reset);
+            }
+          },
+          [&](const agent::RefusalEvent& e) {
+            fmt::print(err_, "{}  {}⎿ refused by rule '{}'{}\n", indent, red, e.rule, reset);
+          },
+          [&](const agent::NoteEvent& e) {
+            fmt::print(err_, "{}{}note: {}{}\n", indent, dim, e.text, reset);
+          },
+          [&](const agent::ApprovalRequest& e) {
+            fmt::print(err_, "{}{}asking to allow {} '{}': {}{}\n", indent, dim,
+                       agent::approval_kind_name(e.kind), e.tool, e.reason, reset);
+          },
+          [&](const agent::UsageEvent&) {},
+          [&](const agent::DoneEvent& e) {
+            const agent::Outcome& o = e.outcome;
+            std::string answer = o.text;
+            pending_text_.clear();
+            const bool streamed = !streamed_.empty();
+            end_stream();
+            switch (o.status) {
+              case agent::RunStatus::kCompleted:
+                if (!(streamed && opt_.answer_shown)) {
+                  if (!answer.empty() && answer.back() != '\n') answer += '\n';
+                  fmt::print(out_, "{}", answer);
+                  std::fflush(out_);
+                }
+                break;
+              case agent::RunStatus::kLimitsExceeded:
+                fmt::print(err_, "{}mecha: stopped: limit reached: {}{}\n", red, o.limit, reset);
+                break;
+              case agent::RunStatus::kCancelled:
+                fmt::print(err_, "mecha: cancelled\n");
+                break;
+              case agent::RunStatus::kError:
+                fmt::print(err_, "{}mecha: error: {}{}\n", red, o.error, reset);
+                break;
+            }
+            std::string cost =
+                o.cost_usd ? fmt::format("${:.4f}", *o.cost_usd) : std::string("cost unknown");
+            if (o.unpriced_calls > 0 && o.cost_usd) cost += " + unpriced calls";
+            fmt::print(err_, "{}{} {} · {} in / {} out tokens · {}{}\n", dim, o.turns,
+                       o.turns == 1 ? "turn" : "turns", o.usage.input_tokens, o.usage.output_tokens,
+                       cost, reset);
+          },
+      },
+      event.kind());
   std::fflush(err_);
 }
 

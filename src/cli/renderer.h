@@ -15,7 +15,8 @@ namespace mecha::cli {
 class JsonLinesSink final : public agent::EventSink {
  public:
   explicit JsonLinesSink(std::FILE* out) : out_(out) {}
-  void on_event(const Json& event) override;
+  // Every event but text deltas, nested or not (the text event carries the whole block).
+  void on_event(const agent::Event& event) override;
 
  private:
   std::mutex mu_;
@@ -35,11 +36,10 @@ class HumanRenderer final : public agent::EventSink {
     std::string top_agent = "main";
   };
   HumanRenderer(std::FILE* err, std::FILE* out, Options options);
-  void on_event(const Json& event) override;
-  void on_text_delta(std::string_view agent, std::string_view delta) override;
+  void on_event(const agent::Event& event) override;
 
  private:
-  void render(const Json& event, int depth);
+  void render(const agent::Event& event, int depth);
   void flush_pending(int depth);
 
   std::mutex mu_;

@@ -38,10 +38,17 @@ struct RunOptions {
   std::string store;
 };
 
-int exit_code_for(const std::string& status) {
-  if (status == "completed") return kExitOk;
-  if (status == "limits_exceeded") return kExitLimits;
-  if (status == "cancelled") return kExitCancelled;
+int exit_code_for(agent::RunStatus status) {
+  switch (status) {
+    case agent::RunStatus::kCompleted:
+      return kExitOk;
+    case agent::RunStatus::kLimitsExceeded:
+      return kExitLimits;
+    case agent::RunStatus::kCancelled:
+      return kExitCancelled;
+    case agent::RunStatus::kError:
+      break;
+  }
   return kExitError;
 }
 
@@ -170,13 +177,12 @@ int run_main(const RunOptions& opt) {
   agent::Conversation conv(std::move(*messages));
   InterruptScope interrupts(&cancel);
   agent::Outcome outcome = main_agent.run(ctx, conv, sink.get());
-  if (Status s = (*session)->finish(outcome); !s.ok() && outcome.status != "error") {
-    outcome.status = "error";
+  if (Status s = (*session)->finish(outcome);
+      !s.ok() && outcome.status != agent::RunStatus::kError) {
+    outcome.status = agent::RunStatus::kError;
     outcome.error = "recording the session failed: " + s.message();
   }
-  Json done = agent::done_event(outcome);
-  done["session"] = (*session)->id();
-  sink->on_event(done);
+  sink->on_event(agent::DoneEvent{outcome, (*session)->id()});
   return exit_code_for(outcome.status);
 }
 

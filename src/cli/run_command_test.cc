@@ -33,16 +33,24 @@ TEST(RunCommand, JsonModePrintsOneEventPerLineEndingWithDone) {
   auto r = run_mecha({"run", "--json", "--model", "cassette:c.jsonl", "find errors"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto events = json_lines(r.out);
-  ASSERT_EQ(events.size(), 5u) << r.out;
+  ASSERT_EQ(events.size(), 7u) << r.out;
   std::vector<std::string> types;
   for (const auto& e : events) types.push_back(e["type"]);
-  EXPECT_EQ(types, (std::vector<std::string>{"text", "tool_call", "tool_result", "text", "done"}));
-  EXPECT_EQ(events[4]["status"], "completed");
-  EXPECT_EQ(events[4]["text"], "found 2 errors");
-  EXPECT_EQ(events[4]["turns"], 2);
-  EXPECT_EQ(events[4]["usage"], (Json{{"input_tokens", 300}, {"output_tokens", 36}}));
-  EXPECT_TRUE(events[4]["cost_usd"].is_null());
-  EXPECT_EQ(events[4]["unpriced_calls"], 2);
+  EXPECT_EQ(types, (std::vector<std::string>{"text", "usage", "tool_call", "tool_result", "text",
+                                             "usage", "done"}));
+  // Each model call's usage, as it happens, for a program that watches the spend.
+  EXPECT_EQ(events[1], (Json{{"type", "usage"},
+                             {"agent", "main"},
+                             {"model", "cassette"},
+                             {"usage", {{"input_tokens", 120}, {"output_tokens", 30}}},
+                             {"cost_usd", nullptr}}));
+  EXPECT_EQ(events[3]["private"], false);
+  EXPECT_EQ(events[6]["status"], "completed");
+  EXPECT_EQ(events[6]["text"], "found 2 errors");
+  EXPECT_EQ(events[6]["turns"], 2);
+  EXPECT_EQ(events[6]["usage"], (Json{{"input_tokens", 300}, {"output_tokens", 36}}));
+  EXPECT_TRUE(events[6]["cost_usd"].is_null());
+  EXPECT_EQ(events[6]["unpriced_calls"], 2);
 }
 
 TEST(RunCommand, TurnLimitExitsWithThree) {

@@ -225,7 +225,8 @@ TEST(ServeCommand, SurvivesEveryBadFrameAndStillServesAGoodClient) {
     ASSERT_TRUE(fd.ok()) << fd.message();
     const int raw = fd->get();
     server::FrameChannel channel(std::move(*fd));
-    const std::string bytes = wire::encode_frame(wire::Hello{1, "attacker"}) + line + "\n";
+    const std::string bytes =
+        wire::encode_frame(wire::Hello{wire::kProtocolVersion, "attacker"}) + line + "\n";
     for (size_t done = 0; done < bytes.size();) {
       ssize_t n = ::send(raw, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
       ASSERT_GT(n, 0) << "the daemon stopped reading";
@@ -264,7 +265,7 @@ TEST(ServeCommand, RefusesAPeerInAnotherPidNamespaceUnlessAllowed) {
              "s = socket.socket(socket.AF_UNIX)\n"
              "s.connect(sys.argv[1])\n"
              "try:\n"
-             "    s.sendall(b'{\"kind\":\"hello\",\"body\":{\"protocol_version\":1,\"software\":"
+             "    s.sendall(b'{\"kind\":\"hello\",\"body\":{\"protocol_version\":2,\"software\":"
              "\"py\"}}\\n')\n"
              "except OSError:\n"
              "    pass\n"
@@ -292,7 +293,8 @@ TEST(ServeCommand, RefusesAPeerInAnotherPidNamespaceUnlessAllowed) {
     EXPECT_TRUE(inside.starts_with(
         R"({"body":{"code":"peer_refused","message":"connection refused: the peer (pid )"))
         << inside;
-    EXPECT_EQ(first_line("", serve.socket()), wire::encode_frame(wire::Hello{1, "mecha 0.1.0"}));
+    EXPECT_EQ(first_line("", serve.socket()),
+              wire::encode_frame(wire::Hello{wire::kProtocolVersion, "mecha 0.1.0"}));
     EXPECT_NE(
         read_file(dir.path() / "serve.log").find("mecha serve: connection refused: the peer (pid "),
         std::string::npos)
@@ -302,7 +304,7 @@ TEST(ServeCommand, RefusesAPeerInAnotherPidNamespaceUnlessAllowed) {
   ServeProcess allowing(dir.path());
   allowing.start({"--allow-other-pid-namespaces"});
   EXPECT_EQ(first_line("unshare --pid --fork", allowing.socket()),
-            wire::encode_frame(wire::Hello{1, "mecha 0.1.0"}));
+            wire::encode_frame(wire::Hello{wire::kProtocolVersion, "mecha 0.1.0"}));
 }
 
 // Issue 11, finding 9: a model reply past the wire's 16 MiB limit went out as one frame,
@@ -364,7 +366,7 @@ TEST(ChatCommand, AnUndecodableFrameFromTheDaemonIsReportedAndChatExits) {
       ::fcntl(conn.get(), F_SETFL, 0);
       server::FrameChannel channel(std::move(conn), wire::Limits{size_t{64} << 20, 64});
       (void)channel.receive();  // hello
-      (void)channel.send(wire::Hello{1, "fake daemon"});
+      (void)channel.send(wire::Hello{wire::kProtocolVersion, "fake daemon"});
       (void)channel.receive();  // open
       (void)channel.send(wire::Opened{"s-1", false, 0, false});
       (void)channel.receive();  // user_turn

@@ -142,8 +142,8 @@ TEST_F(SubagentsE2E, ExploreWithoutToolsIsRefusedBashTopLevelAndThroughTask) {
       tree_);
   ASSERT_EQ(top.exit_code, 0) << top.err << top.out;
   auto ev = testing::json_lines(top.out);
-  ASSERT_EQ(ev.size(), 5u) << top.out;
-  EXPECT_EQ(ev[1], want_refusal);
+  ASSERT_EQ(ev.size(), 7u) << top.out;  // usage, call, refusal, result, text, usage, done
+  EXPECT_EQ(ev[2], want_refusal);
   ev.back().erase("session");  // a fresh id each run
   EXPECT_EQ(ev.back(), (Json{{"type", "done"},
                              {"status", "completed"},
@@ -159,7 +159,12 @@ TEST_F(SubagentsE2E, ExploreWithoutToolsIsRefusedBashTopLevelAndThroughTask) {
 
   auto task = run_mecha({"run", "--json", "--model", "cassette:c.jsonl", "count errors"}, tree_);
   ASSERT_EQ(task.exit_code, 0) << task.err << task.out;
-  ev = testing::json_lines(task.out);
+  ev.clear();
+  for (Json& e : testing::json_lines(task.out)) {  // the usage of each call, nested or not, aside
+    const Json* inner = &e;
+    while (inner->at("type") == "nested") inner = &inner->at("event");
+    if (inner->at("type") != "usage") ev.push_back(std::move(e));
+  }
   ASSERT_EQ(ev.size(), 8u) << task.out;
   EXPECT_EQ(ev[0].at("type"), "tool_call");
   EXPECT_EQ(ev[2],
@@ -169,6 +174,7 @@ TEST_F(SubagentsE2E, ExploreWithoutToolsIsRefusedBashTopLevelAndThroughTask) {
                          {"id", "m1"},
                          {"is_error", false},
                          {"untrusted", false},
+                         {"private", false},
                          {"content", "found 2 errors"}}));
   EXPECT_EQ(ev.back().at("blocked_tools"), Json::array({"Bash"}));
   EXPECT_EQ(ev.back().at("text"), "Explore found 2 errors.");

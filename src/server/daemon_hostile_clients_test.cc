@@ -122,7 +122,7 @@ class RawPeer {
   bool eof_ = false;
 };
 
-std::string hello_line() { return wire::encode_frame(wire::Hello{1, "raw"}); }
+std::string hello_line() { return wire::encode_frame(wire::Hello{wire::kProtocolVersion, "raw"}); }
 
 void expect_a_good_client_is_served(DaemonHarness& h) {
   auto c = h.connect();
@@ -353,7 +353,7 @@ std::string python_client(const std::filesystem::path& socket) {
       "s=socket.socket(socket.AF_UNIX)\n"
       "s.connect(sys.argv[1])\n"
       "try:\n"
-      "  s.sendall(b\"{{\\\"kind\\\":\\\"hello\\\",\\\"body\\\":{{\\\"protocol_version\\\":1,"
+      "  s.sendall(b\"{{\\\"kind\\\":\\\"hello\\\",\\\"body\\\":{{\\\"protocol_version\\\":2,"
       "\\\"software\\\":\\\"py\\\"}}}}\\n\")\n"
       "except OSError:\n"
       "  pass\n"
@@ -395,7 +395,7 @@ TEST(DaemonHostileClients, APeerInAnotherPidNamespaceIsRefusedAndTheSameClientOu
 
   auto [outside, outside_status] = run_shell(python_client(h.socket()));
   ASSERT_EQ(outside_status, 0);
-  EXPECT_EQ(outside, wire::encode_frame(wire::Hello{1, "mecha 0.1.0"}));
+  EXPECT_EQ(outside, wire::encode_frame(wire::Hello{wire::kProtocolVersion, "mecha 0.1.0"}));
   expect_a_good_client_is_served(h);
 }
 
@@ -407,7 +407,7 @@ TEST(DaemonHostileClients, AllowOtherPidNamespacesServesAPeerInOne) {
   DaemonHarness h(noop_cassette(), [](DaemonOptions& o) { o.allow_other_pid_namespaces = true; });
   auto [inside, status] = run_shell("unshare --pid --fork " + python_client(h.socket()));
   ASSERT_EQ(status, 0);
-  EXPECT_EQ(inside, wire::encode_frame(wire::Hello{1, "mecha 0.1.0"}));
+  EXPECT_EQ(inside, wire::encode_frame(wire::Hello{wire::kProtocolVersion, "mecha 0.1.0"}));
 }
 
 // Issue 11, finding 9: the daemon sent frames past its own limit, which its clients refuse.

@@ -105,6 +105,29 @@ TEST(Daemon, AnApprovalNotAnsweredInTimeIsADenial) {
   EXPECT_EQ(h.sends().load(), 0);
 }
 
+// Regression (issue 13): the private label used to be a key the strict encoder did not know,
+// so a private result reached the client as a note holding raw JSON.
+TEST(Daemon, APrivateToolResultReachesTheClientAsAToolResultWithItsLabels) {
+  DaemonHarness h(trifecta_cassette());
+  auto c = h.connect();
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(c->open("").ok());
+  auto frames = testing::run_turn(*c, "go", [](const wire::ApprovalRequest&) { return false; });
+  std::vector<wire::ToolResult> results;
+  for (const auto& f : frames) {
+    EXPECT_FALSE(std::holds_alternative<wire::Note>(f)) << dump(frames);
+    if (const auto* r = std::get_if<wire::ToolResult>(&f)) results.push_back(*r);
+  }
+  ASSERT_EQ(results.size(), 3u) << dump(frames);
+  EXPECT_EQ(results[0].id, "t1");
+  EXPECT_TRUE(results[0].untrusted);
+  EXPECT_FALSE(results[0].private_data);
+  EXPECT_EQ(results[1].id, "t2");
+  EXPECT_FALSE(results[1].untrusted);
+  EXPECT_TRUE(results[1].private_data);
+  EXPECT_FALSE(results[2].private_data);  // the refused send
+}
+
 TEST(Daemon, AnApprovedSendRuns) {
   DaemonHarness h(trifecta_cassette());
   auto c = h.connect();
@@ -113,7 +136,7 @@ TEST(Daemon, AnApprovedSendRuns) {
   auto frames = testing::run_turn(*c, "go", [](const wire::ApprovalRequest&) { return true; });
   EXPECT_EQ(h.sends().load(), 1);
   EXPECT_EQ(std::get<wire::ToolResult>(frames[6]),
-            (wire::ToolResult{"main", "t3", false, false, "sent"}));
+            (wire::ToolResult{"main", "t3", false, false, false, "sent"}));
 }
 
 TEST(Daemon, UntrustedComesFromTheLogAndSurvivesARestart) {
@@ -135,7 +158,8 @@ TEST(Daemon, UntrustedComesFromTheLogAndSurvivesARestart) {
   ASSERT_TRUE(c);
   auto opened = c->open(id);
   ASSERT_TRUE(opened.ok()) << opened.message();
-  EXPECT_EQ(*opened, (wire::Opened{id, true, 15, true}));
+  // 16 records: the approval asked for is one of them (a note).
+  EXPECT_EQ(*opened, (wire::Opened{id, true, 16, true}));
 }
 
 TEST(Daemon, ABadFrameIsAnsweredWithAnErrorAndTheConnectionStaysUsable) {
@@ -145,9 +169,9 @@ TEST(Daemon, ABadFrameIsAnsweredWithAnErrorAndTheConnectionStaysUsable) {
   const int raw = fd->get();
   FrameChannel channel(std::move(*fd));
   std::string lines =
-      "{\"kind\":\"hello\",\"body\":{\"protocol_version\":1,\"software\":\"t\",\"x\":1}}\n"
+      "{\"kind\":\"hello\",\"body\":{\"protocol_version\":2,\"software\":\"t\",\"x\":1}}\n"
       "not json\n" +
-      wire::encode_frame(wire::Hello{1, "t"}) +
+      wire::encode_frame(wire::Hello{wire::kProtocolVersion, "t"}) +
       "{\"kind\":\"approval_answer\",\"body\":{\"request_id\":\"r\"}}\n" +
       wire::encode_frame(wire::ListSessions{});
   ASSERT_EQ(::write(raw, lines.data(), lines.size()), static_cast<ssize_t>(lines.size()));
@@ -161,7 +185,7 @@ TEST(Daemon, ABadFrameIsAnsweredWithAnErrorAndTheConnectionStaysUsable) {
             wire::frame_to_json(wire::Error{"bad_frame", "hello: unknown field \"x\""}).dump());
   EXPECT_TRUE(got[1].starts_with(R"({"body":{"code":"bad_frame","message":"frame: invalid JSON)"))
       << got[1];
-  EXPECT_EQ(got[2], wire::frame_to_json(wire::Hello{1, "mecha 0.1.0"}).dump());
+  EXPECT_EQ(got[2], wire::frame_to_json(wire::Hello{wire::kProtocolVersion, "mecha 0.1.0"}).dump());
   EXPECT_EQ(got[3], wire::frame_to_json(
                         wire::Error{"bad_frame", "approval_answer: missing field \"approved\""})
                         .dump());
@@ -176,7 +200,7 @@ TEST(Daemon, AVersionMismatchIsRefusedNamingBothVersions) {
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.message(),
             "the daemon refused: protocol version mismatch: the client speaks version 7, this "
-            "daemon speaks version 1 (version_mismatch)");
+            "daemon speaks version 2 (version_mismatch)");
 }
 
 TEST(Daemon, FramesBeforeHelloAreRefused) {
@@ -189,7 +213,7 @@ TEST(Daemon, FramesBeforeHelloAreRefused) {
   ASSERT_TRUE(d && d->ok());
   EXPECT_EQ(std::get<wire::Error>(*d->frame),
             (wire::Error{"hello_required",
-                         "the first frame must be hello (protocol version 1), not open"}));
+                         "the first frame must be hello (protocol version 2), not open"}));
 }
 
 TEST(Daemon, FramesOnlyTheDaemonSendsAreRefusedAndTheConnectionGoesOn) {
@@ -235,7 +259,7 @@ TEST(Daemon, AClientOfAnotherUidIsRefused) {
   const std::string path = h.socket().string();
   ASSERT_LT(path.size(), sizeof addr.sun_path);
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  const std::string hello = wire::encode_frame(wire::Hello{1, "intruder"});
+  const std::string hello = wire::encode_frame(wire::Hello{wire::kProtocolVersion, "intruder"});
   char answer[4096];
   int pipefd[2];
   ASSERT_EQ(::pipe(pipefd), 0);

@@ -6,35 +6,22 @@
 #include <map>
 
 #include "agent/session_journal.h"
+#include "server/event_frames.h"
 #include "wire/codec.h"
 #include "wire/frame_fit.h"
 
 namespace mecha::server {
 namespace {
 
-// Forwards a run's events to the client as frames.
 constexpr int kCopyDepth = wire::Limits{}.max_depth;
 
+// Forwards a run's events to the client as frames.
 class FrameSink final : public agent::EventSink {
  public:
   explicit FrameSink(std::shared_ptr<Connection> connection) : connection_(std::move(connection)) {}
 
-  void on_event(const Json& event) override {
-    // Decoding copies the event, and copying recurses once per level: members deeper than
-    // any frame may carry are replaced first (a model's tool input can be nested 80,000 deep).
-    const Json shallow =
-        event.is_object() ? wire::without_deep_members(event, kCopyDepth) : Json::object();
-    auto frame = wire::decode_event(shallow, "event");
-    if (!frame) {
-      // An event this protocol version has no frame for: passed on as a note, not dropped.
-      connection_->send_waiting(wire::Note{"mecha", dump_json(shallow)});
-      return;
-    }
-    connection_->send_waiting(*frame);
-  }
-
-  void on_text_delta(std::string_view agent, std::string_view delta) override {
-    connection_->send_waiting(wire::TextDelta{std::string(agent), std::string(delta)});
+  void on_event(const agent::Event& event) override {
+    if (auto frame = frame_for(event)) connection_->send_waiting(*frame);
   }
 
  private:
@@ -51,16 +38,14 @@ class ConnectionApprover final : public agent::Approver {
         timeout_(timeout),
         cancel_(cancel) {}
 
-  bool approve(const Json& request) override {
+  bool approve(const agent::ApprovalRequest& request) override {
     wire::ApprovalRequest r;
     r.request_id = fmt::format("{}-a{}", session_id_, ++count_);
-    r.action = request.value("kind", "send");
-    r.agent = request.value("agent", "");
-    r.tool = request.value("tool", "");
-    if (auto it = request.find("input"); it != request.end() && it->is_object()) {
-      r.input = wire::without_deep_members(*it, kCopyDepth);
-    }
-    r.reason = request.value("reason", "");
+    r.action = std::string(agent::approval_kind_name(request.kind));
+    r.agent = request.agent;
+    r.tool = request.tool;
+    if (request.input.is_object()) r.input = wire::without_deep_members(request.input, kCopyDepth);
+    r.reason = request.reason;
     r.timeout_ms = timeout_.count();
     return connection_->ask(r, timeout_, cancel_);
   }
@@ -74,13 +59,16 @@ class ConnectionApprover final : public agent::Approver {
 };
 
 std::optional<wire::Error> error_for(const agent::Outcome& o) {
-  if (o.status == "completed") return std::nullopt;
-  if (o.status == "cancelled") {
-    return wire::Error{std::string(wire::codes::kTurnCancelled), "the turn was cancelled"};
-  }
-  if (o.status == "limits_exceeded") {
-    return wire::Error{std::string(wire::codes::kTurnLimits),
-                       fmt::format("the turn stopped at a limit: {}", o.limit)};
+  switch (o.status) {
+    case agent::RunStatus::kCompleted:
+      return std::nullopt;
+    case agent::RunStatus::kCancelled:
+      return wire::Error{std::string(wire::codes::kTurnCancelled), "the turn was cancelled"};
+    case agent::RunStatus::kLimitsExceeded:
+      return wire::Error{std::string(wire::codes::kTurnLimits),
+                         fmt::format("the turn stopped at a limit: {}", o.limit)};
+    case agent::RunStatus::kError:
+      break;
   }
   return wire::Error{std::string(wire::codes::kTurnFailed), o.error};
 }

@@ -113,14 +113,13 @@ Status read(StrictObject& o, ToolResult* b) {
   MECHA_RETURN_IF_ERROR(o.get("id", &b->id));
   MECHA_RETURN_IF_ERROR(o.get("is_error", &b->is_error));
   MECHA_RETURN_IF_ERROR(o.get("untrusted", &b->untrusted));
+  MECHA_RETURN_IF_ERROR(o.get("private", &b->private_data));
   return o.get("content", &b->content);
 }
 Json write(const ToolResult& b) {
-  return {{"agent", b.agent},
-          {"id", b.id},
-          {"is_error", b.is_error},
-          {"untrusted", b.untrusted},
-          {"content", b.content}};
+  return {{"agent", b.agent},          {"id", b.id},
+          {"is_error", b.is_error},    {"untrusted", b.untrusted},
+          {"private", b.private_data}, {"content", b.content}};
 }
 
 Status read(StrictObject& o, Refusal* b) {

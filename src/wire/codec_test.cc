@@ -15,7 +15,7 @@ std::vector<Frame> one_of_each() {
       TextDelta{"main", "Lo"},
       Text{"main", "Looking."},
       ToolCall{"main", "t1", "Grep", Json{{"pattern", "ERROR"}, {"n", {1, 2}}}},
-      ToolResult{"main", "t1", true, true, "no such file"},
+      ToolResult{"main", "t1", true, true, false, "no such file"},
       Refusal{"main", "t2", "trifecta", "send blocked"},
       Note{"main", "retrying"},
       Nested{"Task", "t3", Json{{"type", "text"}, {"agent", "sub"}, {"text", "hi"}}},
@@ -78,7 +78,7 @@ TEST(WireCodec, NamesAnUnknownKeyInANestedEvent) {
 TEST(WireCodec, RefusesAnEventTypeThatIsNotAnEvent) {
   Decoded d =
       decode_frame(R"({"kind":"nested","body":{"tool":"Task","id":"t1","event":{"type":"hello",)"
-                   R"("protocol_version":1,"software":"x"}}})");
+                   R"("protocol_version":2,"software":"x"}}})");
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.error.message,
             "nested.event.type: unknown event type \"hello\" (expected one of text, tool_call, "
@@ -146,11 +146,11 @@ TEST(WireCodec, BracketsInsideStringsDoNotCountAsDepth) {
 }
 
 TEST(WireCodec, EventsOfARunDecodeAsTheirFrames) {
-  Json event{{"type", "tool_result"}, {"agent", "main"},   {"id", "t1"},
-             {"is_error", false},     {"untrusted", true}, {"content", "page"}};
+  Json event{{"type", "tool_result"}, {"agent", "main"},  {"id", "t1"},       {"is_error", false},
+             {"untrusted", true},     {"private", false}, {"content", "page"}};
   auto f = decode_event(event, "event");
   ASSERT_TRUE(f.ok()) << f.message();
-  EXPECT_EQ(*f, Frame(ToolResult{"main", "t1", false, true, "page"}));
+  EXPECT_EQ(*f, Frame(ToolResult{"main", "t1", false, true, false, "page"}));
   EXPECT_EQ(event_to_json(*f), event);
 }
 

@@ -29,14 +29,14 @@ Json nested_arrays(int levels) {
 }
 
 TEST(FrameFit, AFrameWithinTheLimitsIsSentAsItIs) {
-  Frame f = ToolResult{"main", "t1", false, true, "small"};
+  Frame f = ToolResult{"main", "t1", false, true, false, "small"};
   EXPECT_EQ(fit_frame(f, kSmall), std::vector<std::string>{encode_frame(f)});
 }
 
 TEST(FrameFit, ALongToolResultIsCutWithAMarkerSayingHowMuch) {
   const std::string content(200 * 1024, 'x');
   auto frames =
-      decode_all(fit_frame(ToolResult{"main", "t1", false, true, content}, kSmall), kSmall);
+      decode_all(fit_frame(ToolResult{"main", "t1", false, true, false, content}, kSmall), kSmall);
   ASSERT_EQ(frames.size(), 1u);
   const auto& r = std::get<ToolResult>(frames[0]);
   EXPECT_EQ(r.id, "t1");
@@ -120,7 +120,7 @@ TEST(FrameFit, AnApprovalRequestWhoseInputCannotBeShownSaysSoInItsReason) {
 }
 
 TEST(FrameFit, ANestedEventIsFittedInsideItsWrapper) {
-  Json event = event_to_json(ToolResult{"sub", "t9", false, true, std::string(100000, 'w')});
+  Json event = event_to_json(ToolResult{"sub", "t9", false, true, false, std::string(100000, 'w')});
   auto frames = decode_all(fit_frame(Nested{"Task", "t2", event}, kSmall), kSmall);
   ASSERT_EQ(frames.size(), 1u);
   const auto& nested = std::get<Nested>(frames[0]);
@@ -145,8 +145,8 @@ TEST(FrameFit, WhatCannotBeCutIsRefusedWithAnErrorFrameNamingIt) {
 }
 
 TEST(FrameFit, InvalidUtf8IsReplacedNotThrown) {
-  auto frames =
-      decode_all(fit_frame(ToolResult{"main", "t1", false, true, "a\xff\xfe b"}, kSmall), kSmall);
+  auto frames = decode_all(
+      fit_frame(ToolResult{"main", "t1", false, true, false, "a\xff\xfe b"}, kSmall), kSmall);
   ASSERT_EQ(frames.size(), 1u);
   EXPECT_EQ(std::get<ToolResult>(frames[0]).content, "a\xef\xbf\xbd\xef\xbf\xbd b");
 }

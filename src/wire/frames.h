@@ -27,7 +27,8 @@ namespace mecha::wire {
 
 // Bumped when a frame changes in a way an older peer would misread. Both peers send it in
 // `hello`; a daemon refuses a client whose version differs, naming both.
-inline constexpr int64_t kProtocolVersion = 1;
+// Version 2: tool_result carries "private".
+inline constexpr int64_t kProtocolVersion = 2;
 
 // The `code` of an error frame.
 namespace codes {
@@ -113,6 +114,8 @@ struct ToolResult {
   std::string id;
   bool is_error = false;
   bool untrusted = false;
+  // True when this call gave the session private data ("private" on the wire).
+  bool private_data = false;
   std::string content;
   bool operator==(const ToolResult&) const = default;
 };

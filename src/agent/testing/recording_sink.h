@@ -1,4 +1,7 @@
-// RecordingSink: keeps every event of a run, in order, for tests to compare. Thread-safe.
+// RecordingSink: keeps every event of a run, in order, in its `--json` shape, for tests to
+// compare. Text deltas and usage events, nested or not, are kept apart (the top level's
+// deltas in deltas(), every usage in usages()), so the outline of a run shows what it did.
+// Thread-safe.
 #pragma once
 
 #include <mutex>
@@ -11,13 +14,20 @@ namespace mecha::agent::testing {
 
 class RecordingSink final : public EventSink {
  public:
-  void on_event(const Json& event) override {
+  void on_event(const Event& event) override {
     std::lock_guard<std::mutex> lock(mu_);
-    events_.push_back(event);
+    const Event* inner = &innermost(event);
+    if (const auto* d = std::get_if<TextDeltaEvent>(&inner->kind())) {
+      if (inner == &event) deltas_ += d->delta;
+    } else if (std::holds_alternative<UsageEvent>(inner->kind())) {
+      usages_.push_back(to_json(event));
+    } else {
+      events_.push_back(to_json(event));
+    }
   }
-  void on_text_delta(std::string_view, std::string_view delta) override {
+  std::vector<Json> usages() const {
     std::lock_guard<std::mutex> lock(mu_);
-    deltas_ += delta;
+    return usages_;
   }
   std::vector<Json> events() const {
     std::lock_guard<std::mutex> lock(mu_);
@@ -43,6 +53,7 @@ class RecordingSink final : public EventSink {
  private:
   mutable std::mutex mu_;
   std::vector<Json> events_;
+  std::vector<Json> usages_;
   std::string deltas_;
 };
 

@@ -113,7 +113,7 @@ std::string noop_cassette() {
 
 std::vector<wire::Frame> noop_transcript() {
   return {wire::Text{"main", "Working."}, wire::ToolCall{"main", "t1", "Noop", Json::object()},
-          wire::ToolResult{"main", "t1", false, false, "ok"}, wire::Text{"main", "done"},
+          wire::ToolResult{"main", "t1", false, false, false, "ok"}, wire::Text{"main", "done"},
           wire::TurnDone{"done", Usage{220, 15, 0, 0}, false}};
 }
 
