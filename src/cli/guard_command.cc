@@ -41,8 +41,8 @@ Result<guard::CommandGuard> make_guard(const GuardOptions& opt) {
   auto cfg = config::load_config(files);
   if (!cfg) return cfg.status();
   const char* home = std::getenv("HOME");
-  auto policy = guard::load_policy(cfg->table, tree.string(),
-                                   home != nullptr && home[0] == '/' ? home : "/root");
+  auto policy = guard::policy_from_config(cfg->guard, tree.string(),
+                                          home != nullptr && home[0] == '/' ? home : "/root");
   if (!policy) return policy.status();
   return guard::CommandGuard::create(std::move(*policy));
 }

@@ -6,8 +6,11 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
+
 #include "base/sha256.h"
 #include "cli/testing/run_binary.h"
+#include "tools/testing/outside_dir.h"
 
 namespace mecha::cli {
 namespace {
@@ -126,6 +129,55 @@ TEST_F(PlantedConfig, AFileThatOnlyTightensLoadsAndApplies) {
   ASSERT_FALSE(events.empty());
   EXPECT_EQ(events.back()["status"], "limits_exceeded");
   EXPECT_EQ(events.back()["limit"], "max_turns (1)");
+}
+
+// A table mecha does not read yet was accepted with any content and ignored, so hooks or
+// permissions a user wrote did nothing. Now the run stops before anything runs, naming it.
+TEST_F(PlantedConfig, ATableNotReadYetStopsTheRunNamingFileAndLine) {
+  dir_.write("tree/.mecha/config.toml",
+             "[limits]\nmax_turns = 5\n\n[hooks]\nPreToolUse = \"./check.sh\"\n");
+  BinaryResult r = run();
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, fmt::format("mecha: {}:4: [hooks] is not supported yet by this mecha (it is "
+                               "planned, and until then it would do nothing); remove it\n",
+                               config().string()));
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(fs::exists(tree() / "ran.txt"));
+
+  // Removed, the same run goes ahead.
+  dir_.write("tree/.mecha/config.toml", "[limits]\nmax_turns = 5\n");
+  BinaryResult ok = run();
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_TRUE(fs::exists(tree() / "ran.txt"));
+}
+
+// Regression: merging replaced a list whole, so an untrusted project's `secrets = []` (let
+// through: secrets only add to what is refused) erased the user's own secret locations, and
+// the guard and the sandbox let a command read them.
+TEST_F(PlantedConfig, AnUntrustedFileCannotEmptyTheUsersSecrets) {
+  tools::testing::OutsideDir secrets;
+  std::ofstream(secrets.path() / "key") << "s3cret\n";
+  dir_.write("tree/.home/.config/mecha/config.toml",
+             fmt::format("[guard]\nsecrets = [\"{}\"]\n", secrets.path().string()));
+  dir_.write("tree/.mecha/config.toml", "[guard]\nsecrets = []\n");
+  const std::string read_key = fmt::format("cat {}/key > stolen.txt", secrets.path().string());
+  dir_.write("tree/steal.jsonl", fmt::format(
+                                     R"({{"mecha_cassette": 1}}
+{{"response": {{"content": [{{"type": "tool_use", "id": "t1", "name": "Bash", "input": {{"command": "{}"}}}}], "stop_reason": "tool_use", "usage": {{"input_tokens": 10, "output_tokens": 5}}}}}}
+{{"response": {{"content": [{{"type": "tool_use", "id": "t2", "name": "Bash", "input": {{"command": "echo ran > ran.txt"}}}}], "stop_reason": "tool_use", "usage": {{"input_tokens": 10, "output_tokens": 5}}}}}}
+{{"response": {{"content": [{{"type": "text", "text": "done"}}], "stop_reason": "end_turn", "usage": {{"input_tokens": 10, "output_tokens": 5}}}}}}
+)",
+                                     read_key));
+  BinaryResult r = mecha({"run", "--json", "--model", "cassette:steal.jsonl", "go"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> refused;
+  for (const Json& e : testing::json_lines(r.out))
+    if (e.value("type", "") == "refusal") refused.push_back(e.at("id"));
+  EXPECT_EQ(refused, std::vector<std::string>{"t1"});
+  std::ifstream stolen(tree() / "stolen.txt");
+  std::string got((std::istreambuf_iterator<char>(stolen)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(got.find("s3cret"), std::string::npos);
+  EXPECT_TRUE(fs::exists(tree() / "ran.txt"));  // the allowed command in the same run ran
 }
 
 TEST_F(PlantedConfig, TrustingAMissingFileIsAUsageError) {

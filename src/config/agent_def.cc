@@ -11,6 +11,10 @@
 #include <set>
 #include <sstream>
 
+#include "config/config.h"
+#include "config/section_readers.h"
+#include "config/toml_reader.h"
+
 namespace mecha::config {
 namespace {
 
@@ -503,45 +507,36 @@ Result<AgentDef> parse_agent_markdown(std::string_view text, const std::string& 
   return def;
 }
 
-Result<std::vector<AgentDef>> agent_defs_from_toml(const toml::table& table,
-                                                   const std::string& file) {
-  std::vector<AgentDef> out;
-  const toml::node* n = table.get("subagents");
-  if (n == nullptr) return out;
-  auto where = [&](const toml::node& node) {
-    const auto& src = node.source();
-    std::string f = src.path ? *src.path : file;
-    return src.begin.line ? fmt::format("{}:{}", f, src.begin.line) : f;
-  };
-  const toml::array* arr = n->as_array();
+Status read_subagents(const toml::node& value, const Reading& reading, Config* config) {
+  const toml::array* arr = value.as_array();
   if (arr == nullptr) {
-    return Status::error(fmt::format(
-        "{}: 'subagents' must be an array of tables: write each one as [[subagents]]", where(*n)));
+    return Status::error(
+        fmt::format("{}: 'subagents' must be an array of tables: write each one as [[subagents]]",
+                    where(value, reading.file)));
   }
+  std::vector<AgentDef> out;
   for (const auto& item : *arr) {
     const toml::table* t = item.as_table();
     if (t == nullptr) {
-      return Status::error(fmt::format(
-          "{}: each entry of 'subagents' must be a table ([[subagents]])", where(item)));
+      return Status::error(
+          fmt::format("{}: each entry of 'subagents' must be a table ([[subagents]])",
+                      where(item, reading.file)));
     }
     std::vector<Field> fields;
     for (const auto& [k, v] : *t) fields.push_back({std::string(k.str()), from_toml(v)});
     const auto& src = t->source();
-    DefReader reader(src.path ? *src.path : file, AgentSource::kConfig);
+    DefReader reader(src.path ? *src.path : reading.file, AgentSource::kConfig);
     auto def = reader.read(fields, static_cast<int>(src.begin.line));
     if (!def) return def.status();
     out.push_back(std::move(*def));
   }
-  return out;
+  config->subagents = std::move(out);
+  return ok_status();
 }
 
 Result<std::vector<AgentDef>> load_agent_defs(const Config& config,
                                               const std::filesystem::path& work_tree) {
-  std::vector<AgentDef> all;
-  auto from_config = agent_defs_from_toml(
-      config.table, config.sources.empty() ? "config.toml" : config.sources.back());
-  if (!from_config) return from_config.status();
-  all = std::move(*from_config);
+  std::vector<AgentDef> all = config.subagents;
   MECHA_RETURN_IF_ERROR(read_dir(work_tree / ".mecha" / "agents", AgentSource::kMechaDir, &all));
   MECHA_RETURN_IF_ERROR(read_dir(work_tree / ".claude" / "agents", AgentSource::kClaudeDir, &all));
   for (size_t i = 0; i < all.size(); ++i) {

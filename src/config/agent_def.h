@@ -23,9 +23,10 @@
 #include <vector>
 
 #include "base/result.h"
-#include "config/config.h"
 
 namespace mecha::config {
+
+struct Config;
 
 // The closed set of answer forms that cannot carry an instruction: a number, a boolean, or
 // one of a list of allowed answers. There is deliberately no "short string" shape: "ignore
@@ -74,12 +75,9 @@ struct AgentDef {
 Result<AgentDef> parse_agent_markdown(std::string_view text, const std::string& file,
                                       AgentSource source);
 
-// The `[[subagents]]` array of a config table (Config::table); none when absent.
-Result<std::vector<AgentDef>> agent_defs_from_toml(const toml::table& table,
-                                                   const std::string& file);
-
-// Every definition for a work tree: config first, then .mecha/agents, then .claude/agents
-// (files in name order). A name defined twice is an error naming both origins.
+// Every definition for a work tree: config first (Config::subagents, its [[subagents]]), then
+// .mecha/agents, then .claude/agents (files in name order). A name defined twice is an error naming
+// both origins.
 Result<std::vector<AgentDef>> load_agent_defs(const Config& config,
                                               const std::filesystem::path& work_tree);
 

@@ -6,6 +6,8 @@
 
 #include <fstream>
 
+#include "config/config.h"
+
 namespace mecha::config {
 namespace {
 
@@ -146,12 +148,15 @@ TEST(AgentDef, MarkdownErrorsNameFileLineAndField) {
   for (const auto& c : cases) EXPECT_EQ(md_error(c.text), c.error) << c.text;
 }
 
-toml::table parse_toml(const std::string& text) {
-  return toml::parse(std::string_view(text), std::string_view("config.toml"));
+// The [[subagents]] of a config.toml, as load_config reads them.
+Result<std::vector<AgentDef>> subagents_of(const std::string& text) {
+  auto c = parse_config(text, "config.toml");
+  if (!c) return c.status();
+  return c->subagents;
 }
 
 TEST(AgentDef, ReadsSubagentTablesFromToml) {
-  auto defs = agent_defs_from_toml(parse_toml(R"(
+  auto defs = subagents_of(R"(
 [[subagents]]
 name = "researcher"
 description = "Reads the web."
@@ -164,8 +169,7 @@ name = "judge"
 description = "Judges."
 trusted_output = true
 answer_shape = "boolean"
-)"),
-                                   "config.toml");
+)");
   ASSERT_TRUE(defs.ok()) << defs.status().message();
   ASSERT_EQ(defs->size(), 2u);
   AgentDef r;
@@ -182,7 +186,7 @@ answer_shape = "boolean"
 
 TEST(AgentDef, TomlErrorsNameFileLineAndField) {
   auto err = [](const std::string& text) {
-    auto d = agent_defs_from_toml(parse_toml(text), "config.toml");
+    auto d = subagents_of(text);
     EXPECT_FALSE(d.ok());
     return d ? "" : d.status().message();
   };
@@ -201,10 +205,8 @@ TEST(AgentDef, TomlErrorsNameFileLineAndField) {
 // The config spellings the docs promise: two named shapes and a list, in TOML and YAML.
 TEST(AnswerShape, ReadsFromItsConfigSpellings) {
   auto shape_of = [](const std::string& toml_value) {
-    auto d = agent_defs_from_toml(
-        parse_toml("[[subagents]]\nname = \"a\"\ndescription = \"d\"\nanswer_shape = " +
-                   toml_value + "\n"),
-        "config.toml");
+    auto d = subagents_of(
+        "[[subagents]]\nname = \"a\"\ndescription = \"d\"\nanswer_shape = " + toml_value + "\n");
     EXPECT_TRUE(d.ok()) << d.status().message();
     return d ? *(*d)[0].answer_shape : AnswerShape{};
   };

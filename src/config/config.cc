@@ -2,131 +2,17 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <cstdlib>
 #include <fstream>
-#include <set>
 #include <sstream>
 
 #include "config/project_trust.h"
+#include "config/section_readers.h"
+#include "config/toml_reader.h"
 #include "config/trust_store.h"
 
 namespace mecha::config {
 namespace {
-
-std::string where(const std::string& file, const toml::node& node) {
-  const auto& src = node.source();
-  if (src.begin.line == 0) return file;
-  return fmt::format("{}:{}", file, src.begin.line);
-}
-
-// Reads one table's keys, refusing unknown ones and wrong types.
-class TableReader {
- public:
-  TableReader(const toml::table& t, std::string file, std::string section)
-      : t_(t), file_(std::move(file)), section_(std::move(section)) {}
-
-  template <class T>
-  Status get(const char* key, T* out) {
-    seen_.insert(key);
-    const toml::node* n = t_.get(key);
-    if (n == nullptr) return ok_status();
-    if constexpr (std::is_same_v<T, std::string>) {
-      if (auto v = n->value<std::string>()) {
-        *out = *v;
-        return ok_status();
-      }
-      return wrong(*n, key, "a string");
-    } else if constexpr (std::is_same_v<T, double>) {
-      if (auto v = n->value<double>()) {
-        *out = *v;
-        return ok_status();
-      }
-      return wrong(*n, key, "a number");
-    } else if constexpr (std::is_same_v<T, int>) {
-      if (n->is_integer()) {
-        *out = static_cast<int>(n->as_integer()->get());
-        return ok_status();
-      }
-      return wrong(*n, key, "an integer");
-    } else if constexpr (std::is_same_v<T, int64_t>) {
-      if (n->is_integer()) {
-        *out = n->as_integer()->get();
-        return ok_status();
-      }
-      return wrong(*n, key, "an integer");
-    } else if constexpr (std::is_same_v<T, std::optional<int>>) {
-      int v = 0;
-      bool present = n != nullptr;
-      MECHA_RETURN_IF_ERROR(get(key, &v));
-      if (present) *out = v;
-      return ok_status();
-    } else if constexpr (std::is_same_v<T, std::optional<double>>) {
-      double v = 0;
-      MECHA_RETURN_IF_ERROR(get(key, &v));
-      *out = v;
-      return ok_status();
-    }
-  }
-
-  // A key that must be an integer in [min, max] when present.
-  template <class T>
-  Status get_in_range(const char* key, T* out, int64_t min, int64_t max) {
-    int64_t v = *out;
-    MECHA_RETURN_IF_ERROR(get(key, &v));
-    if (v < min || v > max) {
-      return Status::error(
-          fmt::format("{}: key '{}' in {} must be an integer from {} to {}, not {}",
-                      where(file_, *t_.get(key)), key, section_, min, max, v));
-    }
-    *out = static_cast<T>(v);
-    return ok_status();
-  }
-
-  // A number that must not be negative, when present.
-  Status get_non_negative(const char* key, double* out) {
-    MECHA_RETURN_IF_ERROR(get(key, out));
-    if (!(*out >= 0) || !std::isfinite(*out)) {
-      return Status::error(fmt::format("{}: key '{}' in {} must be a number of at least 0, not {}",
-                                       where(file_, *t_.get(key)), key, section_, *out));
-    }
-    return ok_status();
-  }
-
-  // Marks a key as handled elsewhere.
-  void known(const char* key) { seen_.insert(key); }
-
-  Status finish() const {
-    for (const auto& [k, v] : t_) {
-      if (!seen_.count(std::string(k.str()))) {
-        return Status::error(
-            fmt::format("{}: unknown key '{}' in {}", where(file_, v), k.str(), section_));
-      }
-    }
-    return ok_status();
-  }
-
- private:
-  Status wrong(const toml::node& n, const char* key, const char* expected) const {
-    return Status::error(
-        fmt::format("{}: key '{}' in {} must be {}", where(file_, n), key, section_, expected));
-  }
-  const toml::table& t_;
-  std::string file_;
-  std::string section_;
-  std::set<std::string> seen_;
-};
-
-Result<const toml::table*> sub_table(const toml::table& t, const char* key, const std::string& file,
-                                     const std::string& section) {
-  const toml::node* n = t.get(key);
-  if (n == nullptr) return static_cast<const toml::table*>(nullptr);
-  if (!n->is_table()) {
-    return Status::error(
-        fmt::format("{}: '{}' in {} must be a table", where(file, *n), key, section));
-  }
-  return n->as_table();
-}
 
 // `whole` is false for one file of several: a table may be completed by another file.
 Status read_provider(const std::string& name, const toml::table& t, const std::string& file,
@@ -151,12 +37,12 @@ Status read_provider(const std::string& name, const toml::table& t, const std::s
   if (p->kind.empty() && !whole) return ok_status();
   if (p->kind.empty()) {
     return Status::error(
-        fmt::format("{}: {} needs kind = \"openai\" or \"anthropic\"", where(file, t), section));
+        fmt::format("{}: {} needs kind = \"openai\" or \"anthropic\"", where(t, file), section));
   }
   if (p->kind != "openai" && p->kind != "anthropic") {
     return Status::error(
         fmt::format("{}: unknown provider kind \"{}\" in {} (expected \"openai\" or \"anthropic\")",
-                    where(file, *t.get("kind")), p->kind, section));
+                    where(*t.get("kind"), file), p->kind, section));
   }
   if (p->base_url.empty()) {
     p->base_url =
@@ -166,82 +52,127 @@ Status read_provider(const std::string& name, const toml::table& t, const std::s
   return ok_status();
 }
 
-Status read_pricing(const toml::table& t, const std::string& file, PriceTable* table) {
-  for (const auto& [model, node] : t) {
+Status read_providers(const toml::node& value, const Reading& reading, Config* c) {
+  auto t = table_of(value, reading.file, "[providers]");
+  if (!t) return t.status();
+  for (const auto& [name, node] : **t) {
+    auto p_table = table_of(node, reading.file, fmt::format("[providers.{}]", name.str()));
+    if (!p_table) return p_table.status();
+    ProviderConfig p;
+    MECHA_RETURN_IF_ERROR(
+        read_provider(std::string(name.str()), **p_table, reading.file, reading.whole, &p));
+    c->providers[p.name] = p;
+  }
+  return ok_status();
+}
+
+Status read_pricing(const toml::node& value, const Reading& reading, Config* c) {
+  auto t = table_of(value, reading.file, "[pricing]");
+  if (!t) return t.status();
+  for (const auto& [model, node] : **t) {
     std::string section = fmt::format("[pricing.\"{}\"]", model.str());
-    if (!node.is_table()) {
-      return Status::error(fmt::format("{}: {} must be a table", where(file, node), section));
-    }
-    TableReader r(*node.as_table(), file, section);
+    auto price_table = table_of(node, reading.file, section);
+    if (!price_table) return price_table.status();
+    TableReader r(**price_table, reading.file, section);
     Price p;
     p.cache_read_per_mtok = -1;
     p.cache_write_per_mtok = -1;
     // A negative price would make a run's cost fall, so a cost ceiling never fires.
     MECHA_RETURN_IF_ERROR(r.get_non_negative("input_per_mtok", &p.input_per_mtok));
     MECHA_RETURN_IF_ERROR(r.get_non_negative("output_per_mtok", &p.output_per_mtok));
-    if (node.as_table()->contains("cache_read_per_mtok")) {
-      MECHA_RETURN_IF_ERROR(r.get_non_negative("cache_read_per_mtok", &p.cache_read_per_mtok));
-    }
-    if (node.as_table()->contains("cache_write_per_mtok")) {
-      MECHA_RETURN_IF_ERROR(r.get_non_negative("cache_write_per_mtok", &p.cache_write_per_mtok));
-    }
+    MECHA_RETURN_IF_ERROR(r.get_non_negative("cache_read_per_mtok", &p.cache_read_per_mtok));
+    MECHA_RETURN_IF_ERROR(r.get_non_negative("cache_write_per_mtok", &p.cache_write_per_mtok));
     MECHA_RETURN_IF_ERROR(r.finish());
     if (p.cache_read_per_mtok < 0) p.cache_read_per_mtok = p.input_per_mtok / 10;
     if (p.cache_write_per_mtok < 0) p.cache_write_per_mtok = p.input_per_mtok * 1.25;
-    table->set(std::string(model.str()), p);
+    c->pricing.set(std::string(model.str()), p);
   }
   return ok_status();
 }
 
-// Sections interpreted by layers above config (they check their own keys).
-const char* const kDelegatedSections[] = {"subagents",   "guard", "sandbox",     "bash",  "tools",
-                                          "mcp_servers", "hooks", "permissions", "server"};
+Status read_limits(const toml::node& value, const Reading& reading, Config* c) {
+  auto t = table_of(value, reading.file, "[limits]");
+  if (!t) return t.status();
+  TableReader r(**t, reading.file, "[limits]");
+  MECHA_RETURN_IF_ERROR(r.get("max_turns", &c->limits.max_turns));
+  MECHA_RETURN_IF_ERROR(r.get("max_time", &c->limits.max_time_s));
+  MECHA_RETURN_IF_ERROR(r.get("max_cost", &c->limits.max_cost_usd));
+  return r.finish();
+}
+
+using SectionReader = Status (*)(const toml::node& value, const Reading& reading, Config* c);
+struct Section {
+  std::string_view key;
+  SectionReader read;
+};
+
+// The tables mecha reads, in the order they are read: [sandbox] needs the providers.
+constexpr Section kSections[] = {
+    {"providers", read_providers}, {"pricing", read_pricing}, {"limits", read_limits},
+    {"bash", read_bash},           {"sandbox", read_sandbox}, {"guard", read_guard},
+    {"subagents", read_subagents},
+};
+
+// Tables of features planned but not built: refused by name, so that a config written for
+// them does not silently do nothing.
+constexpr std::string_view kPlannedSections[] = {"permissions", "hooks",  "mcp_servers",
+                                                 "tools",       "server", "model_aliases"};
+
+// The top level's keys that are neither `provider` nor a table mecha reads, the first in
+// file order, refused with the file, line and table.
+Status refuse_unknown_tables(const toml::table& t, const std::string& file) {
+  const toml::node* first = nullptr;
+  std::string_view first_key;
+  for (const auto& [k, v] : t) {
+    bool known = k.str() == "provider";
+    for (const Section& s : kSections) known |= k.str() == s.key;
+    if (known) continue;
+    if (first == nullptr || v.source().begin.line < first->source().begin.line) {
+      first = &v;
+      first_key = k.str();
+    }
+  }
+  if (first == nullptr) return ok_status();
+  std::string name = first->is_array_of_tables() ? fmt::format("[[{}]]", first_key)
+                                                 : fmt::format("[{}]", first_key);
+  for (std::string_view planned : kPlannedSections) {
+    if (first_key == planned) {
+      return Status::error(fmt::format(
+          "{}: {} is not supported yet by this mecha (it is planned, and until then it would "
+          "do nothing); remove it",
+          where(*first, file), name));
+    }
+  }
+  std::string tables;
+  for (const Section& s : kSections)
+    tables += fmt::format("{}{}", tables.empty() ? "" : ", ", s.key);
+  if (!first->is_table() && !first->is_array_of_tables()) {
+    return Status::error(
+        fmt::format("{}: unknown key '{}' in the top level (keys: provider; tables: {})",
+                    where(*first, file), first_key, tables));
+  }
+  return Status::error(
+      fmt::format("{}: unknown table {} (tables: {})", where(*first, file), name, tables));
+}
 
 Result<Config> interpret(const toml::table& t, const std::string& file, bool whole) {
   Config c;
-  TableReader top(t, file, "the top level");
-  MECHA_RETURN_IF_ERROR(top.get("provider", &c.default_provider));
-  for (const char* s : kDelegatedSections) top.known(s);
-  top.known("providers");
-  top.known("pricing");
-  top.known("limits");
-  MECHA_RETURN_IF_ERROR(top.finish());
-
-  auto providers = sub_table(t, "providers", file, "the top level");
-  if (!providers) return providers.status();
-  if (*providers) {
-    for (const auto& [name, node] : **providers) {
-      if (!node.is_table()) {
-        return Status::error(
-            fmt::format("{}: [providers.{}] must be a table", where(file, node), name.str()));
-      }
-      ProviderConfig p;
-      MECHA_RETURN_IF_ERROR(
-          read_provider(std::string(name.str()), *node.as_table(), file, whole, &p));
-      c.providers[p.name] = p;
-    }
+  const Reading reading{file, whole};
+  MECHA_RETURN_IF_ERROR(refuse_unknown_tables(t, file));
+  if (const toml::node* p = t.get("provider")) {
+    auto v = p->value<std::string>();
+    if (!v)
+      return Status::error(
+          fmt::format("{}: key 'provider' in the top level must be a string", where(*p, file)));
+    c.default_provider = *v;
   }
-  auto pricing = sub_table(t, "pricing", file, "the top level");
-  if (!pricing) return pricing.status();
-  if (*pricing) MECHA_RETURN_IF_ERROR(read_pricing(**pricing, file, &c.pricing));
-
-  auto limits = sub_table(t, "limits", file, "the top level");
-  if (!limits) return limits.status();
-  if (*limits) {
-    TableReader r(**limits, file, "[limits]");
-    if ((*limits)->contains("max_turns"))
-      MECHA_RETURN_IF_ERROR(r.get("max_turns", &c.limits.max_turns));
-    if ((*limits)->contains("max_time"))
-      MECHA_RETURN_IF_ERROR(r.get("max_time", &c.limits.max_time_s));
-    if ((*limits)->contains("max_cost"))
-      MECHA_RETURN_IF_ERROR(r.get("max_cost", &c.limits.max_cost_usd));
-    MECHA_RETURN_IF_ERROR(r.finish());
+  for (const Section& s : kSections) {
+    if (const toml::node* n = t.get(s.key)) MECHA_RETURN_IF_ERROR(s.read(*n, reading, &c));
   }
   if (whole && !c.default_provider.empty() && !c.providers.count(c.default_provider)) {
     return Status::error(fmt::format("{}: provider = \"{}\" names no [providers.{}] table", file,
                                      c.default_provider, c.default_provider));
   }
-  c.table = t;
   return c;
 }
 
@@ -343,7 +274,8 @@ Result<toml::table> parse_table(std::string_view text, const std::string& name) 
   }
 }
 
-// Later wins key by key; tables merge recursively, anything else is replaced whole.
+// Later wins key by key; tables merge recursively, anything else is replaced whole (the
+// lists that add up over the files are joined by load_config).
 void merge_into(toml::table& base, const toml::table& over) {
   for (const auto& [k, v] : over) {
     toml::node* existing = base.get(k);
@@ -430,13 +362,15 @@ Result<Config> load_config(const ConfigFiles& files) {
     }
   }
   toml::table merged;
+  std::vector<toml::table> tables;
+  std::vector<Config> configs;
   std::vector<std::string> sources;
   for (const auto& p : paths) {
     auto text = read_file(p);
     if (!text) return text.status();
     auto t = parse_table(*text, p.string());
     if (!t) return t.status();
-    // Each file is checked on its own, so an error names the file it is in.
+    // Each file is checked on its own, so an error names the file and line it is in.
     auto c = interpret(*t, p.string(), false);
     if (!c) return c.status();
     // The trust check sees the very bytes that are parsed, so a file changed in between
@@ -444,20 +378,31 @@ Result<Config> load_config(const ConfigFiles& files) {
     if (with_project && &p == &paths.back()) {
       MECHA_RETURN_IF_ERROR(check_project_trust(p, *text, *t, merged, files.trust_file));
     }
-    merge_into(merged, *t);
+    if (paths.size() > 1) merge_into(merged, *t);
+    tables.push_back(std::move(*t));
+    configs.push_back(std::move(*c));
     sources.push_back(p.string());
   }
-  auto c = interpret(merged, sources.empty() ? "(defaults)" : sources.back(), true);
+  // toml++ does not copy a node's file and line, so what only the merge can check (a
+  // provider completed by the other file) names both files.
+  std::string name = sources.empty()      ? "(defaults)"
+                     : sources.size() > 1 ? fmt::format("{} merged with {}", sources[0], sources[1])
+                                          : sources[0];
+  auto c = interpret(tables.size() == 1 ? tables[0] : merged, name, true);
   if (!c) return c.status();
+  // What adds up over the files, and what keeps each file's lines: from each file's reading.
+  c->guard.protected_paths.clear();
+  c->guard.secrets.clear();
+  c->guard.rules.clear();
+  for (size_t i = 0; i < configs.size(); ++i) {
+    auto append = [](auto& to, const auto& from) { to.insert(to.end(), from.begin(), from.end()); };
+    append(c->guard.protected_paths, configs[i].guard.protected_paths);
+    append(c->guard.secrets, configs[i].guard.secrets);
+    append(c->guard.rules, configs[i].guard.rules);
+    if (tables[i].contains("subagents")) c->subagents = configs[i].subagents;
+  }
   c->sources = sources;
   return c;
-}
-
-std::string located(const toml::node& node, const std::string& what) {
-  const auto& src = node.source();
-  std::string file = src.path ? *src.path : std::string("config");
-  if (src.begin.line == 0) return fmt::format("{}: {}", file, what);
-  return fmt::format("{}:{}: {}", file, src.begin.line, what);
 }
 
 }  // namespace mecha::config

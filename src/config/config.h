@@ -1,5 +1,6 @@
 // The configuration: config.toml, read from ~/.config/mecha/ and then from .mecha/ in the
-// work tree (the later one wins key by key), or from one file given with --config.
+// work tree (the later one wins key by key, but [guard] protected, secrets and rules add
+// up), or from one file given with --config.
 //
 // The project's file is in the tree, where a cloned repository or a command the model ran
 // may have written it. Unless the user trusts its exact content (`mecha trust`, recorded in
@@ -33,7 +34,13 @@
 // need consent until they are listed.
 //
 // Reading is strict: a syntax error names the file, line and column; an unknown key or a
-// value of the wrong type names the file, line and key. Nothing is guessed.
+// value of the wrong type names the file, line and key. Nothing is guessed. Each table is
+// read here into the struct its layer receives (Config's fields below; the layers above
+// never see TOML). The tables: provider (a key), [providers.NAME], [pricing."MODEL"],
+// [limits], [bash] and [sandbox] (bash_config.h), [guard] (guard_config.h), [[subagents]]
+// (agent_def.h). A table planned but not read yet ([permissions], [hooks], [mcp_servers],
+// [tools], [server], [model_aliases]) is an error naming the file, line and table, so a
+// config written for it does not silently do nothing; so is any other table.
 #pragma once
 
 #include <cstdint>
@@ -43,10 +50,11 @@
 #include <string>
 #include <vector>
 
-#include <toml++/toml.h>
-
 #include "base/json_limits.h"
 #include "base/result.h"
+#include "config/agent_def.h"
+#include "config/bash_config.h"
+#include "config/guard_config.h"
 #include "config/pricing.h"
 
 namespace mecha::config {
@@ -86,9 +94,11 @@ struct Config {
   std::map<std::string, ProviderConfig> providers;
   PriceTable pricing = PriceTable::defaults();
   Limits limits;
+  BashConfig bash;
+  SandboxConfig sandbox;
+  GuardConfig guard;
+  std::vector<AgentDef> subagents;   // [[subagents]], in file order
   std::vector<std::string> sources;  // files read, in order
-  // The merged TOML, for sections that layers above interpret themselves.
-  toml::table table;
 };
 
 struct ConfigFiles {
@@ -106,10 +116,5 @@ ConfigFiles default_config_files(const std::filesystem::path& work_tree);
 Result<Config> load_config(const ConfigFiles& files);
 // From TOML text; `name` stands for the file in messages.
 Result<Config> parse_config(std::string_view text, const std::string& name);
-
-// "FILE:LINE: what" for a node of a parsed config, naming the file toml++ recorded for it
-// ("config" when none), or "FILE: what" when the node has no position. For the sections
-// other layers read ([bash], [guard], ...), so their errors point where config.cc's do.
-std::string located(const toml::node& node, const std::string& what);
 
 }  // namespace mecha::config

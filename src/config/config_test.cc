@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 
 #include "base/sha256.h"
 #include "config/trust_store.h"
@@ -186,6 +187,184 @@ TEST(Config, ProjectFileWinsKeyByKey) {
   EXPECT_EQ(missing.message(), "cannot read config " + (dir / "missing.toml").string() +
                                    ": No such file or directory");
   std::filesystem::remove_all(dir);
+}
+
+// Tables mecha does not read yet were accepted with any content and ignored, so a config
+// that asked for hooks or permissions silently got none.
+TEST(Config, TablesNotReadAreRefusedNamingFileLineAndTable) {
+  struct Case {
+    const char* text;
+    const char* error;
+  };
+  const Case cases[] = {
+      {"[limits]\nmax_turns = 3\n\n[hooks]\nx = 1\n",
+       "config.toml:4: [hooks] is not supported yet by this mecha (it is planned, and until then "
+       "it would do nothing); remove it"},
+      {"[permissions]\ndeny = [\"Read(./.env)\"]\n",
+       "config.toml:1: [permissions] is not supported yet by this mecha (it is planned, and until "
+       "then it would do nothing); remove it"},
+      {"[mcp_servers.fs]\ncommand = \"npx\"\n",
+       "config.toml:1: [mcp_servers] is not supported yet by this mecha (it is planned, and until "
+       "then it would do nothing); remove it"},
+      {"[tools]\n",
+       "config.toml:1: [tools] is not supported yet by this mecha (it is planned, "
+       "and until then it would do nothing); remove it"},
+      {"[server]\nsocket = \"/tmp/s\"\n",
+       "config.toml:1: [server] is not supported yet by this mecha (it is planned, and until then "
+       "it would do nothing); remove it"},
+      {"[[hooks]]\nx = 1\n",
+       "config.toml:1: [[hooks]] is not supported yet by this mecha (it is planned, and until "
+       "then it would do nothing); remove it"},
+      {"[limits]\nmax_turns = 3\n[foo]\nbar = 1\n",
+       "config.toml:3: unknown table [foo] (tables: providers, pricing, limits, bash, sandbox, "
+       "guard, subagents)"},
+      {"[[foo]]\n",
+       "config.toml:1: unknown table [[foo]] (tables: providers, pricing, limits, "
+       "bash, sandbox, guard, subagents)"},
+      {"colour = 1\n",
+       "config.toml:1: unknown key 'colour' in the top level (keys: provider; tables: providers, "
+       "pricing, limits, bash, sandbox, guard, subagents)"},
+      // The first in the file, whatever the order of the names.
+      {"[zzz]\n[aaa]\n",
+       "config.toml:1: unknown table [zzz] (tables: providers, pricing, limits, "
+       "bash, sandbox, guard, subagents)"},
+      {"provider = 1\n", "config.toml:1: key 'provider' in the top level must be a string"},
+      {"limits = 1\n", "config.toml:1: [limits] must be a table"},
+      {"[limits]\nmax_time = \"1h\"\n",
+       "config.toml:2: key 'max_time' in [limits] must be a number"},
+  };
+  for (const Case& c : cases) {
+    auto r = parse_config(c.text, "config.toml");
+    ASSERT_FALSE(r.ok()) << c.text;
+    EXPECT_EQ(r.message(), c.error) << c.text;
+  }
+}
+
+// A user's file and a project's: each read on its own first, so an error names its own file
+// and line, then merged key by key.
+class ConfigMerge : public ::testing::Test {
+ protected:
+  ConfigMerge() {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("mecha-config-merge-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+    files_.user_file = dir_ / "user.toml";
+    files_.project_file = dir_ / "project.toml";
+    files_.trust_file = dir_ / "trusted-configs";
+  }
+  ~ConfigMerge() override { std::filesystem::remove_all(dir_); }
+  void write(const char* name, const std::string& text) { std::ofstream(dir_ / name) << text; }
+  std::filesystem::path dir_;
+  ConfigFiles files_;
+};
+
+TEST_F(ConfigMerge, TypedSectionsMergeUserThenProject) {
+  write("user.toml", R"([bash]
+max_timeout_s = 900
+max_output_chars = 5000
+[sandbox]
+network = true
+set_env = { CI = "1" }
+[guard]
+writable = ["/tmp", "/var/tmp"]
+secrets = ["~/private"]
+protected = ["Makefile"]
+[[guard.rules]]
+name = "user-rule"
+command = "a"
+reason = "r"
+match = ["a"]
+[[subagents]]
+name = "mine"
+description = "d"
+)");
+  // Only tightening, so no trust is needed.
+  const std::string project = R"([bash]
+default_timeout_s = 60
+max_output_chars = 1000
+[sandbox]
+network = false
+[guard]
+writable = ["/tmp"]
+secrets = ["~/.config/acme"]
+[[guard.rules]]
+name = "project-rule"
+command = "b"
+reason = "r"
+match = ["b"]
+[[subagents]]
+name = "theirs"
+description = "d"
+)";
+  write("project.toml", project);
+  auto c = load_config(files_);
+  ASSERT_TRUE(c.ok()) << c.message();
+  EXPECT_EQ(c->bash, (BashConfig{60, 900, 1000}));
+  EXPECT_FALSE(c->sandbox.network);
+  EXPECT_EQ(c->sandbox.set_env, (std::map<std::string, std::string>{{"CI", "1"}}));
+  EXPECT_EQ(c->guard.writable, std::vector<std::string>{"/tmp"});
+  EXPECT_EQ(c->guard.protected_paths, std::vector<std::string>{"Makefile"});
+  EXPECT_EQ(c->guard.secrets, (std::vector<std::string>{"~/private", "~/.config/acme"}));
+  ASSERT_EQ(c->guard.rules.size(), 2u);
+  EXPECT_EQ(c->guard.rules[0].name, "user-rule");
+  EXPECT_EQ(c->guard.rules[0].origin, (dir_ / "user.toml").string() + ":11");
+  EXPECT_EQ(c->guard.rules[1].name, "project-rule");
+  EXPECT_EQ(c->guard.rules[1].origin, (dir_ / "project.toml").string() + ":9");
+  // [[subagents]] is replaced whole, as any other key.
+  ASSERT_EQ(c->subagents.size(), 1u);
+  EXPECT_EQ(c->subagents[0].name, "theirs");
+  EXPECT_EQ(c->subagents[0].origin, (dir_ / "project.toml").string());
+}
+
+// Regression: the merge replaced a list whole, so an untrusted project's `secrets = []`
+// (let through, since secrets only add to what is refused) erased the user's own secret
+// locations, and `[[guard.rules]]` the user's rules.
+TEST_F(ConfigMerge, AnUntrustedProjectCannotEmptyTheUsersSecretsProtectedOrRules) {
+  write("user.toml", R"([guard]
+secrets = ["~/private"]
+protected = ["Makefile"]
+[[guard.rules]]
+name = "user-rule"
+command = "a"
+reason = "r"
+match = ["a"]
+)");
+  write("project.toml", "[guard]\nsecrets = []\nprotected = []\nrules = []\n");
+  auto c = load_config(files_);
+  ASSERT_TRUE(c.ok()) << c.message();
+  EXPECT_EQ(c->guard.secrets, std::vector<std::string>{"~/private"});
+  EXPECT_EQ(c->guard.protected_paths, std::vector<std::string>{"Makefile"});
+  ASSERT_EQ(c->guard.rules.size(), 1u);
+  EXPECT_EQ(c->guard.rules[0].name, "user-rule");
+}
+
+TEST_F(ConfigMerge, AnErrorNamesTheFileItIsIn) {
+  write("user.toml", "[sandbox]\nnetwork = true\n");
+  write("project.toml", "[sandbox]\n\nmode = \"sometimes\"\n");
+  auto c = load_config(files_);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.message(), (dir_ / "project.toml").string() +
+                             ":3: key 'mode' in [sandbox] must be \"bwrap\" or \"off\"");
+
+  write("project.toml", "[hooks]\n");
+  c = load_config(files_);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.message(), (dir_ / "project.toml").string() +
+                             ":1: [hooks] is not supported yet by this mecha (it is planned, and "
+                             "until then it would do nothing); remove it");
+}
+
+// What only the merge can check names both files (toml++ keeps no line in a merged copy).
+TEST_F(ConfigMerge, AProblemOfTheMergeNamesBothFiles) {
+  write("user.toml", "[bash]\ndefault_timeout_s = 300\nmax_timeout_s = 900\n");
+  const std::string project = "[bash]\nmax_timeout_s = 200\n";
+  write("project.toml", project);
+  auto c = load_config(files_);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.message(), (dir_ / "user.toml").string() + " merged with " +
+                             (dir_ / "project.toml").string() +
+                             ": [bash] has default_timeout_s = 300 above max_timeout_s = 200");
 }
 
 }  // namespace

@@ -11,12 +11,11 @@
 
 #include <toml++/toml.h>
 
+#include "config/bash_config.h"
+
 namespace mecha::config {
 
 inline constexpr int kDefaultMaxTurns = 50;
-inline constexpr double kDefaultBashTimeoutS = 120;
-inline constexpr double kDefaultBashMaxTimeoutS = 600;
-inline constexpr double kDefaultBashMaxOutputChars = 30000;
 
 struct SecurityKey {
   std::string key;  // dotted: "sandbox.mode", "providers.local.base_url", "subagents[0].provider"

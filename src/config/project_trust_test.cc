@@ -141,7 +141,7 @@ TEST_F(ProjectTrustLoad, TrustingTheExactContentLetsItLoadAndAnEditRevokesIt) {
   ASSERT_TRUE(trust->trust(path, sha256_hex(text)).ok());
   auto loaded = load_config(files_);
   ASSERT_TRUE(loaded.ok()) << loaded.message();
-  EXPECT_EQ(loaded->table["sandbox"]["mode"].value<std::string>(), "off");
+  EXPECT_EQ(loaded->sandbox.mode, SandboxMode::kOff);
 
   project(text + "set_env = { A = \"1\" }\n");
   auto changed = load_config(files_);

@@ -2,12 +2,20 @@
 
 #include <gtest/gtest.h>
 
+#include "config/config.h"
+
 namespace mecha::guard {
 namespace {
 
+// The policy a config.toml asks for, read as mecha reads it.
+Result<Policy> policy_of(const std::string& config_toml, const std::string& file = "test.toml") {
+  auto config = config::parse_config(config_toml, file);
+  if (!config) return config.status();
+  return policy_from_config(config->guard, "/work/tree", "/home/user");
+}
+
 CommandGuard make(const std::string& extra_toml = "") {
-  auto table = toml::parse(extra_toml, std::string("test.toml"));
-  auto policy = load_policy(table, "/work/tree", "/home/user");
+  auto policy = policy_of(extra_toml);
   EXPECT_TRUE(policy.ok()) << policy.message();
   auto guard = CommandGuard::create(std::move(*policy));
   EXPECT_TRUE(guard.ok()) << guard.message();
@@ -119,16 +127,14 @@ not_match = ["ls", "printf echo"]
 }
 
 TEST(CommandGuard, ARuleWhoseExamplesFailDoesNotLoad) {
-  auto table = toml::parse(R"(
+  auto policy = policy_of(R"(
 [[guard.rules]]
 name = "no-npm-publish"
 command = "npm"
 args = ["publish"]
 reason = "publishes a package"
 match = ["npm publish", "npm run publish-docs"]
-)",
-                           std::string("test.toml"));
-  auto policy = load_policy(table, "/work/tree", "/home/user");
+)");
   ASSERT_TRUE(policy.ok()) << policy.message();
   auto guard = CommandGuard::create(std::move(*policy));
   ASSERT_FALSE(guard.ok());
@@ -137,7 +143,7 @@ match = ["npm publish", "npm run publish-docs"]
             "the rule or the "
             "example");
 
-  auto table2 = toml::parse(R"(
+  auto policy2 = policy_of(R"(
 [[guard.rules]]
 name = "no-npm-publish"
 command = "npm"
@@ -145,9 +151,9 @@ args = ["publish"]
 reason = "publishes a package"
 match = ["npm publish"]
 not_match = ["npm --tag x publish"]
-)",
-                            std::string("test.toml"));
-  auto guard2 = CommandGuard::create(std::move(*load_policy(table2, "/work/tree", "/home/user")));
+)");
+  ASSERT_TRUE(policy2.ok()) << policy2.message();
+  auto guard2 = CommandGuard::create(std::move(*policy2));
   ASSERT_FALSE(guard2.ok());
   EXPECT_EQ(guard2.message(),
             "guard rule 'no-npm-publish' matches `npm --tag x publish`, which it lists under "
@@ -155,33 +161,45 @@ not_match = ["npm --tag x publish"]
             "rule or the example");
 }
 
-TEST(Policy, UnknownKeysAndBadValuesNameFileAndKey) {
-  auto bad = [](const char* text) {
-    auto table = toml::parse(text, std::string("/w/.mecha/config.toml"));
-    auto p = load_policy(table, "/work/tree", "/home/user");
+// What only the guard can check: the config's reading (config/guard_config_test.cc) has
+// checked keys and types.
+TEST(Policy, BadPatternsAndUnknownRuleNamesAreErrorsNamingFileAndLine) {
+  auto error_of = [](const char* text) {
+    auto p = policy_of(text, "/w/.mecha/config.toml");
     return p.ok() ? std::string("ok") : p.message();
   };
-  EXPECT_EQ(bad("[guard]\nwritable = [\"/tmp\"]\n"), "ok");
-  EXPECT_EQ(bad("[guard]\nwriteable = [\"/tmp\"]\n"),
-            "/w/.mecha/config.toml:2: unknown key 'writeable' in [guard] (keys: disable_rules, "
-            "protected, rules, "
-            "secrets, writable)");
-  EXPECT_EQ(bad("[guard]\nsecrets = \"~/.x\"\n"),
-            "/w/.mecha/config.toml:2: key 'secrets' in [guard] must be an array of strings");
-  EXPECT_EQ(bad("[guard]\ndisable_rules = [\"nope\"]\n"),
+  EXPECT_EQ(error_of("[guard]\nwritable = [\"/tmp\"]\n"), "ok");
+  EXPECT_EQ(error_of("[guard]\ndisable_rules = [\"nope\"]\n"),
             "[guard] disable_rules names 'nope', which is not a rule");
-  EXPECT_EQ(bad("[[guard.rules]]\nname = \"x\"\ncommand = \"a\"\nreason = \"r\"\nmatch = "
-                "[\"a\"]\nflag = [\"r\"]\n"),
-            "/w/.mecha/config.toml:6: [[guard.rules]][0]: unknown key 'flag' in a guard rule "
-            "(keys: args, command, "
-            "fed_by, flags, last_arg, match, name, not_match, paths, reason, unless_args)");
   EXPECT_EQ(
-      bad("[[guard.rules]]\nname = \"x\"\ncommand = \"(\"\nreason = \"r\"\nmatch = [\"a\"]\n"),
-      "[[guard.rules]][0] (rule 'x'): bad pattern '(': missing ): (");
-  EXPECT_EQ(bad("[[guard.rules]]\nname = \"x\"\ncommand = \"a\"\nreason = \"r\"\n"),
-            "/w/.mecha/config.toml:1: [[guard.rules]][0] (rule 'x'): a guard rule needs at least "
-            "one example in "
-            "'match'");
+      error_of(
+          "\n[[guard.rules]]\nname = \"x\"\ncommand = \"(\"\nreason = \"r\"\nmatch = [\"a\"]\n"),
+      "/w/.mecha/config.toml:2: guard rule 'x': bad pattern '(': missing ): (");
+  EXPECT_EQ(error_of("[[guard.rules]]\nname = \"x\"\ncommand = \"a\"\nreason = \"r\"\nmatch = "
+                     "[\"a\"]\nfed_by = \"[\"\n"),
+            "/w/.mecha/config.toml:1: guard rule 'x': bad pattern '[': missing ]: [");
+}
+
+TEST(Policy, TheConfigsPlacesAreAddedAndWritableReplaced) {
+  auto p = policy_of(
+      "[guard]\nwritable = [\"/tmp\", \"/scratch/\"]\nprotected = [\"build.sh\"]\nsecrets = "
+      "[\"~/k\"]\n");
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_EQ(p->places.writable, (std::vector<std::string>{"/tmp", "/scratch"}));
+  std::vector<std::string> protected_paths = default_protected();
+  protected_paths.push_back("build.sh");
+  EXPECT_EQ(p->places.protected_, protected_paths);
+  std::vector<std::string> secrets = default_secrets();
+  secrets.push_back("~/k");
+  EXPECT_EQ(p->places.secrets, secrets);
+  auto created = CommandGuard::create(std::move(*p));
+  ASSERT_TRUE(created.ok()) << created.message();
+  CommandGuard& g = *created;
+  EXPECT_FALSE(g.screen("cat ~/k/token").allowed);
+  EXPECT_FALSE(g.screen("echo x > build.sh").allowed);
+  EXPECT_TRUE(g.screen("echo x > /scratch/y").allowed);
+  EXPECT_FALSE(g.screen("echo x > /var/tmp/y").allowed);
+  EXPECT_TRUE(g.screen("echo x > notes.txt").allowed);
 }
 
 TEST(Policy, DisablingADefaultRule) {

@@ -2,41 +2,17 @@
 
 #include <fmt/format.h>
 
-#include <set>
-
 #include "config/config.h"
 
 namespace mecha::guard {
 namespace {
 
-using config::located;
-
-Status read_strings(const toml::node& n, const std::string& key, std::vector<std::string>& out) {
-  const toml::array* a = n.as_array();
-  if (a == nullptr)
-    return Status::error(
-        located(n, fmt::format("key '{}' in [guard] must be an array of strings", key)));
-  for (const auto& e : *a) {
-    auto v = e.value<std::string>();
-    if (!v)
-      return Status::error(
-          located(e, fmt::format("key '{}' in [guard] must be an array of strings", key)));
-    out.push_back(*v);
-  }
-  return ok_status();
-}
-
-Result<std::vector<Rule>> rules_from(const toml::array& rules, const std::string& what) {
+Result<std::vector<Rule>> rules_from(const std::vector<config::GuardRule>& rules) {
   std::vector<Rule> out;
-  size_t i = 0;
-  for (const auto& n : rules) {
-    const toml::table* t = n.as_table();
-    if (t == nullptr)
-      return Status::error(located(n, fmt::format("{}[{}] must be a table", what, i)));
-    auto r = rule_from_toml(*t, fmt::format("{}[{}]", what, i));
+  for (const auto& c : rules) {
+    auto r = rule_from_config(c);
     if (!r) return r.status();
     out.push_back(std::move(*r));
-    ++i;
   }
   return out;
 }
@@ -82,50 +58,29 @@ Policy default_policy(const std::string& work_tree, const std::string& home) {
   p.places.writable = default_writable();
   p.places.protected_ = default_protected();
   p.places.secrets = default_secrets();
-  auto table = toml::parse(default_rules_toml(), std::string("the default guard rules"));
-  const toml::array* rules = table["rules"].as_array();
-  auto built = rules_from(*rules, "[[rules]]");
-  if (built) p.rules = std::move(*built);  // the defaults are tested; they always build
+  // The defaults are tested; they always read and build.
+  auto defaults = config::parse_config(default_rules_toml(), "the default guard rules");
+  if (defaults) {
+    auto built = rules_from(defaults->guard.rules);
+    if (built) p.rules = std::move(*built);
+  }
   return p;
 }
 
-Result<Policy> load_policy(const toml::table& config, const std::string& work_tree,
-                           const std::string& home) {
+Result<Policy> policy_from_config(const config::GuardConfig& config, const std::string& work_tree,
+                                  const std::string& home) {
   Policy p = default_policy(work_tree, home);
-  const toml::node* g = config.get("guard");
-  if (g == nullptr) return p;
-  const toml::table* guard = g->as_table();
-  if (guard == nullptr) return Status::error(located(*g, "[guard] must be a table"));
-  std::vector<std::string> disabled;
-  for (const auto& [key, value] : *guard) {
-    std::string k(key.str());
-    if (k == "writable") {
-      std::vector<std::string> w;
-      MECHA_RETURN_IF_ERROR(read_strings(value, k, w));
-      p.places.writable.clear();
-      for (const auto& s : w) p.places.writable.push_back(normalise(s));
-    } else if (k == "protected") {
-      MECHA_RETURN_IF_ERROR(read_strings(value, k, p.places.protected_));
-    } else if (k == "secrets") {
-      MECHA_RETURN_IF_ERROR(read_strings(value, k, p.places.secrets));
-    } else if (k == "disable_rules") {
-      MECHA_RETURN_IF_ERROR(read_strings(value, k, disabled));
-    } else if (k == "rules") {
-      const toml::array* a = value.as_array();
-      if (a == nullptr)
-        return Status::error(
-            located(value, "key 'rules' in [guard] must be an array of tables ([[guard.rules]])"));
-      auto more = rules_from(*a, "[[guard.rules]]");
-      if (!more) return more.status();
-      for (auto& r : *more) p.rules.push_back(std::move(r));
-    } else {
-      return Status::error(
-          located(value, fmt::format("unknown key '{}' in [guard] (keys: disable_rules, "
-                                     "protected, rules, secrets, writable)",
-                                     k)));
-    }
+  if (config.writable) {
+    p.places.writable.clear();
+    for (const auto& s : *config.writable) p.places.writable.push_back(normalise(s));
   }
-  for (const auto& name : disabled) {
+  p.places.protected_.insert(p.places.protected_.end(), config.protected_paths.begin(),
+                             config.protected_paths.end());
+  p.places.secrets.insert(p.places.secrets.end(), config.secrets.begin(), config.secrets.end());
+  auto more = rules_from(config.rules);
+  if (!more) return more.status();
+  for (auto& r : *more) p.rules.push_back(std::move(r));
+  for (const auto& name : config.disable_rules) {
     size_t before = p.rules.size();
     std::erase_if(p.rules, [&](const Rule& r) { return r.name == name; });
     if (p.rules.size() == before)

@@ -1,27 +1,21 @@
-// Policy: what the command guard allows, from the `[guard]` section of the config.
+// Policy: what the command guard allows: its defaults, with the `[guard]` section of the
+// config (config/guard_config.h, read and checked by config/) applied.
 //
-//   [guard]
-//   writable = ["/tmp"]              # Default: /tmp, /var/tmp, /dev/null, /dev/stdout, ...
-//   protected = [".mecha"]           # added to: .mecha, .claude, .git/hooks, .git/config
-//   secrets = ["~/.config/acme"]     # added to the default secret locations
-//   disable_rules = ["killall"]      # default rules to drop, by name
-//   [[guard.rules]]                  # more rules: see rule.h for the fields
-//   name = "no-npm-publish"
-//   command = "npm"
-//   args = ["publish"]
-//   reason = "publishes a package"
-//   match = ["npm publish"]
+//   writable                         Default: /tmp, /var/tmp, /dev/null, /dev/stdout, ...
+//   protected                        added to: .mecha, .claude, .git/hooks, .git/config
+//   secrets                          added to the default secret locations
+//   disable_rules                    rules to drop, by name (default ones or the config's)
+//   rules                            added to the default rules (rule.h)
 //
-// Unknown keys are errors naming the file and key. Rules' examples are checked when a
-// CommandGuard is made from the policy (guard.h), not here.
+// Rules' patterns are compiled here; their examples are checked when a CommandGuard is made
+// from the policy (command_guard.h), not here.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include <toml++/toml.h>
-
 #include "base/result.h"
+#include "config/guard_config.h"
 #include "guard/path_model.h"
 #include "guard/rule.h"
 
@@ -43,8 +37,9 @@ std::vector<std::string> default_secrets();
 // The defaults for a work tree and a home directory (both absolute).
 Policy default_policy(const std::string& work_tree, const std::string& home);
 
-// The defaults with the `[guard]` section of `config` (the merged config table) applied.
-Result<Policy> load_policy(const toml::table& config, const std::string& work_tree,
-                           const std::string& home);
+// The defaults with `config` applied. Fails naming the rule whose pattern does not compile,
+// or the name in disable_rules that is no rule.
+Result<Policy> policy_from_config(const config::GuardConfig& config, const std::string& work_tree,
+                                  const std::string& home);
 
 }  // namespace mecha::guard

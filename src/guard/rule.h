@@ -22,9 +22,9 @@
 #include <vector>
 
 #include <re2/re2.h>
-#include <toml++/toml.h>
 
 #include "base/result.h"
+#include "config/guard_config.h"
 #include "guard/path_model.h"
 #include "guard/script.h"
 
@@ -55,12 +55,13 @@ struct CommandFacts {
 
 bool rule_fires(const Rule& rule, const CommandFacts& facts);
 
-// Builds a rule from its TOML table; `where` names the file and table in messages.
-Result<Rule> rule_from_toml(const toml::table& t, const std::string& where);
+// Builds a rule from its config (config/guard_config.h), compiling its patterns; a bad one is
+// an error naming the rule's file, line and name.
+Result<Rule> rule_from_config(const config::GuardRule& config);
 
 // The default rules (privilege escalation, deleting the tree, download-and-execute, mkfs,
 // dd onto devices, recursive permission changes outside the tree, shutdown, killing every
-// process), in the same TOML form a config uses.
+// process), as [[guard.rules]] in the same TOML form a config uses.
 std::string_view default_rules_toml();
 
 }  // namespace mecha::guard

@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -16,16 +15,10 @@
 #include <mutex>
 
 #include "base/subprocess.h"
-#include "config/config.h"
 #include "tools/seccomp_filter.h"
 
 namespace mecha::tools {
 namespace {
-
-using config::located;
-
-// The largest value of a [sandbox] limit: a million processes, or a million MiB (1 TiB).
-constexpr int64_t kMaxLimit = 1'000'000;
 
 // The id the command has inside the sandbox: the caller's own, or 1000 for root, so that
 // root outside is an ordinary user inside.
@@ -56,118 +49,23 @@ void hide(std::vector<std::string>& a, const std::string& p) {
   }
 }
 
-bool looks_like_credential(const std::string& name) {
-  std::string up = name;
-  for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  for (const char* w : {"KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL"})
-    if (up.find(w) != std::string::npos) return true;
-  return false;
-}
-
-Status read_seconds(const toml::node& n, const std::string& key, std::chrono::milliseconds* out) {
-  std::optional<double> v = n.value<double>();
-  if (!v || *v <= 0 || *v > 86400)
-    return Status::error(
-        located(n, fmt::format("key '{}' in [bash] must be a number of seconds above 0", key)));
-  *out = std::chrono::milliseconds(static_cast<int64_t>(*v * 1000));
-  return ok_status();
-}
-
 }  // namespace
 
-Result<BashSettings> bash_settings(const toml::table& config,
-                                   const std::vector<std::string>& api_key_envs) {
+BashSettings bash_settings(const config::BashConfig& bash, const config::SandboxConfig& sandbox) {
+  auto ms = [](double seconds) {
+    return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+  };
   BashSettings s;
-  if (const toml::node* b = config.get("bash")) {
-    const toml::table* t = b->as_table();
-    if (t == nullptr) return Status::error(located(*b, "[bash] must be a table"));
-    for (const auto& [key, value] : *t) {
-      std::string k(key.str());
-      if (k == "default_timeout_s") {
-        MECHA_RETURN_IF_ERROR(read_seconds(value, k, &s.default_timeout));
-      } else if (k == "max_timeout_s") {
-        MECHA_RETURN_IF_ERROR(read_seconds(value, k, &s.max_timeout));
-      } else if (k == "max_output_chars") {
-        auto v = value.value<int64_t>();
-        if (!v || *v < 100)
-          return Status::error(located(
-              value, "key 'max_output_chars' in [bash] must be an integer of at least 100"));
-        s.max_output_chars = static_cast<size_t>(*v);
-      } else {
-        return Status::error(
-            located(value, fmt::format("unknown key '{}' in [bash] (keys: default_timeout_s, "
-                                       "max_output_chars, max_timeout_s)",
-                                       k)));
-      }
-    }
-    if (s.default_timeout > s.max_timeout)
-      return Status::error(located(*b, "[bash] default_timeout_s is above max_timeout_s"));
-  }
-  if (const toml::node* sb = config.get("sandbox")) {
-    const toml::table* t = sb->as_table();
-    if (t == nullptr) return Status::error(located(*sb, "[sandbox] must be a table"));
-    for (const auto& [key, value] : *t) {
-      std::string k(key.str());
-      if (k == "mode") {
-        auto v = value.value<std::string>();
-        if (!v || (*v != "bwrap" && *v != "off"))
-          return Status::error(
-              located(value, "key 'mode' in [sandbox] must be \"bwrap\" or \"off\""));
-        s.sandbox = *v == "bwrap";
-      } else if (k == "network") {
-        auto v = value.value<bool>();
-        if (!v)
-          return Status::error(located(value, "key 'network' in [sandbox] must be true or false"));
-        s.network = *v;
-      } else if (k == "pass_env") {
-        const toml::array* a = value.as_array();
-        if (a == nullptr)
-          return Status::error(
-              located(value, "key 'pass_env' in [sandbox] must be an array of strings"));
-        s.pass_env.clear();
-        for (const auto& e : *a) {
-          auto v = e.value<std::string>();
-          if (!v)
-            return Status::error(
-                located(e, "key 'pass_env' in [sandbox] must be an array of strings"));
-          bool api_key =
-              std::find(api_key_envs.begin(), api_key_envs.end(), *v) != api_key_envs.end();
-          if (api_key || looks_like_credential(*v))
-            return Status::error(
-                located(e, fmt::format("[sandbox] pass_env names {}, which holds a credential; "
-                                       "commands never get mecha's keys",
-                                       *v)));
-          s.pass_env.push_back(*v);
-        }
-      } else if (k == "set_env") {
-        const toml::table* env = value.as_table();
-        if (env == nullptr)
-          return Status::error(
-              located(value, "key 'set_env' in [sandbox] must be a table of strings"));
-        for (const auto& [name, v] : *env) {
-          auto str = v.value<std::string>();
-          if (!str)
-            return Status::error(
-                located(v, fmt::format("[sandbox] set_env.{} must be a string", name.str())));
-          s.set_env[std::string(name.str())] = *str;
-        }
-      } else if (k == "max_processes" || k == "max_memory_mb" || k == "max_file_size_mb") {
-        auto v = value.value<int64_t>();
-        if (!value.is_integer() || !v || *v < 0 || *v > kMaxLimit)
-          return Status::error(located(
-              value, fmt::format("key '{}' in [sandbox] must be an integer from 0 (no limit) to {}",
-                                 k, kMaxLimit)));
-        (k == "max_processes"   ? s.max_processes
-         : k == "max_memory_mb" ? s.max_memory_mb
-                                : s.max_file_size_mb) = *v;
-      } else {
-        return Status::error(located(
-            value, fmt::format("unknown key '{}' in [sandbox] (keys: max_file_size_mb, "
-                               "max_memory_mb, max_processes, mode, network, pass_env, set_env)",
-                               k)));
-      }
-    }
-  }
+  s.default_timeout = ms(bash.default_timeout_s);
+  s.max_timeout = ms(bash.max_timeout_s);
+  s.max_output_chars = static_cast<size_t>(bash.max_output_chars);
+  s.sandbox = sandbox.mode == config::SandboxMode::kBwrap;
+  s.network = sandbox.network;
+  s.pass_env = sandbox.pass_env;
+  s.set_env = sandbox.set_env;
+  s.max_processes = sandbox.max_processes;
+  s.max_memory_mb = sandbox.max_memory_mb;
+  s.max_file_size_mb = sandbox.max_file_size_mb;
   return s;
 }
 

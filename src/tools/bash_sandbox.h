@@ -1,19 +1,6 @@
-// How the Bash tool runs a command: its settings from the config, the environment the
-// command gets, and the bubblewrap sandbox around it.
-//
-//   [bash]
-//   default_timeout_s = 120    # Default: 120; a call may ask for up to max_timeout_s
-//   max_timeout_s = 600        # Default: 600
-//   max_output_chars = 30000   # Default: 30000, head and tail kept
-//
-//   [sandbox]
-//   mode = "bwrap"             # Default: "bwrap"; "off" runs commands without a sandbox
-//   network = false            # Default: false; true lets commands reach the network
-//   pass_env = ["PATH", ...]   # Default: PATH HOME LANG LC_ALL LC_CTYPE TERM TZ USER LOGNAME
-//   set_env = { CI = "1" }     # Default: none; set for every command
-//   max_processes = 512        # Default: 512 processes and threads at once; 0: no limit
-//   max_memory_mb = 8192       # Default: 8192 MiB of address space per process; 0: no limit
-//   max_file_size_mb = 4096    # Default: 4096 MiB, the largest file a command may write; 0: none
+// How the Bash tool runs a command: its settings from the config ([bash] and [sandbox], read
+// and checked by config/bash_config.h), the environment the command gets, and the
+// bubblewrap sandbox around it.
 //
 // In the sandbox (bubblewrap) the command runs in new user, mount, PID, IPC, UTS and cgroup
 // namespaces, and, unless network = true, a network namespace of its own with no network
@@ -45,8 +32,8 @@
 // looser bound, but a bomb stops), and which Linux does not enforce for root: a root caller
 // without a writable pids cgroup has no process limit.
 //
-// A variable whose name looks like a credential (KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL)
-// or that holds a provider's API key cannot be passed: the load fails naming it.
+// A variable whose name looks like a credential, or that holds a provider's API key, cannot
+// be passed: reading the config fails naming it (config/bash_config.h).
 #pragma once
 
 #include <chrono>
@@ -55,16 +42,16 @@
 #include <string>
 #include <vector>
 
-#include <toml++/toml.h>
-
 #include "base/result.h"
 #include "base/subprocess.h"
 #include "base/unique_fd.h"
+#include "config/bash_config.h"
 #include "tools/pids_cgroup.h"
 #include "tools/protected_paths.h"
 
 namespace mecha::tools {
 
+// Defaults: those of config::BashConfig and config::SandboxConfig (a test holds them equal).
 struct BashSettings {
   std::chrono::milliseconds default_timeout{120'000};
   std::chrono::milliseconds max_timeout{600'000};
@@ -77,12 +64,11 @@ struct BashSettings {
   int64_t max_processes = 512;      // 0: no limit
   int64_t max_memory_mb = 8192;     // 0: no limit
   int64_t max_file_size_mb = 4096;  // 0: no limit
+  bool operator==(const BashSettings&) const = default;
 };
 
-// Reads [bash] and [sandbox] of the merged config. `api_key_envs` are the variables that
-// hold providers' keys.
-Result<BashSettings> bash_settings(const toml::table& config,
-                                   const std::vector<std::string>& api_key_envs);
+// The settings [bash] and [sandbox] of the config ask for.
+BashSettings bash_settings(const config::BashConfig& bash, const config::SandboxConfig& sandbox);
 
 // The command's whole environment: the passed variables that are set, then set_env, then
 // PAGER=cat and GIT_PAGER=cat so nothing waits for a terminal.

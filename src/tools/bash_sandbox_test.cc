@@ -366,25 +366,31 @@ TEST(SandboxArgv, NamespacesMasksTheTreeThenItsProtectedPlaces) {
   EXPECT_EQ(argv, want);
 }
 
-TEST(BashSettings, Limits) {
-  auto read = [](const char* text) -> std::string {
-    auto table = toml::parse(text, std::string("c.toml"));
-    auto s = bash_settings(table, {});
-    if (!s.ok()) return s.message();
-    return fmt::format("{} {} {}", s->max_processes, s->max_memory_mb, s->max_file_size_mb);
-  };
-  EXPECT_EQ(read(""), "512 8192 4096");
-  EXPECT_EQ(read("[sandbox]\nmax_processes = 50\nmax_memory_mb = 0\nmax_file_size_mb = 10\n"),
-            "50 0 10");
-  EXPECT_EQ(read("[sandbox]\nmax_processes = -1\n"),
-            "c.toml:2: key 'max_processes' in [sandbox] must be an integer from 0 (no limit) to "
-            "1000000");
-  EXPECT_EQ(read("[sandbox]\nmax_memory_mb = 1.5\n"),
-            "c.toml:2: key 'max_memory_mb' in [sandbox] must be an integer from 0 (no limit) to "
-            "1000000");
-  EXPECT_EQ(read("[sandbox]\nmax_file_size_mb = \"big\"\n"),
-            "c.toml:2: key 'max_file_size_mb' in [sandbox] must be an integer from 0 (no limit) "
-            "to 1000000");
+TEST(BashSettings, AreWhatTheConfigSays) {
+  // The defaults agree with the config's.
+  EXPECT_EQ(bash_settings(config::BashConfig{}, config::SandboxConfig{}), BashSettings{});
+
+  config::BashConfig bash{2.5, 30, 500};
+  config::SandboxConfig sandbox;
+  sandbox.mode = config::SandboxMode::kOff;
+  sandbox.network = true;
+  sandbox.pass_env = {"PATH"};
+  sandbox.set_env = {{"CI", "1"}};
+  sandbox.max_processes = 50;
+  sandbox.max_memory_mb = 0;
+  sandbox.max_file_size_mb = 10;
+  BashSettings want;
+  want.default_timeout = std::chrono::milliseconds(2500);
+  want.max_timeout = std::chrono::milliseconds(30000);
+  want.max_output_chars = 500;
+  want.sandbox = false;
+  want.network = true;
+  want.pass_env = {"PATH"};
+  want.set_env = {{"CI", "1"}};
+  want.max_processes = 50;
+  want.max_memory_mb = 0;
+  want.max_file_size_mb = 10;
+  EXPECT_EQ(bash_settings(bash, sandbox), want);
 }
 
 }  // namespace

@@ -68,21 +68,17 @@ std::string removed_note(const std::vector<std::string>& removed, const std::str
 }  // namespace
 
 Result<std::shared_ptr<BashTool>> BashTool::create(const config::Config& config) {
-  std::vector<std::string> key_envs = {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"};
-  for (const auto& [name, p] : config.providers)
-    if (!p.api_key_env.empty()) key_envs.push_back(p.api_key_env);
-  auto settings = bash_settings(config.table, key_envs);
-  if (!settings) return settings.status();
+  BashSettings settings = bash_settings(config.bash, config.sandbox);
   std::error_code ec;
-  auto policy = guard::load_policy(config.table, std::filesystem::current_path(ec).string(),
-                                   home_directory());
+  auto policy = guard::policy_from_config(config.guard, std::filesystem::current_path(ec).string(),
+                                          home_directory());
   if (!policy) return policy.status();
   // With the sandbox on and no network, a network command is refused as one that cannot
   // work; without the sandbox the guard cannot know, and assumes a network.
-  policy->network = !settings->sandbox || settings->network;
+  policy->network = !settings.sandbox || settings.network;
   auto guard = guard::CommandGuard::create(std::move(*policy));
   if (!guard) return guard.status();
-  return std::make_shared<BashTool>(std::move(*guard), std::move(*settings));
+  return std::make_shared<BashTool>(std::move(*guard), std::move(settings));
 }
 
 std::string BashTool::description() const {

@@ -25,7 +25,8 @@ namespace mecha::tools {
 
 class BashTool final : public Tool {
  public:
-  // Reads [bash], [sandbox] and [guard] of the config; fails on any error in them.
+  // From the config's [bash], [sandbox] and [guard] (read and checked by config/); fails
+  // when a guard rule's pattern does not compile or disable_rules names no rule.
   static Result<std::shared_ptr<BashTool>> create(const config::Config& config);
   BashTool(guard::CommandGuard guard, BashSettings settings)
       : guard_(std::move(guard)), settings_(std::move(settings)) {}

@@ -332,29 +332,59 @@ TEST(BashTool, WithoutBubblewrapEveryCallIsRefusedInOneLine) {
   EXPECT_EQ(out.content.find('\n'), std::string::npos) << out.content;
 }
 
-TEST(BashSettings, StrictConfig) {
-  auto read = [](const char* text) {
-    auto table = toml::parse(text, std::string("c.toml"));
-    auto s = bash_settings(table, {"MY_KEY_VAR"});
-    return s.ok() ? std::string("ok") : s.message();
-  };
-  EXPECT_EQ(read("[sandbox]\nmode = \"off\"\nnetwork = true\n[bash]\nmax_timeout_s = "
-                 "60\ndefault_timeout_s = 30\n"),
-            "ok");
-  EXPECT_EQ(read("[sandbox]\nmode = \"none\"\n"),
-            "c.toml:2: key 'mode' in [sandbox] must be \"bwrap\" or \"off\"");
-  EXPECT_EQ(read("[sandbox]\nnet = true\n"),
-            "c.toml:2: unknown key 'net' in [sandbox] (keys: max_file_size_mb, max_memory_mb, "
-            "max_processes, mode, network, pass_env, set_env)");
-  EXPECT_EQ(read("[sandbox]\npass_env = [\"PATH\", \"ANTHROPIC_API_KEY\"]\n"),
-            "c.toml:2: [sandbox] pass_env names ANTHROPIC_API_KEY, which holds a credential; "
-            "commands never get "
-            "mecha's keys");
-  EXPECT_EQ(read("[bash]\ntimeout = 3\n"),
-            "c.toml:2: unknown key 'timeout' in [bash] (keys: default_timeout_s, max_output_chars, "
-            "max_timeout_s)");
-  EXPECT_EQ(read("[bash]\ndefault_timeout_s = 700\n"),
-            "c.toml:1: [bash] default_timeout_s is above max_timeout_s");
+// From config.toml's text through the config reader to the tool: [bash] sets the timeouts
+// the model is told, [sandbox] the network, [guard] the rules it is screened by.
+TEST(BashTool, TheConfigAsReadReachesTheGuardAndTheSettings) {
+  auto config = config::parse_config(R"(
+[bash]
+default_timeout_s = 5
+max_timeout_s = 60
+max_output_chars = 2000
+[sandbox]
+network = true
+max_processes = 64
+[guard]
+disable_rules = ["killall"]
+[[guard.rules]]
+name = "no-npm-publish"
+command = "npm"
+args = ["publish"]
+reason = "publishes a package"
+match = ["npm publish"]
+)",
+                                     "c.toml");
+  ASSERT_TRUE(config.ok()) << config.message();
+  auto tool = BashTool::create(*config);
+  ASSERT_TRUE(tool.ok()) << tool.message();
+  BashSettings want;
+  want.default_timeout = std::chrono::seconds(5);
+  want.max_timeout = std::chrono::seconds(60);
+  want.max_output_chars = 2000;
+  want.network = true;
+  want.max_processes = 64;
+  EXPECT_EQ((*tool)->settings(), want);
+  EXPECT_NE((*tool)->description().find("(default 5000, at most 60000)"), std::string::npos)
+      << (*tool)->description();
+
+  TempTree t;
+  ToolOutput refused = run(**tool, t, "npm publish");
+  EXPECT_EQ(refused.refusal_rule, "no-npm-publish");
+  EXPECT_NE(refused.content.find("rule 'no-npm-publish': `npm publish` publishes a package"),
+            std::string::npos)
+      << refused.content;
+  // A default rule the config disabled no longer refuses; one it did not still does.
+  EXPECT_EQ(run(**tool, t, "killall no-such-process-name").refusal_rule, std::nullopt);
+  EXPECT_EQ(run(**tool, t, "sudo true").refusal_rule, "privilege-escalation");
+}
+
+TEST(BashTool, ARuleWhosePatternDoesNotCompileFailsTheToolNamingFileAndLine) {
+  auto config = config::parse_config(
+      "[[guard.rules]]\nname = \"x\"\ncommand = \"(\"\nreason = \"r\"\nmatch = [\"a\"]\n",
+      "c.toml");
+  ASSERT_TRUE(config.ok()) << config.message();
+  auto tool = BashTool::create(*config);
+  ASSERT_FALSE(tool.ok());
+  EXPECT_EQ(tool.message(), "c.toml:1: guard rule 'x': bad pattern '(': missing ): (");
 }
 
 }  // namespace

@@ -1,0 +1,32 @@
+// The readers of config.toml's tables, one per top-level key, each filling its part of
+// Config. Internal to config/: config.cc calls them in the order of its section list.
+//
+// Adding a section is a struct (in config.h or a header of its own), a reader here, and
+// one line in config.cc's list.
+#pragma once
+
+#include <string>
+
+#include <toml++/toml.h>
+
+#include "base/result.h"
+#include "config/config.h"
+
+namespace mecha::config {
+
+struct Reading {
+  std::string file;  // the file read, for nodes toml++ recorded no file for
+  // The whole config (one file alone, or the merge of all), not one file of several: what
+  // may be completed by another file (a provider's kind, default_timeout_s above
+  // max_timeout_s) is checked only then.
+  bool whole = true;
+};
+
+// Each reads `value`, the value of its key, into *config. Sections read earlier are in
+// *config already (read_sandbox sees the providers' api_key_env).
+Status read_bash(const toml::node& value, const Reading& reading, Config* config);
+Status read_sandbox(const toml::node& value, const Reading& reading, Config* config);
+Status read_guard(const toml::node& value, const Reading& reading, Config* config);
+Status read_subagents(const toml::node& value, const Reading& reading, Config* config);
+
+}  // namespace mecha::config
