@@ -92,9 +92,11 @@ TEST_F(SubagentsE2E, ExploreScenarioWithTheRealTools) {
         "---\nname: Explore\ndescription: Explores the code base.\ntools: [Grep]\n"
         "disallowedTools: [Bash]\n---\nYou explore; you never change anything.\n");
   write("c.jsonl", std::string("{\"mecha_cassette\": 1}") + kTaskLines + kExploreLines);
+  // Recorded before the top-level agent was always "main": it draws the lines naming it.
+  write("top.jsonl", std::string("{\"mecha_cassette\": 1}") + kExploreLines);
 
   auto top = run_mecha(
-      {"run", "--json", "--agent", "Explore", "--model", "cassette:c.jsonl", "count the errors"},
+      {"run", "--json", "--agent", "Explore", "--model", "cassette:top.jsonl", "count the errors"},
       tree_);
   ASSERT_EQ(top.exit_code, 0) << top.err << top.out;
   auto ev = testing::json_lines(top.out);
@@ -127,10 +129,12 @@ TEST_F(SubagentsE2E, ExploreScenarioWithTheRealTools) {
 TEST_F(SubagentsE2E, ExploreWithoutToolsIsRefusedBashTopLevelAndThroughTask) {
   write(".mecha/agents/Explore.md",
         "---\nname: Explore\ndescription: Explores.\ndisallowedTools: [Bash]\n---\nExplore.\n");
-  write("c.jsonl", std::string("{\"mecha_cassette\": 1}") + kTaskLines + R"(
+  const std::string explore_lines = R"(
 {"agent": "Explore", "response": {"content": [{"type": "tool_use", "id": "e2", "name": "Bash", "input": {"command": "rm x"}}]}}
 {"agent": "Explore", "response": {"content": [{"type": "text", "text": "found 2 errors"}]}}
-)");
+)";
+  write("c.jsonl", std::string("{\"mecha_cassette\": 1}") + kTaskLines + explore_lines);
+  write("top.jsonl", "{\"mecha_cassette\": 1}" + explore_lines);
   const Json want_refusal = {{"type", "refusal"},
                              {"agent", "Explore"},
                              {"id", "e2"},
@@ -138,7 +142,7 @@ TEST_F(SubagentsE2E, ExploreWithoutToolsIsRefusedBashTopLevelAndThroughTask) {
                              {"message", "tool 'Bash' is not permitted for agent 'Explore'"}};
 
   auto top = run_mecha(
-      {"run", "--json", "--agent", "Explore", "--model", "cassette:c.jsonl", "count the errors"},
+      {"run", "--json", "--agent", "Explore", "--model", "cassette:top.jsonl", "count the errors"},
       tree_);
   ASSERT_EQ(top.exit_code, 0) << top.err << top.out;
   auto ev = testing::json_lines(top.out);
@@ -173,6 +177,41 @@ TEST_F(SubagentsE2E, ExploreWithoutToolsIsRefusedBashTopLevelAndThroughTask) {
   EXPECT_EQ(ev.back().at("blocked_tools"), Json::array({"Bash"}));
   EXPECT_EQ(ev.back().at("text"), "Explore found 2 errors.");
   EXPECT_TRUE(std::filesystem::exists(tree_ / "x"));
+}
+
+// Regression: `mecha run --agent Explore --model cassette:F` ignored the lines without
+// `agent` and reported the cassette exhausted. The top-level agent is "main" whatever
+// definition it runs; the lines naming Explore stay for an Explore subagent.
+TEST_F(SubagentsE2E, TheTopLevelAgentDrawsTheLinesOfMainWhateverDefinitionItRuns) {
+  write(".mecha/agents/Explore.md",
+        "---\nname: Explore\ndescription: Explores.\ntools: [Read]\n---\nExplore.\n");
+  write("c.jsonl", R"({"mecha_cassette": 1}
+{"response": {"content": [{"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "log.txt"}}]}, "expect": {"tools_include": ["Read"], "tools_exclude": ["Bash", "Task"]}}
+{"agent": "Explore", "response": {"content": [{"type": "text", "text": "not for the top level"}]}}
+{"agent": "main", "response": {"content": [{"type": "text", "text": "2 errors"}]}, "expect": {"last_tool_result_contains": "ERROR timeout"}}
+)");
+  auto r = run_mecha(
+      {"run", "--json", "--agent", "Explore", "--model", "cassette:c.jsonl", "count the errors"},
+      tree_);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto ev = testing::json_lines(r.out);
+  ASSERT_FALSE(ev.empty());
+  EXPECT_EQ(ev.back().at("status"), "completed");
+  EXPECT_EQ(ev.back().at("text"), "2 errors");
+  EXPECT_EQ(ev.back().at("turns"), 2);
+  EXPECT_EQ(trajectory(ev, "Explore"),
+            Json::array({{{"tool", "Read"}, {"input", {{"file_path", "log.txt"}}}}}));
+
+  // A third turn runs past main's lines: exhausted names "main", not the Explore line.
+  write("short.jsonl", R"({"mecha_cassette": 1}
+{"response": {"content": [{"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "log.txt"}}]}}
+{"agent": "Explore", "response": {"content": [{"type": "text", "text": "not for the top level"}]}}
+)");
+  auto past = run_mecha(
+      {"run", "--agent", "Explore", "--model", "cassette:short.jsonl", "count the errors"}, tree_);
+  EXPECT_EQ(past.exit_code, 1) << past.err;
+  EXPECT_NE(past.err.find("cassette exhausted: agent main asked for response 2"), std::string::npos)
+      << past.err;
 }
 
 TEST_F(SubagentsE2E, AnUnknownAgentIsAUsageError) {
