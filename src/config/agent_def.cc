@@ -11,6 +11,8 @@
 #include <set>
 #include <sstream>
 
+#include "config/builtin_agents.h"
+
 namespace mecha::config {
 namespace {
 
@@ -552,6 +554,11 @@ Result<std::vector<AgentDef>> load_agent_defs(const Config& config,
       }
     }
   }
+  for (AgentDef& b : builtin_agent_defs()) {
+    bool replaced =
+        std::any_of(all.begin(), all.end(), [&](const AgentDef& d) { return d.name == b.name; });
+    if (!replaced) all.push_back(std::move(b));
+  }
   return all;
 }
 
@@ -564,7 +571,7 @@ Result<std::vector<std::string>> effective_tools(const AgentDef& def,
   };
   std::vector<std::string> out;
   if (!def.tools) {
-    if (def.source != AgentSource::kClaudeDir) return out;
+    if (def.source != AgentSource::kClaudeDir && def.source != AgentSource::kBuiltin) return out;
     for (const auto& n : inherited) {
       if (!denied(n)) out.push_back(n);
     }
@@ -572,6 +579,7 @@ Result<std::vector<std::string>> effective_tools(const AgentDef& def,
   }
   for (const auto& n : *def.tools) {
     if (std::find(available.begin(), available.end(), n) == available.end()) {
+      if (def.source == AgentSource::kBuiltin) continue;
       return Status::error(fmt::format(
           "{}: agent '{}' lists tool '{}', but no tool has that name (tools: {})", def.origin,
           def.name, n,
