@@ -77,7 +77,7 @@ TEST_F(ReadmeExamples, EverySubcommandOfTheUsageBlockExists) {
   for (std::string line; std::getline(usage, line);) {
     std::istringstream words(line);
     std::string mecha, sub;
-    if (!(words >> mecha >> sub) || mecha != "mecha") continue;
+    if (!(words >> mecha >> sub) || mecha != "mecha" || sub[0] == '#') continue;
     named.push_back(sub);
     auto r = run_mecha({sub, "--help"}, dir_.path());
     EXPECT_EQ(r.exit_code, 0) << "mecha " << sub << " --help: " << r.err;
