@@ -191,6 +191,7 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
 
     providers::CompletionRequest req;
     req.agent = spec_.name;
+    req.top_level = ctx.depth == 0;
     req.system = spec_.system_prompt;
     req.messages = conv.lend();
     req.tools = offered_tools(ctx);

@@ -27,6 +27,11 @@ Result<std::shared_ptr<const AgentCatalog>> AgentCatalog::create(std::vector<con
   std::shared_ptr<AgentCatalog> catalog(new AgentCatalog(std::move(base), options));
   const std::vector<std::string> base_names = catalog->base_.names();
   std::vector<std::string> available = base_names;
+  // A built-in agent gives way to a tool of its name (one a tool source added).
+  std::erase_if(defs, [&](const config::AgentDef& d) {
+    return d.source == config::AgentSource::kBuiltin &&
+           (catalog->base_.find(d.name) || d.name == kTaskToolName);
+  });
   for (const auto& d : defs) {
     if (catalog->base_.find(d.name) || d.name == kTaskToolName) {
       return Status::error(fmt::format(
@@ -118,7 +123,10 @@ tools::ToolRegistry AgentCatalog::registry_for(const Entry& entry) const {
 
 tools::ToolRegistry AgentCatalog::top_level_registry() const {
   tools::ToolRegistry r = base_;
-  for (const auto& e : entries_) (void)r.add(tool_named(e.def.name));
+  for (const auto& e : entries_) {
+    // Built-ins are reached through Task only (builtin_agents.h): fewer tools to choose from.
+    if (e.def.source != config::AgentSource::kBuiltin) (void)r.add(tool_named(e.def.name));
+  }
   if (!entries_.empty()) (void)r.add(tool_named(std::string(kTaskToolName)));
   return r;
 }

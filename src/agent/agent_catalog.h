@@ -71,8 +71,8 @@ class AgentCatalog : public std::enable_shared_from_this<AgentCatalog> {
 
   // A fresh registry holding exactly the entry's effective tools.
   tools::ToolRegistry registry_for(const Entry& entry) const;
-  // The top-level agent's: the base tools, then one tool per definition and Task (when
-  // there are definitions).
+  // The top-level agent's: the base tools, then one tool per definition that is not
+  // built-in, and Task (when there are definitions).
   tools::ToolRegistry top_level_registry() const;
   // The agent a definition describes: allowlisted, with its prompt and turn limit.
   // REQUIRES: entry.provider is not null.

@@ -28,6 +28,8 @@ const char* source_name(config::AgentSource s) {
       return ".mecha/agents";
     case config::AgentSource::kClaudeDir:
       return ".claude/agents";
+    case config::AgentSource::kBuiltin:
+      return "built-in";
   }
   return "";
 }
@@ -74,21 +76,22 @@ int agents_main(const AgentsOptions& opt) {
     Json all = Json::array();
     for (const auto& e : entries) {
       const auto& d = e.def;
-      all.push_back({{"name", d.name},
-                     {"description", d.description},
-                     {"source", source_name(d.source)},
-                     {"file", d.origin},
-                     {"tools", e.tools},
-                     {"disallowed_tools", d.disallowed_tools},
-                     {"capabilities",
-                      {{"untrusted_input", e.capabilities.untrusted_input},
-                       {"private_data", e.capabilities.private_data},
-                       {"external_send", e.capabilities.external_send}}},
-                     {"max_turns", d.max_turns},
-                     {"model", d.model.empty() ? Json(nullptr) : Json(d.model)},
-                     {"provider", d.provider.empty() ? Json(nullptr) : Json(d.provider)},
-                     {"trusted_output", d.trusted_output},
-                     {"answer_shape", shape_json(d.answer_shape)}});
+      all.push_back(
+          {{"name", d.name},
+           {"description", d.description},
+           {"source", source_name(d.source)},
+           {"file", d.source == config::AgentSource::kBuiltin ? Json(nullptr) : Json(d.origin)},
+           {"tools", e.tools},
+           {"disallowed_tools", d.disallowed_tools},
+           {"capabilities",
+            {{"untrusted_input", e.capabilities.untrusted_input},
+             {"private_data", e.capabilities.private_data},
+             {"external_send", e.capabilities.external_send}}},
+           {"max_turns", d.max_turns},
+           {"model", d.model.empty() ? Json(nullptr) : Json(d.model)},
+           {"provider", d.provider.empty() ? Json(nullptr) : Json(d.provider)},
+           {"trusted_output", d.trusted_output},
+           {"answer_shape", shape_json(d.answer_shape)}});
     }
     fmt::print("{}\n", dump_json(all, 2));
     return kExitOk;

@@ -1,6 +1,8 @@
 #include "cli/app.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "cli/command.h"
 
@@ -40,18 +42,31 @@ int run_app(int argc, char** argv) {
     // are parsed; the others stay bare (their names and descriptions are all --help needs).
     sub->preparse_callback([sub, define = s.define, &action](size_t) { define(*sub, &action); });
   }
+  if (argc <= 1) {  // plain `mecha`: what it can do, as cargo and docker print
+    std::fputs(app.help().c_str(), stdout);
+    return kExitOk;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : kExitUsage;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    // One line naming what was wrong, not CLI11's two; the subcommand's --help has the rest.
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    std::string where = "mecha";
+    for (const CLI::App* cur = &app; !cur->get_subcommands().empty();) {
+      cur = cur->get_subcommands().front();
+      where += " " + cur->get_name();
+    }
+    std::fprintf(stderr, "mecha: %s (see %s --help)\n", what.c_str(), where.c_str());
+    return kExitUsage;
   }
   if (version) {
     std::fputs("mecha 0.1.0\n", stdout);
     return kExitOk;
   }
   if (!action) {
-    std::fputs("A subcommand is required\nRun with --help for more information.\n", stderr);
+    std::fputs("mecha: a subcommand is required (see mecha --help)\n", stderr);
     return kExitUsage;
   }
   return action();

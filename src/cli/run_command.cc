@@ -12,8 +12,10 @@
 #include "agent/run_tools.h"
 #include "cli/command.h"
 #include "cli/interrupt.h"
+#include "cli/option_checks.h"
 #include "cli/renderer.h"
 #include "cli/run_session.h"
+#include "cli/task_text.h"
 #include "config/config.h"
 #include "providers/factory.h"
 #include "store/file_taint.h"
@@ -22,6 +24,7 @@ namespace mecha::cli {
 namespace {
 
 struct RunOptions {
+  std::vector<std::string> task_words;  // the command line's; task_text() makes `task`
   std::string task;
   bool json = false;
   std::string model;
@@ -191,7 +194,9 @@ int run_main(const RunOptions& opt) {
 void define_run_command(CLI::App& sub, Action* chosen) {
   auto opt = std::make_shared<RunOptions>();
   CLI::App* run = &sub;
-  run->add_option("task", opt->task, "What the agent should do")->required();
+  run->add_option("task", opt->task_words,
+                  "What the agent should do: words (quotes not needed), or - to read it from "
+                  "stdin");
   run->add_flag("--json", opt->json, "Print one JSON event per line on stdout");
   run->add_option("--model", opt->model,
                   "Model name, or cassette:PATH to replay a recorded or scripted model");
@@ -205,17 +210,24 @@ void define_run_command(CLI::App& sub, Action* chosen) {
                   "Run this agent definition (.mecha/agents, .claude/agents, [[subagents]]) as "
                   "the top-level agent");
   run->add_option("--max-turns", opt->max_turns, "Model calls this run may make (default 50)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_at_least(1));
   run->add_option("--max-time", opt->max_time, "Wall-clock seconds this run may take")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   run->add_option("--max-cost", opt->max_cost, "US dollars this run may spend")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   run->add_option("--resume", opt->resume,
                   "Continue a session with its whole conversation: an id, or \"last\"");
   run->add_option("--store", opt->store,
                   "The session store (default $XDG_STATE_HOME/mecha/sessions.db, "
                   "~/.local/state/mecha/sessions.db)");
-  run->callback([opt, chosen] { *chosen = [opt] { return run_main(*opt); }; });
+  run->callback([opt, chosen] {
+    *chosen = [opt] {
+      auto task = task_text(opt->task_words, stdin);
+      if (!task) return fail(task.status());
+      opt->task = std::move(*task);
+      return run_main(*opt);
+    };
+  });
 }
 
 }  // namespace mecha::cli

@@ -174,12 +174,124 @@ TEST(RunCommand, VersionPrintsAndExitsZero) {
   EXPECT_EQ(r.out, "mecha 0.1.0\n");
 }
 
-TEST(RunCommand, NoSubcommandIsAUsageError) {
+// As cargo and docker do: help on stdout, exit 0 (a newcomer's first command is no error).
+TEST(RunCommand, PlainMechaPrintsHelpAndExitsZero) {
   TempDir dir;
   auto r = run_mecha({}, dir.path());
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "A subcommand is required\nRun with --help for more information.\n");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out.rfind("mecha: run language-model agents with tools, safely\nUsage: mecha", 0), 0u)
+      << r.out;
+  for (const char* sub : {"\n  run ", "\n  chat ", "\n  sessions ", "\n  agents "}) {
+    EXPECT_NE(r.out.find(sub), std::string::npos) << sub << " missing from\n" << r.out;
+  }
+}
+
+TEST(RunCommand, UsageErrorsAreOneLineNamingWhatWasWrong) {
+  TempDir dir;
+  dir.write("c.jsonl", kTwoTurns);
+  struct Case {
+    std::vector<std::string> args;
+    std::string err;
+  };
+  const std::vector<Case> cases = {
+      {{"--max-turns", "0"},
+       "mecha: --max-turns: expected a whole number of at least 1, got '0' (see mecha run "
+       "--help)\n"},
+      {{"--max-turns", "abc"},
+       "mecha: --max-turns: expected a whole number of at least 1, got 'abc' (see mecha run "
+       "--help)\n"},
+      {{"--max-turns", "2.5"},
+       "mecha: --max-turns: expected a whole number of at least 1, got '2.5' (see mecha run "
+       "--help)\n"},
+      {{"--max-time", "-1"},
+       "mecha: --max-time: expected a number greater than 0, got '-1' (see mecha run --help)\n"},
+      {{"--max-time", "0"},
+       "mecha: --max-time: expected a number greater than 0, got '0' (see mecha run --help)\n"},
+      {{"--max-cost", "x"},
+       "mecha: --max-cost: expected a number greater than 0, got 'x' (see mecha run --help)\n"},
+      {{"--bogus"},
+       "mecha: The following argument was not expected: --bogus (see mecha run --help)\n"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"run", "--model", "cassette:c.jsonl"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    args.push_back("find errors");
+    auto r = run_mecha(args, dir.path());
+    EXPECT_EQ(r.exit_code, 2) << c.args[0];
+    EXPECT_EQ(r.out, "") << c.args[0];
+    EXPECT_EQ(r.err, c.err);
+  }
+  // The same values in range run.
+  auto ok = run_mecha({"run", "--model", "cassette:c.jsonl", "--max-turns", "3", "--max-time",
+                       "0.5e2", "--max-cost", "0.25", "find errors"},
+                      dir.path());
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out, "found 2 errors\n");
+  auto nested = run_mecha({"sessions", "show"}, dir.path());
+  EXPECT_EQ(nested.exit_code, 2);
+  EXPECT_EQ(nested.err, "mecha: id is required (see mecha sessions show --help)\n");
+}
+
+// The prompt the session recorded for the last run in `dir`.
+std::string recorded_prompt(const std::filesystem::path& dir) {
+  auto r = run_mecha({"sessions", "export", "last"}, dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const Json& rec : json_lines(r.out)) {
+    if (rec.at("kind") == "user_message") {
+      return rec.at("body").at("message").at("content").at(0).at("text");
+    }
+  }
+  return "(no user_message in the session)";
+}
+
+TEST(RunCommand, TheTaskMayBeSeveralWordsWithoutQuotes) {
+  TempDir dir;
+  dir.write("c.jsonl", kTwoTurns);
+  auto r = run_mecha({"run", "--model", "cassette:c.jsonl", "find", "the", "errors", "--json"},
+                     dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json_lines(r.out).back().at("text"), "found 2 errors") << "--json after the words";
+  EXPECT_EQ(recorded_prompt(dir.path()), "find the errors");
+}
+
+TEST(RunCommand, DashReadsTheTaskFromStdin) {
+  TempDir dir;
+  dir.write("c.jsonl", kTwoTurns);
+  auto r = run_mecha({"run", "--model", "cassette:c.jsonl", "-"}, dir.path(),
+                     "find the errors\nin log.txt, all of them\n\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "found 2 errors\n");
+  EXPECT_EQ(recorded_prompt(dir.path()), "find the errors\nin log.txt, all of them");
+}
+
+TEST(RunCommand, AMissingOrEmptyTaskIsAUsageError) {
+  TempDir dir;
+  dir.write("c.jsonl", kTwoTurns);
+  struct Case {
+    std::vector<std::string> words;
+    std::string stdin_text;
+    std::string err;
+  };
+  const std::vector<Case> cases = {
+      {{},
+       "",
+       "mecha: no task given: mecha run WHAT TO DO, or mecha run - to read it from stdin\n"},
+      {{"-"}, " \n\n", "mecha: the task on stdin is empty\n"},
+      {{"fix", "-"},
+       "",
+       "mecha: '-' reads the task from stdin and takes no other words: give the words or '-'\n"},
+      {{"  "},
+       "",
+       "mecha: the task is empty: mecha run WHAT TO DO, or mecha run - to read it from stdin\n"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"run", "--model", "cassette:c.jsonl"};
+    args.insert(args.end(), c.words.begin(), c.words.end());
+    auto r = run_mecha(args, dir.path(), c.stdin_text);
+    EXPECT_EQ(r.exit_code, 2) << c.err;
+    EXPECT_EQ(r.err, c.err);
+  }
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "base/strict_json.h"
 #include "cli/testing/run_binary.h"
 
@@ -66,6 +68,12 @@ class SubagentsE2E : public ::testing::Test {
     return true;
   }
 
+  static Json builtin_names(const Json& tools) {
+    Json out = Json::array();
+    for (const auto& t : tools) out.push_back(t.at("name"));
+    return out;
+  }
+
   std::filesystem::path tree_;
 };
 
@@ -92,9 +100,11 @@ TEST_F(SubagentsE2E, ExploreScenarioWithTheRealTools) {
         "---\nname: Explore\ndescription: Explores the code base.\ntools: [Grep]\n"
         "disallowedTools: [Bash]\n---\nYou explore; you never change anything.\n");
   write("c.jsonl", std::string("{\"mecha_cassette\": 1}") + kTaskLines + kExploreLines);
+  // Recorded before the top-level agent was always "main": it draws the lines naming it.
+  write("top.jsonl", std::string("{\"mecha_cassette\": 1}") + kExploreLines);
 
   auto top = run_mecha(
-      {"run", "--json", "--agent", "Explore", "--model", "cassette:c.jsonl", "count the errors"},
+      {"run", "--json", "--agent", "Explore", "--model", "cassette:top.jsonl", "count the errors"},
       tree_);
   ASSERT_EQ(top.exit_code, 0) << top.err << top.out;
   auto ev = testing::json_lines(top.out);
@@ -127,10 +137,12 @@ TEST_F(SubagentsE2E, ExploreScenarioWithTheRealTools) {
 TEST_F(SubagentsE2E, ExploreWithoutToolsIsRefusedBashTopLevelAndThroughTask) {
   write(".mecha/agents/Explore.md",
         "---\nname: Explore\ndescription: Explores.\ndisallowedTools: [Bash]\n---\nExplore.\n");
-  write("c.jsonl", std::string("{\"mecha_cassette\": 1}") + kTaskLines + R"(
+  const std::string explore_lines = R"(
 {"agent": "Explore", "response": {"content": [{"type": "tool_use", "id": "e2", "name": "Bash", "input": {"command": "rm x"}}]}}
 {"agent": "Explore", "response": {"content": [{"type": "text", "text": "found 2 errors"}]}}
-)");
+)";
+  write("c.jsonl", std::string("{\"mecha_cassette\": 1}") + kTaskLines + explore_lines);
+  write("top.jsonl", "{\"mecha_cassette\": 1}" + explore_lines);
   const Json want_refusal = {{"type", "refusal"},
                              {"agent", "Explore"},
                              {"id", "e2"},
@@ -138,7 +150,7 @@ TEST_F(SubagentsE2E, ExploreWithoutToolsIsRefusedBashTopLevelAndThroughTask) {
                              {"message", "tool 'Bash' is not permitted for agent 'Explore'"}};
 
   auto top = run_mecha(
-      {"run", "--json", "--agent", "Explore", "--model", "cassette:c.jsonl", "count the errors"},
+      {"run", "--json", "--agent", "Explore", "--model", "cassette:top.jsonl", "count the errors"},
       tree_);
   ASSERT_EQ(top.exit_code, 0) << top.err << top.out;
   auto ev = testing::json_lines(top.out);
@@ -181,12 +193,48 @@ TEST_F(SubagentsE2E, ExploreWithoutToolsIsRefusedBashTopLevelAndThroughTask) {
   EXPECT_TRUE(std::filesystem::exists(tree_ / "x"));
 }
 
+// Regression: `mecha run --agent Explore --model cassette:F` ignored the lines without
+// `agent` and reported the cassette exhausted. The top-level agent is "main" whatever
+// definition it runs; the lines naming Explore stay for an Explore subagent.
+TEST_F(SubagentsE2E, TheTopLevelAgentDrawsTheLinesOfMainWhateverDefinitionItRuns) {
+  write(".mecha/agents/Explore.md",
+        "---\nname: Explore\ndescription: Explores.\ntools: [Read]\n---\nExplore.\n");
+  write("c.jsonl", R"({"mecha_cassette": 1}
+{"response": {"content": [{"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "log.txt"}}]}, "expect": {"tools_include": ["Read"], "tools_exclude": ["Bash", "Task"]}}
+{"agent": "Explore", "response": {"content": [{"type": "text", "text": "not for the top level"}]}}
+{"agent": "main", "response": {"content": [{"type": "text", "text": "2 errors"}]}, "expect": {"last_tool_result_contains": "ERROR timeout"}}
+)");
+  auto r = run_mecha(
+      {"run", "--json", "--agent", "Explore", "--model", "cassette:c.jsonl", "count the errors"},
+      tree_);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto ev = testing::json_lines(r.out);
+  ASSERT_FALSE(ev.empty());
+  EXPECT_EQ(ev.back().at("status"), "completed");
+  EXPECT_EQ(ev.back().at("text"), "2 errors");
+  EXPECT_EQ(ev.back().at("turns"), 2);
+  EXPECT_EQ(trajectory(ev, "Explore"),
+            Json::array({{{"tool", "Read"}, {"input", {{"file_path", "log.txt"}}}}}));
+
+  // A third turn runs past main's lines: exhausted names "main", not the Explore line.
+  write("short.jsonl", R"({"mecha_cassette": 1}
+{"response": {"content": [{"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "log.txt"}}]}}
+{"agent": "Explore", "response": {"content": [{"type": "text", "text": "not for the top level"}]}}
+)");
+  auto past = run_mecha(
+      {"run", "--agent", "Explore", "--model", "cassette:short.jsonl", "count the errors"}, tree_);
+  EXPECT_EQ(past.exit_code, 1) << past.err;
+  EXPECT_NE(past.err.find("cassette exhausted: agent main asked for response 2"), std::string::npos)
+      << past.err;
+}
+
 TEST_F(SubagentsE2E, AnUnknownAgentIsAUsageError) {
   write(".mecha/agents/a.md", "---\nname: helper\ndescription: d\n---\n");
   write("c.jsonl", "{\"mecha_cassette\": 1}\n");
-  auto r = run_mecha({"run", "--agent", "Plan", "--model", "cassette:c.jsonl", "x"}, tree_);
+  auto r = run_mecha({"run", "--agent", "Planner", "--model", "cassette:c.jsonl", "x"}, tree_);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "mecha: no agent named 'Plan'; agents: helper\n");
+  EXPECT_EQ(r.err,
+            "mecha: no agent named 'Planner'; agents: helper, general-purpose, Explore, Plan\n");
 }
 
 TEST_F(SubagentsE2E, ABadDefinitionStopsTheRunNamingFileAndField) {
@@ -264,7 +312,79 @@ TEST_F(SubagentsE2E, AgentsListsEffectiveToolsAndCapabilities) {
                   {"provider", nullptr},
                   {"trusted_output", false},
                   {"answer_shape", nullptr}});
+  // The built-ins the project did not replace (its Explore replaced that one).
+  Json general = (*j)[3];
+  EXPECT_EQ(general.at("name"), "general-purpose");
+  EXPECT_EQ(general.at("source"), "built-in");
+  EXPECT_EQ(general.at("file"), nullptr);
+  EXPECT_EQ(general.at("tools"), builtin_names(*builtin));
+  EXPECT_EQ(general.at("max_turns"), 30);
+  Json plan = (*j)[4];
+  EXPECT_EQ(plan.at("name"), "Plan");
+  EXPECT_EQ(plan.at("source"), "built-in");
+  EXPECT_EQ(plan.at("tools"), Json::array({"Read", "Glob", "Grep"}));
+  EXPECT_EQ(plan.at("capabilities"), no_caps);
+  ASSERT_EQ(j->size(), 5u) << r.out;
+  j->erase(j->begin() + 3, j->end());
   EXPECT_EQ(*j, want);
+}
+
+// The README's `mecha run --agent Explore "count the errors"` in a tree that defines no
+// agent: the built-in Explore runs, offered only its read-only tools; a Write it tries is
+// refused and the file stays as it was.
+TEST_F(SubagentsE2E, TheBuiltInExploreRunsTopLevelReadOnly) {
+  write("c.jsonl", R"({"mecha_cassette": 1}
+{"response": {"content": [{"type": "tool_use", "id": "g1", "name": "Grep", "input": {"pattern": "ERROR", "path": "log.txt", "output_mode": "count"}}]}, "expect": {"tools_include": ["Read", "Glob", "Grep"], "tools_exclude": ["Bash", "Write", "Edit", "Task", "Explore"]}}
+{"response": {"content": [{"type": "tool_use", "id": "w1", "name": "Write", "input": {"file_path": "x", "content": "gone"}}]}, "expect": {"last_tool_result_contains": "2"}}
+{"response": {"content": [{"type": "text", "text": "2 errors"}]}, "expect": {"last_tool_result_contains": "not permitted"}}
+)");
+  auto r = run_mecha(
+      {"run", "--json", "--agent", "Explore", "--model", "cassette:c.jsonl", "count the errors"},
+      tree_);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto ev = testing::json_lines(r.out);
+  ASSERT_FALSE(ev.empty());
+  EXPECT_EQ(ev.back().at("text"), "2 errors");
+  EXPECT_EQ(ev.back().at("blocked_tools"), Json::array({"Write"}));
+  EXPECT_EQ(result_of(ev, "g1").at("is_error"), false) << "Grep really ran";
+  EXPECT_EQ(result_of(ev, "w1").at("content"), "tool 'Write' is not permitted for agent 'Explore'");
+  std::ifstream x(tree_ / "x");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(x), {}), "keep me\n");
+}
+
+// Task reaches the built-ins, which are not tools of their own: the top level is offered
+// Task (whose description lists them) and no tool named Explore or Plan.
+TEST_F(SubagentsE2E, TaskReachesTheBuiltInAgents) {
+  write("c.jsonl", R"({"mecha_cassette": 1}
+{"response": {"content": [{"type": "tool_use", "id": "m1", "name": "Task", "input": {"subagent_type": "Plan", "prompt": "Plan a fix for the errors in log.txt", "description": "plan a fix"}}]}, "expect": {"tools_include": ["Task", "Bash"], "tools_exclude": ["Explore", "Plan", "general-purpose"]}}
+{"agent": "Plan", "response": {"content": [{"type": "tool_use", "id": "p1", "name": "Read", "input": {"file_path": "log.txt"}}]}, "expect": {"tools_include": ["Read", "Glob", "Grep"], "tools_exclude": ["Bash", "Write", "Edit", "Task"]}}
+{"agent": "Plan", "response": {"content": [{"type": "text", "text": "1. free disk 2. raise the timeout"}]}, "expect": {"last_tool_result_contains": "ERROR timeout"}}
+{"response": {"content": [{"type": "text", "text": "The plan has 2 steps."}]}, "expect": {"last_tool_result_contains": "1. free disk 2. raise the timeout"}}
+)");
+  auto r = run_mecha({"run", "--json", "--model", "cassette:c.jsonl", "plan a fix"}, tree_);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto ev = testing::json_lines(r.out);
+  ASSERT_FALSE(ev.empty());
+  EXPECT_EQ(ev.back().at("text"), "The plan has 2 steps.");
+  EXPECT_EQ(trajectory(ev, "Plan"),
+            Json::array({{{"tool", "Read"}, {"input", {{"file_path", "log.txt"}}}}}));
+  EXPECT_EQ(result_of(ev, "m1").at("content"), "1. free disk 2. raise the timeout");
+}
+
+TEST_F(SubagentsE2E, AgentsMarksTheBuiltIns) {
+  auto r = run_mecha({"agents"}, tree_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto tools = parse_json(run_mecha({"tools", "--json"}, tree_).out, "tools");
+  ASSERT_TRUE(tools.ok());
+  std::string all;
+  for (const auto& n : builtin_names(*tools))
+    all += (all.empty() ? "" : ", ") + n.get<std::string>();
+  EXPECT_EQ(
+      r.out,
+      fmt::format("{:<16} {:<15} tools: {:<30} -\n", "general-purpose", "built-in", all) +
+          fmt::format("{:<16} {:<15} tools: {:<30} -\n", "Explore", "built-in",
+                      "Read, Glob, Grep") +
+          fmt::format("{:<16} {:<15} tools: {:<30} -\n", "Plan", "built-in", "Read, Glob, Grep"));
 }
 
 }  // namespace

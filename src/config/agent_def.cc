@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "config/builtin_agents.h"
 #include "config/config.h"
 #include "config/section_readers.h"
 #include "config/toml_reader.h"
@@ -547,6 +548,11 @@ Result<std::vector<AgentDef>> load_agent_defs(const Config& config,
       }
     }
   }
+  for (AgentDef& b : builtin_agent_defs()) {
+    bool replaced =
+        std::any_of(all.begin(), all.end(), [&](const AgentDef& d) { return d.name == b.name; });
+    if (!replaced) all.push_back(std::move(b));
+  }
   return all;
 }
 
@@ -559,7 +565,7 @@ Result<std::vector<std::string>> effective_tools(const AgentDef& def,
   };
   std::vector<std::string> out;
   if (!def.tools) {
-    if (def.source != AgentSource::kClaudeDir) return out;
+    if (def.source != AgentSource::kClaudeDir && def.source != AgentSource::kBuiltin) return out;
     for (const auto& n : inherited) {
       if (!denied(n)) out.push_back(n);
     }
@@ -567,6 +573,7 @@ Result<std::vector<std::string>> effective_tools(const AgentDef& def,
   }
   for (const auto& n : *def.tools) {
     if (std::find(available.begin(), available.end(), n) == available.end()) {
+      if (def.source == AgentSource::kBuiltin) continue;
       return Status::error(fmt::format(
           "{}: agent '{}' lists tool '{}', but no tool has that name (tools: {})", def.origin,
           def.name, n,

@@ -46,7 +46,7 @@ struct AnswerShape {
 };
 
 // Where a definition was read from; it decides what an absent `tools` means.
-enum class AgentSource { kConfig, kMechaDir, kClaudeDir };
+enum class AgentSource { kConfig, kMechaDir, kClaudeDir, kBuiltin };
 
 struct AgentDef {
   // The tool name the parent sees: letters, digits, '_' and '-', at most 64.
@@ -76,15 +76,17 @@ Result<AgentDef> parse_agent_markdown(std::string_view text, const std::string& 
                                       AgentSource source);
 
 // Every definition for a work tree: config first (Config::subagents, its [[subagents]]), then
-// .mecha/agents, then .claude/agents (files in name order). A name defined twice is an error naming
-// both origins.
+// .mecha/agents, then .claude/agents (files in name order), then the built-in agents
+// (builtin_agents.h) whose names none of those took. A name defined twice (outside the
+// built-ins) is an error naming both origins.
 Result<std::vector<AgentDef>> load_agent_defs(const Config& config,
                                               const std::filesystem::path& work_tree);
 
 // The tool names a definition may call, given the names of the tools that exist
 // (`available`) and the ones a Claude Code definition without `tools` inherits
 // (`inherited`). An allowlist entry that names no tool in `available` is an error naming
-// it; a disallowed name that matches nothing is not (there is nothing to take away).
+// it (a built-in's is dropped: the build may lack it); a disallowed name that matches
+// nothing is not (there is nothing to take away).
 Result<std::vector<std::string>> effective_tools(const AgentDef& def,
                                                  const std::vector<std::string>& available,
                                                  const std::vector<std::string>& inherited);

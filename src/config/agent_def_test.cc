@@ -294,7 +294,8 @@ TEST_F(AgentDirs, LoadsConfigThenMechaThenClaude) {
   ASSERT_TRUE(cfg.ok()) << cfg.status().message();
   auto defs = load_agent_defs(*cfg, dir_);
   ASSERT_TRUE(defs.ok()) << defs.status().message();
-  ASSERT_EQ(defs->size(), 3u);
+  // The project's Explore replaces the built-in one; the other built-ins come last.
+  ASSERT_EQ(defs->size(), 5u);
   EXPECT_EQ((*defs)[0].name, "judge");
   EXPECT_EQ((*defs)[0].source, AgentSource::kConfig);
   EXPECT_EQ((*defs)[1].name, "summariser");
@@ -302,6 +303,44 @@ TEST_F(AgentDirs, LoadsConfigThenMechaThenClaude) {
   EXPECT_EQ((*defs)[2].name, "Explore");
   EXPECT_EQ((*defs)[2].source, AgentSource::kClaudeDir);
   EXPECT_EQ((*defs)[2].origin, (dir_ / ".claude/agents/b.md").string());
+  EXPECT_EQ((*defs)[3].name, "general-purpose");
+  EXPECT_EQ((*defs)[3].source, AgentSource::kBuiltin);
+  EXPECT_EQ((*defs)[4].name, "Plan");
+  EXPECT_EQ((*defs)[4].source, AgentSource::kBuiltin);
+}
+
+TEST_F(AgentDirs, WithoutDefinitionsARunHasTheBuiltInAgents) {
+  auto defs = load_agent_defs(Config{}, dir_);
+  ASSERT_TRUE(defs.ok()) << defs.status().message();
+  std::vector<std::string> names;
+  for (const auto& d : *defs) {
+    names.push_back(d.name);
+    EXPECT_EQ(d.source, AgentSource::kBuiltin) << d.name;
+    EXPECT_FALSE(d.system_prompt.empty()) << d.name;
+    EXPECT_FALSE(d.description.empty()) << d.name;
+    EXPECT_FALSE(d.trusted_output) << d.name;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"general-purpose", "Explore", "Plan"}));
+}
+
+// Explore and Plan are read-only by their allowlists; general-purpose inherits the parent's
+// tools as a Claude Code definition without `tools` does. A tool the build lacks is dropped.
+TEST_F(AgentDirs, BuiltInAllowlistsKeepExploreAndPlanReadOnly) {
+  auto defs = load_agent_defs(Config{}, dir_);
+  ASSERT_TRUE(defs.ok()) << defs.status().message();
+  const std::vector<std::string> all = {"Read", "Write", "Edit", "Glob", "Grep", "Bash", "Task"};
+  const std::vector<std::string> base = {"Read", "Write", "Edit", "Glob", "Grep", "Bash"};
+  std::vector<std::vector<std::string>> effective;
+  for (const auto& d : *defs) {
+    auto tools = effective_tools(d, all, base);
+    ASSERT_TRUE(tools.ok()) << tools.status().message();
+    effective.push_back(*tools);
+  }
+  EXPECT_EQ(effective, (std::vector<std::vector<std::string>>{
+                           base, {"Read", "Glob", "Grep"}, {"Read", "Glob", "Grep"}}));
+  auto without_glob = effective_tools((*defs)[1], {"Read", "Grep"}, {"Read", "Grep"});
+  ASSERT_TRUE(without_glob.ok()) << without_glob.status().message();
+  EXPECT_EQ(*without_glob, (std::vector<std::string>{"Read", "Grep"}));
 }
 
 TEST_F(AgentDirs, ANameDefinedTwiceIsAnError) {

@@ -8,6 +8,8 @@
 namespace mecha::providers {
 namespace {
 
+constexpr std::string_view kTopLevelAgent = "main";
+
 Result<std::vector<std::string>> read_string_list(StrictObject& obj, std::string_view key) {
   std::vector<std::string> out;
   const Json* v = obj.find(key);
@@ -201,22 +203,25 @@ Status CassetteProvider::check(const CassetteLine& line, const CompletionRequest
 Result<CompletionResponse> CassetteProvider::complete(const CompletionRequest& request,
                                                       StreamSink* sink) {
   if (request.cancel && request.cancel->cancelled()) return Status::cancelled();
+  const std::string asker = request.top_level ? std::string(kTopLevelAgent) : request.agent;
   const CassetteLine* line = nullptr;
   size_t n = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    n = ++drawn_[request.agent];
-    size_t seen = 0;
-    for (const auto& l : lines_) {
-      if (l.agent == request.agent && ++seen == n) {
-        line = &l;
+    n = ++asked_[asker];
+    for (size_t i = 0; i < lines_.size(); ++i) {
+      if (drawn_lines_[i]) continue;
+      const std::string& owner = lines_[i].agent;
+      if (owner == asker || (request.top_level && !has_main_lines_ && owner == request.agent)) {
+        drawn_lines_[i] = true;
+        line = &lines_[i];
         break;
       }
     }
   }
   if (line == nullptr) {
     return Status::error(
-        fmt::format("cassette exhausted: agent {} asked for response {}", request.agent, n));
+        fmt::format("cassette exhausted: agent {} asked for response {}", asker, n));
   }
   MECHA_RETURN_IF_ERROR(check(*line, request));
   if (sink) {

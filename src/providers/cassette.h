@@ -1,12 +1,19 @@
 // The cassette provider: replays a recorded or scripted model (DESIGN.md, cassette
 // version 1).
 //
-// Each agent draws the next line that carries its name ("main" when a line names none), so
-// parallel subagents replay deterministically. A line's optional `expect` is checked
-// against the request before its response is given. Running past an agent's last line is
-// the error `cassette exhausted: agent X asked for response N`. Thread-safe.
+// Each agent draws the next line not yet drawn that carries its name ("main" when a line
+// names none), so parallel subagents replay deterministically. The top-level agent
+// (CompletionRequest::top_level) is "main" whatever definition it runs: it draws the lines
+// for "main". A cassette recorded before that rule has no line for "main" and names the
+// top-level agent by its definition; from such a cassette the top-level agent draws the
+// lines naming its definition, sharing them in file order with subagents of that name
+// (which run only while it waits on a tool call), so the run replays as it was recorded.
+// A line's optional `expect` is checked against the request before its response is given.
+// Running past an agent's last line is the error `cassette exhausted: agent X asked for
+// response N` (X is "main" for the top-level agent). Thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -43,13 +50,19 @@ class CassetteProvider final : public Provider {
 
  private:
   CassetteProvider(std::string name, std::vector<CassetteLine> lines)
-      : name_(std::move(name)), lines_(std::move(lines)) {}
+      : name_(std::move(name)),
+        lines_(std::move(lines)),
+        has_main_lines_(std::any_of(lines_.begin(), lines_.end(),
+                                    [](const CassetteLine& l) { return l.agent == "main"; })),
+        drawn_lines_(lines_.size(), false) {}
   Status check(const CassetteLine& line, const CompletionRequest& request) const;
 
   const std::string name_;
   const std::vector<CassetteLine> lines_;
+  const bool has_main_lines_;  // false: recorded before the top-level agent was always "main"
   std::mutex mu_;
-  std::map<std::string, size_t> drawn_;  // GUARDED_BY(mu_): responses given per agent
+  std::map<std::string, size_t> asked_;  // GUARDED_BY(mu_): requests per agent, for errors
+  std::vector<bool> drawn_lines_;        // GUARDED_BY(mu_): parallel to lines_
 };
 
 // Writes one response line of a cassette, for --record. `response` keeps its agent.

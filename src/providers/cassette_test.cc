@@ -1,6 +1,12 @@
 #include "providers/cassette.h"
 
+#include <stdlib.h>
+
+#include <filesystem>
+
 #include <gtest/gtest.h>
+
+#include "providers/recorder.h"
 
 namespace mecha::providers {
 namespace {
@@ -35,6 +41,64 @@ TEST(Cassette, ReplaysPerAgentInOrder) {
   auto r4 = (*c)->complete(request("Explore"), nullptr);
   ASSERT_FALSE(r4.ok());
   EXPECT_EQ(r4.message(), "cassette exhausted: agent Explore asked for response 2");
+}
+
+CompletionRequest top_level_request(const std::string& definition) {
+  CompletionRequest r = request(definition);
+  r.top_level = true;
+  return r;
+}
+
+std::string text_line(const std::string& agent, const std::string& text) {
+  std::string prefix = agent.empty() ? "" : "\"agent\": \"" + agent + "\", ";
+  return "{" + prefix + "\"response\": {\"content\": [{\"type\": \"text\", \"text\": \"" + text +
+         "\"}]}}\n";
+}
+
+std::vector<std::string> draw_texts(Provider& c, const std::vector<CompletionRequest>& requests) {
+  std::vector<std::string> out;
+  for (const auto& r : requests) {
+    auto resp = c.complete(r, nullptr);
+    out.push_back(resp.ok() ? resp->message.text() : resp.message());
+  }
+  return out;
+}
+
+// Regression: `mecha run --agent Explore --model cassette:F` ignored the lines without
+// `agent` and reported the cassette exhausted.
+TEST(Cassette, TheTopLevelAgentIsMainWhateverDefinitionItRuns) {
+  auto c = load("{\"mecha_cassette\": 1}\n" + text_line("", "one") + text_line("main", "two") +
+                text_line("Explore", "sub") + text_line("", "three"));
+  ASSERT_TRUE(c.ok()) << c.message();
+  EXPECT_EQ(draw_texts(**c, {top_level_request("Explore"), top_level_request("Explore"),
+                             request("Explore"), top_level_request("Explore"),
+                             top_level_request("Explore"), request("Explore")}),
+            (std::vector<std::string>{"one", "two", "sub", "three",
+                                      "cassette exhausted: agent main asked for response 4",
+                                      "cassette exhausted: agent Explore asked for response 2"}));
+}
+
+TEST(Cassette, ASubagentNeverDrawsTheLinesOfMain) {
+  auto c = load("{\"mecha_cassette\": 1}\n" + text_line("", "one") + text_line("Plan", "plan"));
+  ASSERT_TRUE(c.ok()) << c.message();
+  EXPECT_EQ(draw_texts(**c, {request("Explore"), request("Plan"), top_level_request("Plan")}),
+            (std::vector<std::string>{"cassette exhausted: agent Explore asked for response 1",
+                                      "plan", "one"}));
+}
+
+// A cassette recorded before the rule names the top-level agent by its definition; it
+// shares those lines in file order with a subagent of the same name, which runs only while
+// the top-level agent waits on its Task call.
+TEST(Cassette, AnOldCassetteNamingTheTopLevelDefinitionReplaysAsRecorded) {
+  auto c = load("{\"mecha_cassette\": 1}\n" + text_line("Explore", "top calls Task") +
+                text_line("Explore", "sub 1") + text_line("Plan", "plan 1") +
+                text_line("Explore", "sub 2") + text_line("Explore", "top answers"));
+  ASSERT_TRUE(c.ok()) << c.message();
+  EXPECT_EQ(draw_texts(**c, {top_level_request("Explore"), request("Explore"), request("Plan"),
+                             request("Explore"), top_level_request("Explore"),
+                             top_level_request("Explore")}),
+            (std::vector<std::string>{"top calls Task", "sub 1", "plan 1", "sub 2", "top answers",
+                                      "cassette exhausted: agent main asked for response 3"}));
 }
 
 TEST(Cassette, ToolUseResponsesDefaultToStopReasonToolUse) {
@@ -126,6 +190,26 @@ TEST(Cassette, RecordedLinesReplay) {
   EXPECT_EQ(back->message, r.message);
   EXPECT_EQ(back->usage, r.usage);
   EXPECT_EQ(back->model, "m");
+}
+
+// A recording names the top-level agent "main", so it replays whatever --agent ran it.
+TEST(Cassette, ARecordingNamesTheTopLevelAgentMain) {
+  auto inner = load("{\"mecha_cassette\": 1}\n" + text_line("", "top") + text_line("Plan", "sub"));
+  ASSERT_TRUE(inner.ok()) << inner.message();
+  char dir_template[] = "/tmp/mecha-cassette-test-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::filesystem::path path = std::filesystem::path(dir_template) / "rec.jsonl";
+  {
+    auto rec = RecordingProvider::create(std::shared_ptr<Provider>(std::move(*inner)), path);
+    ASSERT_TRUE(rec.ok()) << rec.message();
+    EXPECT_EQ(draw_texts(**rec, {top_level_request("Explore"), request("Plan")}),
+              (std::vector<std::string>{"top", "sub"}));
+  }
+  auto replay = CassetteProvider::open(path.string());
+  std::filesystem::remove_all(dir_template);
+  ASSERT_TRUE(replay.ok()) << replay.message();
+  EXPECT_EQ(draw_texts(**replay, {top_level_request("General"), request("Plan")}),
+            (std::vector<std::string>{"top", "sub"}));
 }
 
 }  // namespace

@@ -26,6 +26,9 @@ struct ToolSpec {
 struct CompletionRequest {
   // The agent asking: "main" or a subagent's name. A cassette replays per agent.
   std::string agent = "main";
+  // True for the run's top-level agent, whatever definition it runs (`agent` then names
+  // that definition). A cassette gives it the lines meant for "main".
+  bool top_level = false;
   std::string system;
   std::vector<Message> messages;
   std::vector<ToolSpec> tools;

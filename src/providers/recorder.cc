@@ -27,7 +27,7 @@ Result<CompletionResponse> RecordingProvider::complete(const CompletionRequest& 
   auto r = inner_->complete(request, sink);
   if (r) {
     std::lock_guard<std::mutex> lock(mu_);
-    out_ << dump_json(cassette_line_json(request.agent, *r)) << "\n";
+    out_ << dump_json(cassette_line_json(request.top_level ? "main" : request.agent, *r)) << "\n";
     out_.flush();
   }
   return r;

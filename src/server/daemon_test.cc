@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <thread>
 
@@ -375,6 +376,53 @@ TEST(Daemon, ListsSessionsAndReportsCost) {
   ASSERT_TRUE(list && list->ok());
   EXPECT_EQ(std::get<wire::Sessions>(*list->frame),
             (wire::Sessions{{{opened->session_id, 8, false, true}}}));
+}
+
+// The lock files of the store's sessions, by name.
+std::vector<std::string> lock_files(const std::filesystem::path& store_path) {
+  std::filesystem::path dir = store_path;
+  dir += "-locks";
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    names.push_back(e.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Polls until the store has `want` lock files or 5 s passed; returns the last listing.
+std::vector<std::string> await_lock_files(const std::filesystem::path& store_path, size_t want) {
+  auto names = lock_files(store_path);
+  for (int i = 0; i < 500 && names.size() != want; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    names = lock_files(store_path);
+  }
+  return names;
+}
+
+// Regression: the daemon left one lock file per session (34,000 after a minute of load).
+TEST(Daemon, ASessionClosedByTheNextOpenOrAHangUpLeavesNoLockFile) {
+  DaemonHarness h(noop_cassette());
+  auto c = h.connect();
+  ASSERT_TRUE(c);
+  std::string last;
+  for (int i = 0; i < 30; ++i) {
+    auto opened = c->open("");
+    ASSERT_TRUE(opened.ok()) << opened.message();
+    last = opened->session_id;
+    if (i % 3 == 0) testing::run_turn(*c, "task");
+  }
+  EXPECT_EQ(await_lock_files(h.store_path(), 1), std::vector<std::string>{last + ".lock"});
+  c.reset();  // hang up: the daemon, still running, closes the session
+  EXPECT_EQ(await_lock_files(h.store_path(), 0), std::vector<std::string>{});
+
+  auto again = h.connect();  // and the session opens again
+  ASSERT_TRUE(again);
+  auto resumed = again->open(last);
+  ASSERT_TRUE(resumed.ok()) << resumed.message();
+  EXPECT_EQ(await_lock_files(h.store_path(), 1), std::vector<std::string>{last + ".lock"});
+  ASSERT_TRUE(h.stop().ok());
 }
 
 }  // namespace

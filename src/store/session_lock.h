@@ -7,6 +7,15 @@
 // a reused PID can never keep a dead holder's lock alive. The descriptor is close-on-exec,
 // so a child a tool starts does not inherit the lock. Flock locks belong to the open file,
 // so a second open in the same process is refused too.
+//
+// The holder removes the lock file when it lets go, so a store leaves no file behind per
+// closed session. Invariants that keep this free of the unlink race (a taker that opened the
+// file just before it was unlinked would otherwise lock a file nobody else can see, while a
+// third process creates a new one and locks that too):
+//   1. Only a holder unlinks the lock file, and it unlinks it before it unlocks.
+//   2. A lock counts only once its taker has checked, while holding it, that the file it
+//      locked is still the one at the path (same device and inode); if not, it opens again.
+// So whenever two processes hold a lock, they hold it on the same file, which flock forbids.
 #pragma once
 
 #include <filesystem>
@@ -28,10 +37,8 @@ class SessionLock {
   }
   SessionLock& operator=(SessionLock&&) = delete;
   SessionLock(const SessionLock&) = delete;
+  // Removes the lock file, then releases the lock.
   ~SessionLock();
-
-  // Removes the lock file while still holding it (for deleting the session).
-  void remove_file();
 
  private:
   SessionLock(std::filesystem::path path, int fd) : path_(std::move(path)), fd_(fd) {}

@@ -399,10 +399,7 @@ Result<std::unique_ptr<Session>> SessionStore::open_session(std::string_view id)
   if (!lock) return lock.status();
   std::lock_guard<std::mutex> guard(mu_);
   auto sum = summary_locked(id);
-  if (!sum) {
-    lock->remove_file();  // leave no lock file behind for a session that does not exist
-    return sum.status();
-  }
+  if (!sum) return sum.status();  // the lock, going away, removes its file
   auto log = read_log_locked(id);
   if (!log) return log.status();
   return std::unique_ptr<Session>(
@@ -599,7 +596,6 @@ Status SessionStore::remove(std::string_view id) {
   recs->bind(1, id);
   MECHA_RETURN_IF_ERROR(recs->run());
   MECHA_RETURN_IF_ERROR(tx->commit());
-  lock->remove_file();
   return ok_status();
 }
 

@@ -5,6 +5,7 @@
 // or several, take turns on SQLite's write lock and wait for it up to kBusyTimeoutMs.
 // Writing a session needs its SessionLock (session_lock.h): a second process opening a
 // session that is being run is refused with the holder's PID.
+// A closed session leaves no lock file behind.
 //
 // Invariants:
 //   1. A session's records are numbered 1, 2, 3, ... without gaps, and are never updated or

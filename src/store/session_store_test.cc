@@ -489,3 +489,37 @@ TEST(SessionStoreTrees, ListAndLastAreScopedToTheTreeIdsWorkEverywhere) {
 
 }  // namespace
 }  // namespace mecha::store
+
+namespace mecha::store {
+namespace {
+
+// Regression: the daemon left one lock file per session (34,000 after a minute of load).
+TEST(SessionStoreLocks, ClosedSessionsLeaveNoLockFiles) {
+  TempDir dir;
+  auto store = open_store(dir.path() / "s.db");
+  ASSERT_TRUE(store);
+  std::vector<std::string> ids;
+  for (int i = 0; i < 200; ++i) {
+    auto s = store->create(fmt::format("task {}", i));
+    ASSERT_TRUE(s.ok()) << s.message();
+    ids.push_back((*s)->id());
+    ASSERT_TRUE((*s)->append(Record::note("main", "n")).ok());
+  }
+  for (int i = 0; i < 200; i += 4) {
+    auto s = store->open_session(ids[static_cast<size_t>(i)]);
+    ASSERT_TRUE(s.ok()) << s.message();
+  }
+  EXPECT_FALSE(store->open_session("20000101-000000-zzzz").ok());
+  ASSERT_TRUE(store->remove(ids[1]).ok());
+  const auto locks = dir.path() / "s.db-locks";
+  ASSERT_TRUE(std::filesystem::is_directory(locks));
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(locks)) left.push_back(e.path());
+  EXPECT_EQ(left, std::vector<std::string>{});
+  auto all = store->list();
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 199u);
+}
+
+}  // namespace
+}  // namespace mecha::store

@@ -1,0 +1,89 @@
+// The README's examples, run as written: its cassette, with and without `--agent Explore`,
+// its config file, and every subcommand its Usage block names. A README edit that breaks
+// one, or a change that breaks the README, fails here.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "cli/testing/run_binary.h"
+
+namespace mecha::cli {
+namespace {
+
+using testing::run_mecha;
+using testing::TempDir;
+
+std::string readme() {
+  std::ifstream in(std::filesystem::path(MECHA_SOURCE_DIR) / "README.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The first fenced block after `heading` whose fence line is "```" + `lang`.
+std::string block_after(const std::string& text, const std::string& heading,
+                        const std::string& lang = "") {
+  size_t at = text.find(heading);
+  if (at == std::string::npos) return "";
+  size_t open = text.find("\n```" + lang + "\n", at);
+  if (open == std::string::npos) return "";
+  open = text.find('\n', open + 1) + 1;
+  size_t close = text.find("\n```", open);
+  return close == std::string::npos ? "" : text.substr(open, close - open + 1);
+}
+
+class ReadmeExamples : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    text_ = readme();
+    ASSERT_FALSE(text_.empty()) << "README.md not found under " << MECHA_SOURCE_DIR;
+    dir_.write("log.txt", "ok start\nERROR disk full\nok\nERROR timeout\n");
+  }
+  std::string text_;
+  TempDir dir_;
+};
+
+TEST_F(ReadmeExamples, TheCassetteReplaysWithAndWithoutAgentExplore) {
+  std::string cassette = block_after(text_, "### Cassettes");
+  ASSERT_NE(cassette.find("mecha_cassette"), std::string::npos) << cassette;
+  dir_.write("readme.jsonl", cassette);
+  auto plain =
+      run_mecha({"run", "--model", "cassette:readme.jsonl", "count the errors"}, dir_.path());
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out, "found 2 errors\n");
+  // The Usage block's `mecha run --agent Explore "count the errors"`, on the built-in Explore.
+  auto explore = run_mecha(
+      {"run", "--agent", "Explore", "--model", "cassette:readme.jsonl", "count the errors"},
+      dir_.path());
+  EXPECT_EQ(explore.exit_code, 0) << explore.err;
+  EXPECT_EQ(explore.out, "found 2 errors\n");
+}
+
+TEST_F(ReadmeExamples, TheConfigurationLoads) {
+  std::string toml = block_after(text_, "### Configuration", "toml");
+  ASSERT_NE(toml.find("[providers.local]"), std::string::npos) << toml;
+  dir_.write("config.toml", toml);
+  for (const char* cmd : {"tools", "agents"}) {
+    auto r = run_mecha({cmd, "--config", "config.toml"}, dir_.path());
+    EXPECT_EQ(r.exit_code, 0) << cmd << ": " << r.err;
+  }
+}
+
+TEST_F(ReadmeExamples, EverySubcommandOfTheUsageBlockExists) {
+  std::istringstream usage(block_after(text_, "## Usage"));
+  std::vector<std::string> named;
+  for (std::string line; std::getline(usage, line);) {
+    std::istringstream words(line);
+    std::string mecha, sub;
+    if (!(words >> mecha >> sub) || mecha != "mecha" || sub[0] == '#') continue;
+    named.push_back(sub);
+    auto r = run_mecha({sub, "--help"}, dir_.path());
+    EXPECT_EQ(r.exit_code, 0) << "mecha " << sub << " --help: " << r.err;
+  }
+  EXPECT_GE(named.size(), 10u);
+}
+
+}  // namespace
+}  // namespace mecha::cli
