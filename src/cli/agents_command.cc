@@ -8,6 +8,7 @@
 
 #include "agent/run_tools.h"
 #include "cli/command.h"
+#include "cli/workspace.h"
 #include "config/agent_def.h"
 #include "config/config.h"
 
@@ -55,18 +56,13 @@ std::vector<std::string> legs(const tools::Capabilities& c) {
 }
 
 int agents_main(const AgentsOptions& opt) {
-  std::error_code ec;
-  std::filesystem::path tree = opt.work_tree.empty() ? std::filesystem::current_path(ec)
-                                                     : std::filesystem::path(opt.work_tree);
-  config::ConfigFiles files = config::default_config_files(tree);
-  if (!opt.config_file.empty()) files.explicit_file = opt.config_file;
-  auto cfg = config::load_config(files);
-  if (!cfg) {
-    fmt::print(stderr, "mecha: {}\n", cfg.message());
-    return kExitError;
+  auto ws = Workspace::open({opt.work_tree, opt.config_file, ""});
+  if (!ws) {
+    fmt::print(stderr, "mecha: {}\n", ws.message());
+    return ws.status().kind() == ErrorKind::kUsage ? kExitUsage : kExitError;
   }
   // No provider: listing never talks to a model, and needs no API key.
-  auto run_tools = agent::build_run_tools(*cfg, tree, agent::RunToolsOptions{});
+  auto run_tools = agent::build_run_tools(ws->config(), ws->work_tree(), agent::RunToolsOptions{});
   if (!run_tools) {
     fmt::print(stderr, "mecha: {}\n", run_tools.message());
     return kExitError;

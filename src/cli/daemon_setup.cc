@@ -5,12 +5,12 @@
 
 #include <fmt/format.h>
 
+#include "agent/run_pipeline.h"
 #include "cli/command.h"
-#include "cli/run_session.h"
-#include "config/config.h"
-#include "providers/factory.h"
+#include "cli/option_checks.h"
+#include "cli/workspace.h"
 #include "server/unix_socket.h"
-#include "tools/builtin.h"
+#include "store/file_taint.h"
 
 namespace mecha::cli {
 
@@ -28,16 +28,20 @@ void add_daemon_flags(CLI::App* app, DaemonFlags* f) {
                   "~/.local/state/mecha/sessions.db)");
   app->add_option("--system", f->system_prompt, "The system prompt");
   app->add_option("--max-turns", f->max_turns, "Model calls one turn may make (default 50)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_at_least(1));
+  app->add_option("--max-time", f->max_time, "Wall-clock seconds one turn may take")
+      ->check(positive_number());
+  app->add_option("--max-cost", f->max_cost, "US dollars one turn may spend")
+      ->check(positive_number());
   app->add_option("--approval-timeout", f->approval_timeout_s,
                   "Seconds an approval waits for its answer before it is a denial (default 60)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   app->add_option("--grace", f->grace_s,
                   "Seconds running turns get to finish on SIGTERM before they are cancelled "
                   "(default 10)")
       ->check(CLI::NonNegativeNumber);
   app->add_option("--workers", f->workers, "Turns that run at once (default 16)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_at_least(1));
 }
 
 std::string socket_path(const DaemonFlags& flags) {
@@ -53,36 +57,27 @@ int report_failure(const Status& s) {
 
 Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags,
                                         std::function<void(const std::string&)> log) {
-  std::error_code ec;
-  std::filesystem::path tree = flags.work_tree.empty() ? std::filesystem::current_path(ec)
-                                                       : std::filesystem::path(flags.work_tree);
-  tree = std::filesystem::canonical(tree, ec);
-  if (ec) return Status::usage(fmt::format("work tree {}: {}", flags.work_tree, ec.message()));
+  auto ws = Workspace::open({flags.work_tree, flags.config_file, flags.store});
+  if (!ws) return ws.status();
 
-  config::ConfigFiles files = config::default_config_files(tree);
-  if (!flags.config_file.empty()) files.explicit_file = flags.config_file;
-  auto cfg = config::load_config(files);
-  if (!cfg) return cfg.status();
-
-  const providers::ProviderChoice choice{flags.provider, flags.model, ""};
-  auto first = providers::make_provider(*cfg, choice);
+  agent::RunOptions run_options;
+  run_options.choice = {flags.provider, flags.model, ""};
+  run_options.system_prompt = flags.system_prompt;
+  if (flags.max_turns > 0) run_options.max_turns = flags.max_turns;
+  if (flags.max_time > 0) run_options.max_time_s = flags.max_time;
+  if (flags.max_cost > 0) run_options.max_cost_usd = flags.max_cost;
+  auto first = agent::build_run(ws->config(), ws->work_tree(), run_options);
   if (!first) return first.status();
   server::DaemonOptions options;
   if (flags.model.starts_with("cassette:")) {
-    // A fresh cassette per session, so each replays from its start.
-    options.turns.make_provider = [config = *cfg, choice] {
-      return providers::make_provider(config, choice);
+    options.turns.make_plan = [config = ws->config(), tree = ws->work_tree(), run_options] {
+      return agent::build_run(config, tree, run_options);
     };
   } else {
-    options.turns.make_provider =
-        [shared = *first]() -> Result<std::shared_ptr<providers::Provider>> { return shared; };
+    options.turns.make_plan = [shared = *first]() -> Result<std::shared_ptr<const agent::RunPlan>> {
+      return shared;
+    };
   }
-  MECHA_RETURN_IF_ERROR(tools::add_builtin_tools(*cfg, options.turns.tools));
-  options.turns.work_tree = tree;
-  options.turns.pricing = cfg->pricing;
-  options.turns.spec.system_prompt = flags.system_prompt;
-  options.turns.spec.max_turns =
-      flags.max_turns > 0 ? flags.max_turns : cfg->limits.max_turns.value_or(50);
   options.turns.approval_timeout =
       std::chrono::milliseconds(static_cast<int64_t>(flags.approval_timeout_s * 1000));
   options.grace = std::chrono::milliseconds(static_cast<int64_t>(flags.grace_s * 1000));
@@ -92,12 +87,9 @@ Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags,
   options.hello_timeout =
       std::chrono::milliseconds(static_cast<int64_t>(flags.hello_timeout_s * 1000));
 
-  auto store_path = store_path_for(flags.store);
+  auto store_path = ws->store_path();
   if (!store_path) return store_path.status();
-  if (std::string note = legacy_store_note(tree, *store_path); !note.empty()) {
-    std::fputs(note.c_str(), stderr);
-  }
-  auto store = store::SessionStore::open(*store_path, tree.string());
+  auto store = store::SessionStore::open(*store_path, ws->work_tree().string());
   if (!store) return store.status();
   auto file_taint = store::FileTaint::open(*store_path);
   if (!file_taint) return file_taint.status();

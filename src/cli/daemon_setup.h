@@ -21,6 +21,8 @@ struct DaemonFlags {
   std::string store;  // empty: store::default_store_path()
   std::string system_prompt;
   int max_turns = 0;
+  double max_time = 0;  // per turn; 0: [limits] max_time, else none
+  double max_cost = 0;  // per turn; 0: [limits] max_cost, else none
   double approval_timeout_s = 60;
   double grace_s = 10;
   int workers = 16;
@@ -30,7 +32,7 @@ struct DaemonFlags {
 };
 
 // Adds --socket, --model, --provider, --config, -C, --store, --system, --max-turns,
-// --approval-timeout, --grace, --workers.
+// --max-time, --max-cost, --approval-timeout, --grace, --workers.
 void add_daemon_flags(CLI::App* app, DaemonFlags* flags);
 
 struct AssembledDaemon {
@@ -38,8 +40,11 @@ struct AssembledDaemon {
   std::string store_path;
 };
 
-// Reads the config, checks the model once (a cassette that does not parse fails here, not
-// at the first turn), opens the store, builds the daemon.
+// Reads the work tree and its config (cli/workspace.h), builds the run once through the run
+// pipeline (agent/run_pipeline.h, as `mecha run` does: the same tools, subagents, Task and
+// limits), so a model or a cassette that does not parse fails here, not at the first turn;
+// opens the store and builds the daemon. Under a cassette each session builds its own run,
+// so each replays the cassette from its start.
 // `log` hears what the daemon reports to its operator (server::DaemonOptions::log).
 Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags,
                                         std::function<void(const std::string&)> log = nullptr);

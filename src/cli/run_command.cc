@@ -9,13 +9,14 @@
 #include <fmt/format.h>
 
 #include "agent/agent.h"
-#include "agent/run_tools.h"
+#include "agent/run_pipeline.h"
 #include "cli/command.h"
 #include "cli/interrupt.h"
 #include "cli/option_checks.h"
 #include "cli/renderer.h"
 #include "cli/run_session.h"
 #include "cli/task_text.h"
+#include "cli/workspace.h"
 #include "config/config.h"
 #include "providers/factory.h"
 #include "store/file_taint.h"
@@ -71,78 +72,24 @@ bool same_terminal(int a, int b) {
 }
 
 int run_main(const RunOptions& opt) {
-  std::error_code ec;
-  std::filesystem::path tree = opt.work_tree.empty() ? std::filesystem::current_path(ec)
-                                                     : std::filesystem::path(opt.work_tree);
-  tree = std::filesystem::canonical(tree, ec);
-  if (ec) return fail(Status::usage(fmt::format("work tree {}: {}", opt.work_tree, ec.message())));
   if (opt.task.empty()) return fail(Status::usage("the task is empty: mecha run \"what to do\""));
+  auto ws = Workspace::open({opt.work_tree, opt.config_file, opt.store});
+  if (!ws) return fail(ws.status());
 
-  config::ConfigFiles files = config::default_config_files(tree);
-  if (!opt.config_file.empty()) files.explicit_file = opt.config_file;
-  auto cfg = config::load_config(files);
-  if (!cfg) return fail(cfg.status());
-
-  auto defs = config::load_agent_defs(*cfg, tree);
-  if (!defs) return fail(defs.status());
-  // `--agent NAME` runs a definition as the top-level agent: its allowlist, prompt, turn
-  // limit, model and provider, each unless the command line says otherwise.
-  const config::AgentDef* top_def = nullptr;
-  if (!opt.agent.empty()) {
-    for (const auto& d : *defs) {
-      if (d.name == opt.agent) top_def = &d;
-    }
-    if (top_def == nullptr) {
-      std::vector<std::string> names;
-      for (const auto& d : *defs) names.push_back(d.name);
-      return fail(Status::usage(fmt::format(
-          "no agent named '{}'; agents: {}", opt.agent,
-          names.empty() ? "(none: define one in .mecha/agents/NAME.md or .claude/agents/NAME.md)"
-                        : fmt::format("{}", fmt::join(names, ", ")))));
-    }
-  }
-  providers::ProviderChoice choice{opt.provider, opt.model, opt.record};
-  if (top_def && choice.model.empty()) choice.model = top_def->model;
-  if (top_def && choice.provider_name.empty()) choice.provider_name = top_def->provider;
-  auto provider = providers::make_provider(*cfg, choice);
-  if (!provider) return fail(provider.status());
-
-  agent::RunToolsOptions tools_options;
-  tools_options.provider = *provider;
-  tools_options.choice = choice;
-  const std::string top_name = top_def ? top_def->name : "";
-  auto run_tools = agent::build_run_tools(*cfg, std::move(*defs), tools_options);
-  if (!run_tools) return fail(run_tools.status());
-
-  agent::AgentSpec spec;
-  spec.system_prompt = opt.system_prompt;
-  spec.max_turns = opt.max_turns > 0 ? opt.max_turns : cfg->limits.max_turns.value_or(50);
-  tools::ToolRegistry registry = run_tools->registry;
-  if (!top_name.empty()) {
-    const auto* entry = run_tools->catalog->find(top_name);
-    spec.name = top_name;
-    spec.allowlisted = true;
-    if (opt.system_prompt.empty()) spec.system_prompt = entry->def.system_prompt;
-    if (opt.max_turns <= 0) spec.max_turns = entry->def.max_turns;
-    registry = run_tools->catalog->registry_for(*entry);
-  }
-  agent::Agent main_agent(spec, *provider, std::move(registry));
+  agent::RunOptions run_options;
+  run_options.choice = {opt.provider, opt.model, opt.record};
+  run_options.agent = opt.agent;
+  run_options.system_prompt = opt.system_prompt;
+  if (opt.max_turns > 0) run_options.max_turns = opt.max_turns;
+  if (opt.max_time > 0) run_options.max_time_s = opt.max_time;
+  if (opt.max_cost > 0) run_options.max_cost_usd = opt.max_cost;
+  auto plan = agent::build_run(ws->config(), ws->work_tree(), run_options);
+  if (!plan) return fail(plan.status());
+  const agent::Agent& main_agent = *(*plan)->agent;
 
   CancelToken cancel;
   agent::RunContext ctx;
-  ctx.work_tree = tree;
-  ctx.agent = spec.name;
   ctx.cancel = &cancel;
-  ctx.pricing = &cfg->pricing;
-  double max_time = opt.max_time > 0 ? opt.max_time : cfg->limits.max_time_s.value_or(0);
-  if (max_time > 0) {
-    ctx.max_time_s = max_time;
-    ctx.deadline =
-        ctx.clock->now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                               std::chrono::duration<double>(max_time));
-  }
-  double max_cost = opt.max_cost > 0 ? opt.max_cost : cfg->limits.max_cost_usd.value_or(0);
-  if (max_cost > 0) ctx.max_cost_usd = max_cost;
 
   std::unique_ptr<agent::EventSink> sink;
   if (opt.json) {
@@ -151,17 +98,14 @@ int run_main(const RunOptions& opt) {
     HumanRenderer::Options view;
     view.color = view.stream = isatty(STDERR_FILENO) == 1;
     view.answer_shown = view.stream && same_terminal(STDOUT_FILENO, STDERR_FILENO);
-    view.top_agent = spec.name;
+    view.top_agent = main_agent.spec().name;
     sink = std::make_unique<HumanRenderer>(stderr, stdout, view);
   }
 
-  Json run_info{{"prompt", opt.task}, {"model", (*provider)->model()}};
-  auto store_path = store_path_for(opt.store);
+  Json run_info{{"prompt", opt.task}, {"model", main_agent.provider()->model()}};
+  auto store_path = ws->store_path();
   if (!store_path) return fail(store_path.status());
-  if (std::string note = legacy_store_note(tree, *store_path); !note.empty()) {
-    std::fputs(note.c_str(), stderr);
-  }
-  auto session = RunSession::start(*store_path, tree, opt.resume, opt.task, run_info);
+  auto session = RunSession::start(*store_path, ws->work_tree(), opt.resume, opt.task, run_info);
   if (!session) return fail(session.status());
   // Files this run writes while it holds untrusted content are marked there, and files marked
   // there are untrusted to read (DESIGN.md, security model 1).
@@ -179,6 +123,8 @@ int run_main(const RunOptions& opt) {
 
   agent::Conversation conv(std::move(*messages));
   InterruptScope interrupts(&cancel);
+  // The limits count from here, once the session is open.
+  (*plan)->start(ctx);
   agent::Outcome outcome = main_agent.run(ctx, conv, sink.get());
   if (Status s = (*session)->finish(outcome);
       !s.ok() && outcome.status != agent::RunStatus::kError) {

@@ -9,6 +9,7 @@
 #include "cli/command.h"
 #include "cli/renderer.h"
 #include "cli/run_session.h"
+#include "cli/workspace.h"
 #include "store/session_store.h"
 
 namespace mecha::cli {
@@ -28,21 +29,17 @@ int fail(const Status& s) {
 }
 
 Result<std::unique_ptr<store::SessionStore>> open_store(const SessionsOptions& opt) {
-  std::error_code ec;
-  std::filesystem::path tree = opt.work_tree.empty() ? std::filesystem::current_path(ec)
-                                                     : std::filesystem::path(opt.work_tree);
-  if (ec) return Status::error(fmt::format("current directory: {}", ec.message()));
-  tree = std::filesystem::canonical(tree, ec);
-  if (ec) return Status::usage(fmt::format("work tree {}: {}", opt.work_tree, ec.message()));
+  auto tree = Workspace::tree_of(opt.work_tree);
+  if (!tree) return tree.status();
   auto path = store_path_for(opt.store);
   if (!path) return path.status();
-  if (std::string note = legacy_store_note(tree, *path); !note.empty()) {
+  if (std::string note = legacy_store_note(*tree, *path); !note.empty()) {
     std::fputs(note.c_str(), stderr);
   }
   if (!std::filesystem::exists(*path)) {
     return Status::usage(fmt::format("no session store at {} (a run creates it)", path->string()));
   }
-  return store::SessionStore::open(*path, tree.string());
+  return store::SessionStore::open(*path, tree->string());
 }
 
 // "2026-11-29 19:30" (UTC)

@@ -10,6 +10,7 @@
 
 #include "cli/command.h"
 #include "cli/run_session.h"
+#include "cli/workspace.h"
 #include "store/file_taint.h"
 #include "store/record.h"
 
@@ -31,13 +32,7 @@ int fail(const Status& s) {
   return s.kind() == ErrorKind::kUsage ? kExitUsage : kExitError;
 }
 
-Result<fs::path> work_tree(const TaintOptions& opt) {
-  std::error_code ec;
-  fs::path tree = opt.work_tree.empty() ? fs::current_path(ec) : fs::path(opt.work_tree);
-  if (!ec) tree = fs::canonical(tree, ec);
-  if (ec) return Status::usage(fmt::format("work tree {}: {}", tree.string(), ec.message()));
-  return tree;
-}
+Result<fs::path> work_tree(const TaintOptions& opt) { return Workspace::tree_of(opt.work_tree); }
 
 Result<std::unique_ptr<store::FileTaint>> open_taint(const TaintOptions& opt) {
   auto path = store_path_for(opt.store);

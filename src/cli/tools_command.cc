@@ -1,12 +1,13 @@
-// `mecha tools [--json]`: every tool a run gets, with what it may do.
+// `mecha tools [--json]`: every tool a top-level run gets (mecha run, serve and chat alike),
+// with what it may do.
 #include <filesystem>
 #include <memory>
 
 #include <fmt/format.h>
 
+#include "agent/run_tools.h"
 #include "cli/command.h"
-#include "config/config.h"
-#include "tools/builtin.h"
+#include "cli/workspace.h"
 
 namespace mecha::cli {
 namespace {
@@ -14,6 +15,7 @@ namespace {
 struct ToolsOptions {
   bool json = false;
   std::string config_file;
+  std::string work_tree;
 };
 
 std::string one_line(const std::string& description) {
@@ -23,24 +25,31 @@ std::string one_line(const std::string& description) {
 }
 
 int tools_main(const ToolsOptions& opt) {
-  std::error_code ec;
-  config::ConfigFiles files = config::default_config_files(std::filesystem::current_path(ec));
-  if (!opt.config_file.empty()) files.explicit_file = opt.config_file;
-  auto cfg = config::load_config(files);
-  if (!cfg) {
-    fmt::print(stderr, "mecha: {}\n", cfg.message());
+  auto ws = Workspace::open({opt.work_tree, opt.config_file, ""});
+  if (!ws) {
+    fmt::print(stderr, "mecha: {}\n", ws.message());
+    return ws.status().kind() == ErrorKind::kUsage ? kExitUsage : kExitError;
+  }
+  // The registry a top-level run gets (agent/run_tools.h, as the run pipeline builds it): the
+  // builtin tools, each agent definition's tool, and Task. No provider: listing never talks
+  // to a model, and needs no API key.
+  auto run_tools = agent::build_run_tools(ws->config(), ws->work_tree(), agent::RunToolsOptions{});
+  if (!run_tools) {
+    fmt::print(stderr, "mecha: {}\n", run_tools.message());
     return kExitError;
   }
-  tools::ToolRegistry registry;
-  if (Status s = tools::add_builtin_tools(*cfg, registry); !s.ok()) {
-    fmt::print(stderr, "mecha: {}\n", s.message());
-    return kExitError;
-  }
+  const tools::ToolRegistry& registry = run_tools->registry;
+  // Where a tool comes from: built into mecha, an agent definition, or delegation (Task).
+  auto kind_of = [&](const tools::Tool& t) -> const char* {
+    if (run_tools->catalog->base().find(t.name())) return "builtin";
+    return run_tools->catalog->find(t.name()) ? "agent" : "delegation";
+  };
   if (opt.json) {
     Json all = Json::array();
     for (const auto& t : registry.all()) {
       auto c = t->capabilities();
       all.push_back({{"name", t->name()},
+                     {"kind", kind_of(*t)},
                      {"read_only", t->read_only()},
                      {"capabilities",
                       {{"untrusted_input", c.untrusted_input},
@@ -72,6 +81,8 @@ void define_tools_command(CLI::App& sub, Action* chosen) {
   CLI::App* cmd = &sub;
   cmd->add_flag("--json", opt->json, "Print JSON for programs");
   cmd->add_option("--config", opt->config_file, "Read only this config file");
+  cmd->add_option("-C,--work-tree", opt->work_tree,
+                  "The work tree whose agent definitions and config count (default: here)");
   cmd->callback([opt, chosen] { *chosen = [opt] { return tools_main(*opt); }; });
 }
 

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "agent/run_context.h"
+#include "agent/run_pipeline.h"
 #include "base/cancel.h"
 #include "base/message.h"
-#include "providers/provider.h"
 #include "store/session_store.h"
 
 namespace mecha::server {
@@ -44,7 +44,7 @@ class LiveSession {
 
   // The running turn's thread only.
   std::vector<Message>& conversation() { return conversation_; }
-  std::shared_ptr<providers::Provider>& provider() { return provider_; }
+  std::shared_ptr<const agent::RunPlan>& plan() { return plan_; }
   // What the session has read, carried from turn to turn so the trifecta interlock sees
   // the whole session. The untrusted leg comes from the log when the session is opened.
   agent::Taint& taint() { return taint_; }
@@ -55,7 +55,7 @@ class LiveSession {
   std::mutex mu_;
   std::unique_ptr<CancelToken> cancel_;  // GUARDED_BY(mu_) for replacement
   std::vector<Message> conversation_;
-  std::shared_ptr<providers::Provider> provider_;  // made at the first turn
+  std::shared_ptr<const agent::RunPlan> plan_;  // made at the first turn
   agent::Taint taint_;
 };
 

@@ -82,11 +82,12 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
     return std::vector<wire::Frame>{wire::Error{std::string(code), std::move(message)},
                                     wire::TurnDone{"", Usage{}, session.log().untrusted()}};
   };
-  if (!session.provider()) {
-    auto provider = settings.make_provider();
-    if (!provider) return fail(wire::codes::kTurnFailed, provider.message());
-    session.provider() = std::move(*provider);
+  if (!session.plan()) {
+    auto plan = settings.make_plan();
+    if (!plan) return fail(wire::codes::kTurnFailed, plan.message());
+    session.plan() = std::move(*plan);
   }
+  const agent::RunPlan& plan = *session.plan();
   const Message user = Message::user_text(text);
   if (auto seq = session.log().append(store::Record::user_message(user)); !seq) {
     return fail(wire::codes::kInternal, seq.message());
@@ -95,22 +96,20 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
   agent::Conversation conv(session.conversation());
   conv.append(user);
 
-  agent::Agent agent(settings.spec, session.provider(), settings.tools);
   const CancelToken& cancel = *session.turn_cancel();
   ConnectionApprover approver(connection, session.id(), settings.approval_timeout, cancel);
   // Each message is committed as it joins the conversation, before the next model call.
   agent::SessionJournal journal(&session.log());
   agent::RunContext ctx;
-  ctx.work_tree = settings.work_tree;
+  plan.start(ctx);
   ctx.cancel = &cancel;
-  ctx.pricing = &settings.pricing;
   ctx.approver = &approver;
   ctx.journal = &journal;
   ctx.taint = session.taint();
   ctx.file_taint = settings.file_taint.get();
   ctx.session_id = session.id();
   FrameSink sink(connection);
-  agent::Outcome outcome = agent.run(ctx, conv, &sink);
+  agent::Outcome outcome = plan.agent->run(ctx, conv, &sink);
   session.taint() = ctx.taint;
 
   Status recorded = session.log()

@@ -13,7 +13,8 @@
 // Every record a client was told of is committed first, so a daemon killed at any point
 // loses no acknowledged record; a turn cut short is rebuilt with its interruption marked
 // (store/conversation_log.h). The session's taint carries from turn to turn: a send in a
-// later turn is held when earlier turns read untrusted content and private data.
+// later turn is held when earlier turns read untrusted content and private data. Each turn is
+// one run of the session's plan, under the plan's limits (max time and cost per turn).
 #pragma once
 
 #include <chrono>
@@ -22,24 +23,20 @@
 #include <string>
 
 #include "agent/agent.h"
-#include "config/pricing.h"
+#include "agent/run_pipeline.h"
 #include "server/connection.h"
 #include "server/live_session.h"
 #include "store/file_taint.h"
-#include "tools/registry.h"
 
 namespace mecha::server {
 
-using ProviderFactory = std::function<Result<std::shared_ptr<providers::Provider>>()>;
+// Builds the run a session's turns share (agent/run_pipeline.h), called once per session at
+// its first turn: a cassette replays from its start for each session.
+using PlanFactory = std::function<Result<std::shared_ptr<const agent::RunPlan>>()>;
 
 // What every turn of a daemon shares. Immutable while the daemon runs.
 struct TurnSettings {
-  std::filesystem::path work_tree;
-  // Called once per session, at its first turn: a cassette replays from its start for each.
-  ProviderFactory make_provider;
-  tools::ToolRegistry tools;
-  agent::AgentSpec spec;
-  config::PriceTable pricing = config::PriceTable::defaults();
+  PlanFactory make_plan;
   std::chrono::milliseconds approval_timeout{60000};  // Default: 60 s, then a denial
   // Where files a turn writes while its session holds untrusted content are marked, and
   // marked files are untrusted to read (store/file_taint.h). Null: no file taint is kept.

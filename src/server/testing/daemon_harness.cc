@@ -8,11 +8,13 @@
 
 namespace mecha::server::testing {
 
-DaemonHarness::DaemonHarness(const std::string& cassette, std::function<void(DaemonOptions&)> tune)
+DaemonHarness::DaemonHarness(const std::string& cassette, std::function<void(DaemonOptions&)> tune,
+                             std::function<void(HarnessRun&)> tune_run)
     : socket_(dir_.path() / "mecha.sock"),
       store_path_(dir_.path() / "sessions.db"),
       cassette_(cassette),
-      tune_(std::move(tune)) {
+      tune_(std::move(tune)),
+      tune_run_(std::move(tune_run)) {
   start();
 }
 
@@ -22,14 +24,22 @@ DaemonHarness::~DaemonHarness() {
 
 void DaemonHarness::start() {
   DaemonOptions options;
-  options.turns.work_tree = dir_.path();
+  HarnessRun run;
+  run.work_tree = dir_.path();
+  run.tools = test_registry(sent_);
+  if (tune_run_) tune_run_(run);
   std::string text = cassette_;
-  options.turns.make_provider = [text]() -> Result<std::shared_ptr<providers::Provider>> {
+  options.turns.make_plan = [text, run]() -> Result<std::shared_ptr<const agent::RunPlan>> {
     auto p = providers::CassetteProvider::parse(text, "test.cassette");
     if (!p) return p.status();
-    return std::shared_ptr<providers::Provider>(std::move(*p));
+    auto plan = std::make_shared<agent::RunPlan>();
+    plan->agent = std::make_shared<const agent::Agent>(
+        run.spec, std::shared_ptr<providers::Provider>(std::move(*p)), run.tools);
+    plan->work_tree = run.work_tree;
+    plan->max_time_s = run.max_time_s;
+    plan->max_cost_usd = run.max_cost_usd;
+    return std::shared_ptr<const agent::RunPlan>(std::move(plan));
   };
-  options.turns.tools = test_registry(sent_);
   options.workers = 8;
   if (tune_) tune_(options);
   auto store = store::SessionStore::open(store_path_);

@@ -14,15 +14,26 @@
 #include "server/client.h"
 #include "server/daemon.h"
 #include "store/testing/temp_dir.h"
+#include "tools/registry.h"
 
 namespace mecha::server::testing {
+
+// What the harness's sessions run: the test tools in the harness's temp dir, unless tuned.
+struct HarnessRun {
+  std::filesystem::path work_tree;
+  tools::ToolRegistry tools;
+  agent::AgentSpec spec;
+  std::optional<double> max_time_s;
+  std::optional<double> max_cost_usd;
+};
 
 class DaemonHarness {
  public:
   // `cassette` is the text of a cassette file; each session replays it from its start.
-  // `tune` may change the options before the daemon starts.
+  // `tune` may change the options before the daemon starts, `tune_run` what it runs.
   explicit DaemonHarness(const std::string& cassette,
-                         std::function<void(DaemonOptions&)> tune = nullptr);
+                         std::function<void(DaemonOptions&)> tune = nullptr,
+                         std::function<void(HarnessRun&)> tune_run = nullptr);
   ~DaemonHarness();
 
   const std::filesystem::path& socket() const { return socket_; }
@@ -42,6 +53,7 @@ class DaemonHarness {
   std::filesystem::path store_path_;
   std::string cassette_;
   std::function<void(DaemonOptions&)> tune_;
+  std::function<void(HarnessRun&)> tune_run_;
   std::shared_ptr<std::atomic<int>> sent_ = std::make_shared<std::atomic<int>>(0);
   std::unique_ptr<Daemon> daemon_;
   std::thread thread_;

@@ -1,0 +1,55 @@
+// The run pipeline: the one place a run is built from (config, work tree, options), so that
+// `mecha run`, `mecha serve` and `mecha chat`'s own daemon offer the same tools (the builtin
+// ones, every agent definition, Task) under the same limits, and a feature added here
+// reaches all three.
+//
+// build_run reads the work tree's agent definitions, makes the provider (and each
+// definition's own, when it names one), picks the top-level agent (`--agent NAME` runs a
+// definition as the top-level agent: its allowlist, prompt, turn limit, model and provider,
+// each unless the options say otherwise), and settles the limits: an option wins over
+// [limits] of the config, which wins over the default (50 turns, no time or cost limit).
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "agent/agent.h"
+#include "agent/agent_catalog.h"
+#include "config/config.h"
+#include "providers/factory.h"
+
+namespace mecha::agent {
+
+struct RunOptions {
+  providers::ProviderChoice choice;  // --provider, --model, --record
+  std::string agent;                 // --agent: a definition to run as the top-level agent
+  std::string system_prompt;         // --system; empty: the definition's, else none
+  std::optional<int> max_turns;      // model calls per run
+  std::optional<double> max_time_s;  // wall-clock seconds per run
+  std::optional<double> max_cost_usd;
+};
+
+// A run ready to start, as many times as wanted (each run gets its own RunContext and
+// Conversation). Immutable; shared by the turns of a daemon's session.
+struct RunPlan {
+  std::shared_ptr<const Agent> agent;  // the top-level agent: its provider, tools and spec
+  std::filesystem::path work_tree;
+  config::PriceTable pricing = config::PriceTable::defaults();
+  std::optional<double> max_time_s;
+  std::optional<double> max_cost_usd;
+
+  // Sets what the plan decides in `ctx`: work tree, agent name, pricing, and the limits, the
+  // deadline counted from now. The rest (cancel token, approver, journal, taint, session)
+  // is the caller's.
+  void start(RunContext& ctx) const;
+};
+
+// Every error names what was wrong: the file and field of a definition, the agent asked for
+// and the agents that exist (a usage error), the provider.
+Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
+                                                 const std::filesystem::path& work_tree,
+                                                 const RunOptions& options);
+
+}  // namespace mecha::agent
