@@ -57,16 +57,9 @@ std::vector<std::string> legs(const tools::Capabilities& c) {
 
 int agents_main(const AgentsOptions& opt) {
   auto ws = Workspace::open({opt.work_tree, opt.config_file, ""});
-  if (!ws) {
-    fmt::print(stderr, "mecha: {}\n", ws.message());
-    return ws.status().kind() == ErrorKind::kUsage ? kExitUsage : kExitError;
-  }
-  // No provider: listing never talks to a model, and needs no API key.
-  auto run_tools = agent::build_run_tools(ws->config(), ws->work_tree(), agent::RunToolsOptions{});
-  if (!run_tools) {
-    fmt::print(stderr, "mecha: {}\n", run_tools.message());
-    return kExitError;
-  }
+  if (!ws) return report_failure(ws.status());
+  auto run_tools = ws->listing();
+  if (!run_tools) return report_failure(run_tools.status());
   const auto& entries = run_tools->catalog->entries();
   if (opt.json) {
     Json all = Json::array();

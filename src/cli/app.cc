@@ -8,6 +8,13 @@
 
 namespace mecha::cli {
 
+int report_failure(const Status& s) {
+  std::fprintf(stderr, "mecha: %s\n", s.message().c_str());
+  if (s.kind() == ErrorKind::kUsage) return kExitUsage;
+  if (s.kind() == ErrorKind::kCancelled) return kExitCancelled;
+  return kExitError;
+}
+
 int run_app(int argc, char** argv) {
   CLI::App app{"mecha: run language-model agents with tools, safely", "mecha"};
   // A plain flag, not CLI11's version flag: that one reports itself by throwing, and the

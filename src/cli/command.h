@@ -9,6 +9,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/result.h"
+
 namespace mecha::cli {
 
 using Action = std::function<int()>;
@@ -29,5 +31,8 @@ inline constexpr int kExitError = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitLimits = 3;
 inline constexpr int kExitCancelled = 130;
+
+// Prints "mecha: <message>" on stderr and returns the exit code for the status's kind.
+int report_failure(const Status& s);
 
 }  // namespace mecha::cli

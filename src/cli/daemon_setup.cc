@@ -48,13 +48,6 @@ std::string socket_path(const DaemonFlags& flags) {
   return flags.socket.empty() ? server::default_socket_path().string() : flags.socket;
 }
 
-int report_failure(const Status& s) {
-  std::fprintf(stderr, "mecha: %s\n", s.message().c_str());
-  if (s.kind() == ErrorKind::kUsage) return kExitUsage;
-  if (s.kind() == ErrorKind::kCancelled) return kExitCancelled;
-  return kExitError;
-}
-
 Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags,
                                         std::function<void(const std::string&)> log) {
   auto ws = Workspace::open({flags.work_tree, flags.config_file, flags.store});

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/command.h"
 #include "server/daemon.h"
 
 namespace mecha::cli {
@@ -50,8 +51,5 @@ Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags,
                                         std::function<void(const std::string&)> log = nullptr);
 
 std::string socket_path(const DaemonFlags& flags);
-
-// Prints "mecha: <message>" on stderr and returns the exit code for the status.
-int report_failure(const Status& s);
 
 }  // namespace mecha::cli

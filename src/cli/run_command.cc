@@ -56,13 +56,6 @@ int exit_code_for(agent::RunStatus status) {
   return kExitError;
 }
 
-int fail(const Status& s) {
-  std::fprintf(stderr, "mecha: %s\n", s.message().c_str());
-  if (s.kind() == ErrorKind::kUsage) return kExitUsage;
-  if (s.kind() == ErrorKind::kCancelled) return kExitCancelled;
-  return kExitError;
-}
-
 // True when both descriptors are the same terminal, so what one shows the other need not.
 bool same_terminal(int a, int b) {
   struct stat sa {
@@ -72,9 +65,10 @@ bool same_terminal(int a, int b) {
 }
 
 int run_main(const RunOptions& opt) {
-  if (opt.task.empty()) return fail(Status::usage("the task is empty: mecha run \"what to do\""));
+  if (opt.task.empty())
+    return report_failure(Status::usage("the task is empty: mecha run \"what to do\""));
   auto ws = Workspace::open({opt.work_tree, opt.config_file, opt.store});
-  if (!ws) return fail(ws.status());
+  if (!ws) return report_failure(ws.status());
 
   agent::RunOptions run_options;
   run_options.choice = {opt.provider, opt.model, opt.record};
@@ -84,7 +78,7 @@ int run_main(const RunOptions& opt) {
   if (opt.max_time > 0) run_options.max_time_s = opt.max_time;
   if (opt.max_cost > 0) run_options.max_cost_usd = opt.max_cost;
   auto plan = agent::build_run(ws->config(), ws->work_tree(), run_options);
-  if (!plan) return fail(plan.status());
+  if (!plan) return report_failure(plan.status());
   const agent::Agent& main_agent = *(*plan)->agent;
 
   CancelToken cancel;
@@ -104,18 +98,18 @@ int run_main(const RunOptions& opt) {
 
   Json run_info{{"prompt", opt.task}, {"model", main_agent.provider()->model()}};
   auto store_path = ws->store_path();
-  if (!store_path) return fail(store_path.status());
+  if (!store_path) return report_failure(store_path.status());
   auto session = RunSession::start(*store_path, ws->work_tree(), opt.resume, opt.task, run_info);
-  if (!session) return fail(session.status());
+  if (!session) return report_failure(session.status());
   // Files this run writes while it holds untrusted content are marked there, and files marked
   // there are untrusted to read (DESIGN.md, security model 1).
   auto file_taint = store::FileTaint::open(*store_path);
-  if (!file_taint) return fail(file_taint.status());
+  if (!file_taint) return report_failure(file_taint.status());
   ctx.file_taint = file_taint->get();
   ctx.session_id = (*session)->id();
   if (!opt.json) std::fprintf(stderr, "mecha: session %s\n", (*session)->id().c_str());
   auto messages = (*session)->conversation();
-  if (!messages) return fail(messages.status());
+  if (!messages) return report_failure(messages.status());
   ctx.journal = (*session)->journal();
   // A resumed conversation holds what earlier runs read: the taint carries over (seed 002).
   ctx.taint.untrusted = (*session)->untrusted();
@@ -169,7 +163,7 @@ void define_run_command(CLI::App& sub, Action* chosen) {
   run->callback([opt, chosen] {
     *chosen = [opt] {
       auto task = task_text(opt->task_words, stdin);
-      if (!task) return fail(task.status());
+      if (!task) return report_failure(task.status());
       opt->task = std::move(*task);
       return run_main(*opt);
     };

@@ -23,11 +23,6 @@ struct SessionsOptions {
   std::string id;
 };
 
-int fail(const Status& s) {
-  std::fprintf(stderr, "mecha: %s\n", s.message().c_str());
-  return s.kind() == ErrorKind::kUsage ? kExitUsage : kExitError;
-}
-
 Result<std::unique_ptr<store::SessionStore>> open_store(const SessionsOptions& opt) {
   auto tree = Workspace::tree_of(opt.work_tree);
   if (!tree) return tree.status();
@@ -70,9 +65,9 @@ std::string first_lines(const std::string& text, size_t max_lines, const std::st
 
 int list_main(const SessionsOptions& opt) {
   auto st = open_store(opt);
-  if (!st) return fail(st.status());
+  if (!st) return report_failure(st.status());
   auto all = opt.all ? (*st)->list() : (*st)->list((*st)->work_tree());
-  if (!all) return fail(all.status());
+  if (!all) return report_failure(all.status());
   if (opt.json) {
     Json arr = Json::array();
     for (const auto& s : *all) arr.push_back(store::summary_to_json(s));
@@ -149,13 +144,13 @@ std::string render_record(const store::Record& r) {
 
 int show_main(const SessionsOptions& opt) {
   auto st = open_store(opt);
-  if (!st) return fail(st.status());
+  if (!st) return report_failure(st.status());
   auto id = (*st)->resolve(opt.id);
-  if (!id) return fail(id.status());
+  if (!id) return report_failure(id.status());
   auto sum = (*st)->summary(*id);
-  if (!sum) return fail(sum.status());
+  if (!sum) return report_failure(sum.status());
   auto records = (*st)->read_records(*id);
-  if (!records) return fail(records.status());
+  if (!records) return report_failure(records.status());
   if (opt.json) {
     Json recs = Json::array();
     for (const auto& r : *records) recs.push_back(store::record_to_json(r));
@@ -176,11 +171,11 @@ int show_main(const SessionsOptions& opt) {
 
 int export_main(const SessionsOptions& opt) {
   auto st = open_store(opt);
-  if (!st) return fail(st.status());
+  if (!st) return report_failure(st.status());
   auto id = (*st)->resolve(opt.id);
-  if (!id) return fail(id.status());
+  if (!id) return report_failure(id.status());
   auto records = (*st)->read_records(*id);
-  if (!records) return fail(records.status());
+  if (!records) return report_failure(records.status());
   std::string out;
   for (const auto& r : *records) {
     out += dump_json(store::record_to_json(r)) + "\n";
@@ -191,10 +186,10 @@ int export_main(const SessionsOptions& opt) {
 
 int rm_main(const SessionsOptions& opt) {
   auto st = open_store(opt);
-  if (!st) return fail(st.status());
+  if (!st) return report_failure(st.status());
   auto id = (*st)->resolve(opt.id);
-  if (!id) return fail(id.status());
-  if (Status s = (*st)->remove(*id); !s.ok()) return fail(s);
+  if (!id) return report_failure(id.status());
+  if (Status s = (*st)->remove(*id); !s.ok()) return report_failure(s);
   if (opt.json) {
     std::fputs((dump_json(Json{{"removed", *id}}) + "\n").c_str(), stdout);
   } else {

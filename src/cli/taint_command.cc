@@ -27,11 +27,6 @@ struct TaintOptions {
   std::vector<std::string> paths;
 };
 
-int fail(const Status& s) {
-  std::fprintf(stderr, "mecha: %s\n", s.message().c_str());
-  return s.kind() == ErrorKind::kUsage ? kExitUsage : kExitError;
-}
-
 Result<fs::path> work_tree(const TaintOptions& opt) { return Workspace::tree_of(opt.work_tree); }
 
 Result<std::unique_ptr<store::FileTaint>> open_taint(const TaintOptions& opt) {
@@ -65,11 +60,11 @@ std::string shown_path(const std::string& path) {
 
 int list_main(const TaintOptions& opt) {
   auto tree = work_tree(opt);
-  if (!tree) return fail(tree.status());
+  if (!tree) return report_failure(tree.status());
   auto taint = open_taint(opt);
-  if (!taint) return fail(taint.status());
+  if (!taint) return report_failure(taint.status());
   auto marks = (*taint)->list(*tree);
-  if (!marks) return fail(marks.status());
+  if (!marks) return report_failure(marks.status());
   if (opt.json) {
     Json arr = Json::array();
     for (const auto& m : *marks) {
@@ -99,15 +94,15 @@ int list_main(const TaintOptions& opt) {
 
 int clear_main(const TaintOptions& opt) {
   if (opt.all == !opt.paths.empty()) {
-    return fail(Status::usage("say what to clear: mecha taint clear PATH... or --all"));
+    return report_failure(Status::usage("say what to clear: mecha taint clear PATH... or --all"));
   }
   auto tree = work_tree(opt);
-  if (!tree) return fail(tree.status());
+  if (!tree) return report_failure(tree.status());
   auto taint = open_taint(opt);
-  if (!taint) return fail(taint.status());
+  if (!taint) return report_failure(taint.status());
   if (opt.all) {
     auto n = (*taint)->clear_all(*tree);
-    if (!n) return fail(n.status());
+    if (!n) return report_failure(n.status());
     std::printf("cleared %lld mark%s in %s\n", static_cast<long long>(*n), *n == 1 ? "" : "s",
                 tree->c_str());
     return kExitOk;
@@ -115,9 +110,9 @@ int clear_main(const TaintOptions& opt) {
   std::vector<std::string> unmarked;
   for (const std::string& p : opt.paths) {
     auto rel = tree_relative(*tree, p);
-    if (!rel) return fail(rel.status());
+    if (!rel) return report_failure(rel.status());
     auto n = (*taint)->clear(*tree, {*rel});
-    if (!n) return fail(n.status());
+    if (!n) return report_failure(n.status());
     if (*n == 0) {
       unmarked.push_back(p);
     } else {
@@ -131,7 +126,7 @@ int clear_main(const TaintOptions& opt) {
           ? " The whole tree is marked (a command's changes could not be told apart): "
             "mecha taint clear --all vouches for it."
           : "";
-  return fail(Status::error(
+  return report_failure(Status::error(
       fmt::format("not marked, so nothing was cleared: {}.{}", fmt::join(unmarked, ", "), note)));
 }
 

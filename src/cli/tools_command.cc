@@ -26,18 +26,10 @@ std::string one_line(const std::string& description) {
 
 int tools_main(const ToolsOptions& opt) {
   auto ws = Workspace::open({opt.work_tree, opt.config_file, ""});
-  if (!ws) {
-    fmt::print(stderr, "mecha: {}\n", ws.message());
-    return ws.status().kind() == ErrorKind::kUsage ? kExitUsage : kExitError;
-  }
-  // The registry a top-level run gets (agent/run_tools.h, as the run pipeline builds it): the
-  // builtin tools, each agent definition's tool, and Task. No provider: listing never talks
-  // to a model, and needs no API key.
-  auto run_tools = agent::build_run_tools(ws->config(), ws->work_tree(), agent::RunToolsOptions{});
-  if (!run_tools) {
-    fmt::print(stderr, "mecha: {}\n", run_tools.message());
-    return kExitError;
-  }
+  if (!ws) return report_failure(ws.status());
+  // The registry a top-level run gets: the builtin tools, each agent definition's, and Task.
+  auto run_tools = ws->listing();
+  if (!run_tools) return report_failure(run_tools.status());
   const tools::ToolRegistry& registry = run_tools->registry;
   // Where a tool comes from: built into mecha, an agent definition, or delegation (Task).
   auto kind_of = [&](const tools::Tool& t) -> const char* {

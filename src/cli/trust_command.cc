@@ -20,11 +20,6 @@ struct TrustOptions {
   bool revoke = false;
 };
 
-int fail(const Status& s) {
-  std::fprintf(stderr, "mecha: %s\n", s.message().c_str());
-  return s.kind() == ErrorKind::kUsage ? kExitUsage : kExitError;
-}
-
 // The work tree is resolved as `mecha run` resolves it; the rest of the path is not
 // (config::identify()).
 std::filesystem::path target(const TrustOptions& opt) {
@@ -50,9 +45,9 @@ Result<std::string> read_whole(const std::filesystem::path& p) {
 
 int trust_main(const TrustOptions& opt) {
   auto file = config::TrustStore::default_file();
-  if (!file) return fail(file.status());
+  if (!file) return report_failure(file.status());
   auto store = config::TrustStore::load(*file);
-  if (!store) return fail(store.status());
+  if (!store) return report_failure(store.status());
 
   if (opt.list) {
     std::string out;
@@ -70,16 +65,17 @@ int trust_main(const TrustOptions& opt) {
   const std::filesystem::path path = target(opt);
   if (opt.revoke) {
     auto dropped = store->revoke(path.string());
-    if (!dropped) return fail(dropped.status());
-    if (!*dropped) return fail(Status::usage(fmt::format("{} was not trusted", path.string())));
+    if (!dropped) return report_failure(dropped.status());
+    if (!*dropped)
+      return report_failure(Status::usage(fmt::format("{} was not trusted", path.string())));
     std::printf("no longer trusted: %s\n", path.c_str());
     return kExitOk;
   }
 
   auto text = read_whole(path);
-  if (!text) return fail(text.status());
+  if (!text) return report_failure(text.status());
   config::FileIdentity id = config::identify(path, *text);
-  if (Status s = store->trust(id.path, id.sha256); !s.ok()) return fail(s);
+  if (Status s = store->trust(id.path, id.sha256); !s.ok()) return report_failure(s);
   std::printf("trusted %s (sha256 %s); any change to it revokes this\n", id.path.c_str(),
               id.sha256.c_str());
   return kExitOk;

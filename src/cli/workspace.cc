@@ -41,4 +41,8 @@ Result<std::filesystem::path> Workspace::store_path() const {
   return path;
 }
 
+Result<agent::RunTools> Workspace::listing() const {
+  return agent::build_run_tools(config_, tree_, agent::RunToolsOptions{});
+}
+
 }  // namespace mecha::cli

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "agent/run_tools.h"
 #include "base/result.h"
 #include "config/config.h"
 
@@ -29,6 +30,10 @@ class Workspace {
   // directory made private (0700). When the tree still holds an older mecha's store, a note
   // saying why it is not read goes to stderr (once per process).
   Result<std::filesystem::path> store_path() const;
+  // The tools and agent definitions a top-level run in this tree gets, built the run
+  // pipeline's way but without a provider: for listing (mecha tools, mecha agents), which
+  // never talks to a model and needs no API key.
+  Result<agent::RunTools> listing() const;
 
  private:
   Workspace(std::filesystem::path tree, config::Config config, std::string store)

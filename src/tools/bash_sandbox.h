@@ -51,19 +51,20 @@
 
 namespace mecha::tools {
 
-// Defaults: those of config::BashConfig and config::SandboxConfig (a test holds them equal).
+// Defaults: those of config::BashConfig and config::SandboxConfig, taken from them.
 struct BashSettings {
-  std::chrono::milliseconds default_timeout{120'000};
-  std::chrono::milliseconds max_timeout{600'000};
-  size_t max_output_chars = 30'000;
+  std::chrono::milliseconds default_timeout{
+      static_cast<int64_t>(config::kDefaultBashTimeoutS * 1000)};
+  std::chrono::milliseconds max_timeout{
+      static_cast<int64_t>(config::kDefaultBashMaxTimeoutS * 1000)};
+  size_t max_output_chars = config::kDefaultBashMaxOutputChars;
   bool sandbox = true;
   bool network = false;
-  std::vector<std::string> pass_env{"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE",
-                                    "TERM", "TZ",   "USER", "LOGNAME"};
+  std::vector<std::string> pass_env = config::SandboxConfig{}.pass_env;
   std::map<std::string, std::string> set_env;
-  int64_t max_processes = 512;      // 0: no limit
-  int64_t max_memory_mb = 8192;     // 0: no limit
-  int64_t max_file_size_mb = 4096;  // 0: no limit
+  int64_t max_processes = config::SandboxConfig{}.max_processes;        // 0: no limit
+  int64_t max_memory_mb = config::SandboxConfig{}.max_memory_mb;        // 0: no limit
+  int64_t max_file_size_mb = config::SandboxConfig{}.max_file_size_mb;  // 0: no limit
   bool operator==(const BashSettings&) const = default;
 };
 
