@@ -221,22 +221,9 @@ class UsageFailingJournal final : public RunJournal {
   Status failed_;
 };
 
-TEST(SessionJournal, AUsageThatCannotBeRecordedEndsTheRunBeforeItsToolsRun) {
-  UsageFailingJournal journal;
-  RunContext ctx;
-  ctx.journal = &journal;
-  Conversation conv;
-  conv.append(Message::user_text("go"));
-  auto provider = std::make_shared<RecordingProvider>(cassette({fetch_line("t1"), text_line("x")}));
-  Outcome o = make_agent(provider).run(ctx, conv, nullptr);
-  EXPECT_EQ(o.status, RunStatus::kError);
-  EXPECT_EQ(o.error, "recording the session failed: disk full");
-  EXPECT_EQ(provider->requests.size(), 1u);
-  EXPECT_EQ(conv.messages().size(), 1u);  // the reply was not acted on
-}
-
-TEST(SessionJournal, AFailureToRecordEndsTheRunWithAnError) {
-  FailingJournal journal;
+// Runs a tool call and an answer against `journal`: the run must end at the first failure to
+// record, before the next model call and before acting on a reply it could not record.
+void expect_the_run_ends_at_the_failure(RunJournal& journal, size_t messages_kept) {
   RunContext ctx;
   ctx.journal = &journal;
   Conversation conv;
@@ -246,6 +233,17 @@ TEST(SessionJournal, AFailureToRecordEndsTheRunWithAnError) {
   EXPECT_EQ(o.status, RunStatus::kError);
   EXPECT_EQ(o.error, "recording the session failed: disk full");
   EXPECT_EQ(provider->requests.size(), 1u);  // no model call after the failure
+  EXPECT_EQ(conv.messages().size(), messages_kept);
+}
+
+TEST(SessionJournal, AUsageThatCannotBeRecordedEndsTheRunBeforeItsToolsRun) {
+  UsageFailingJournal journal;
+  expect_the_run_ends_at_the_failure(journal, 1);  // the reply was not acted on
+}
+
+TEST(SessionJournal, AFailureToRecordEndsTheRunWithAnError) {
+  FailingJournal journal;
+  expect_the_run_ends_at_the_failure(journal, 2);
 }
 
 TEST(SessionJournal, ASubagentRunDoesNotWriteTheSessionConversation) {
