@@ -36,6 +36,7 @@ void add_daemon_flags(CLI::App* app, DaemonFlags* flags);
 struct AssembledDaemon {
   std::unique_ptr<server::Daemon> daemon;
   std::string store_path;
+  std::string model;  // the model its provider reports
 };
 
 // Reads the config, checks the model once (a cassette that does not parse fails here, not

@@ -148,8 +148,7 @@ int run_main(const RunOptions& opt) {
   if (opt.json) {
     sink = std::make_unique<JsonLinesSink>(stdout);
   } else {
-    HumanRenderer::Options view;
-    view.color = view.stream = isatty(STDERR_FILENO) == 1;
+    HumanRenderer::Options view = HumanRenderer::for_terminal(STDERR_FILENO, STDOUT_FILENO);
     view.answer_shown = view.stream && same_terminal(STDOUT_FILENO, STDERR_FILENO);
     view.top_agent = spec.name;
     sink = std::make_unique<HumanRenderer>(stderr, stdout, view);
@@ -179,6 +178,7 @@ int run_main(const RunOptions& opt) {
 
   agent::Conversation conv(std::move(*messages));
   InterruptScope interrupts(&cancel);
+  if (auto* human = dynamic_cast<HumanRenderer*>(sink.get())) human->waiting_for_model();
   agent::Outcome outcome = main_agent.run(ctx, conv, sink.get());
   if (Status s = (*session)->finish(outcome);
       !s.ok() && outcome.status != agent::RunStatus::kError) {
