@@ -132,9 +132,8 @@ void HumanRenderer::render(const agent::Event& event, int depth) {
             tool_names_[e.agent + "/" + e.id] = e.name;
             fmt::print(err_, "{}{}● {}{}({})\n", indent, p_.bold, printable(e.name), p_.reset,
                        printable(key_argument(e.name, e.input, 100)));
-            std::fputs(
-                printable(diff_preview(e.name, e.input, indent + "    ", kDiffLines, p_)).c_str(),
-                err_);
+            std::fputs(diff_preview(e.name, e.input, indent + "    ", kDiffLines, p_).c_str(),
+                       err_);
             wait_for(e.name);
           },
           [&](const agent::ToolResultEvent& e) {

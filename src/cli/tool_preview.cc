@@ -124,8 +124,8 @@ std::string diff_preview(std::string_view tool, const Json& input, const std::st
   size_t shown = std::min(lines.size(), max_lines);
   for (size_t i = 0; i < shown; ++i) {
     const char* colour = lines[i].first == '-' ? p.red : p.green;
-    out +=
-        fmt::format("{}{}{} {}{}\n", indent, colour, lines[i].first, cut(lines[i].second), p.reset);
+    out += fmt::format("{}{}{} {}{}\n", indent, colour, lines[i].first,
+                       printable(cut(lines[i].second)), p.reset);
   }
   if (lines.size() > shown) {
     out += fmt::format(

@@ -21,6 +21,7 @@ std::string summarize_input(const Json& input, size_t width);
 // Edit's old_string as "- " lines and new_string as "+ " lines, Write's content as "+ "
 // lines, at most `max_lines` of them, then "… +N more lines"; each line begins with
 // `indent` and ends with '\n'. Empty for any other tool (or an input without those strings).
+// The lines are printable() already.
 std::string diff_preview(std::string_view tool, const Json& input, const std::string& indent,
                          size_t max_lines, const Palette& p);
 
