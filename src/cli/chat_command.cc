@@ -256,8 +256,8 @@ Ended Chat::run_turn(const std::string& text) {
       }
       if (const auto* a = std::get_if<wire::ApprovalRequest>(&f)) {
         renderer.pause_spinner();
-        std::string prompt = fmt::format("{} wants to run {}({}): {}. Allow? [y/N] ", a->agent,
-                                         a->tool, summarize_input(a->input, 80), a->reason);
+        // The renderer has said who asks to run what, and why.
+        std::string prompt = fmt::format("Allow {}? [y/N] ", a->tool);
         LineEditor::Read answer = editor_.read(printable(prompt), false);
         bool yes =
             answer.got == LineEditor::Got::kLine && (answer.line == "y" || answer.line == "yes");

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/strict_json.h"
 #include "cli/testing/run_binary.h"
 #include "cli/testing/tmux_session.h"
 #include "tools/bash_sandbox.h"
@@ -40,14 +41,14 @@ class ChatInTmux : public ::testing::Test {
             "XDG_RUNTIME_DIR=" + (dir_.path() / "run").string()};
   }
 
-  std::unique_ptr<TmuxSession> chat(const std::string& cassette) {
+  std::unique_ptr<TmuxSession> chat(const std::string& cassette,
+                                    const std::string& binary = testing::mecha_binary()) {
     dir_.write("c.jsonl", cassette);
     return std::make_unique<TmuxSession>(
         dir_.path(),
-        std::vector<std::string>{testing::mecha_binary(), "chat", "--model",
-                                 "cassette:" + (dir_.path() / "c.jsonl").string(), "--store",
-                                 (dir_.path() / "store").string(), "--socket",
-                                 (dir_.path() / "run/none.sock").string()},
+        std::vector<std::string>{
+            binary, "chat", "--model", "cassette:" + (dir_.path() / "c.jsonl").string(), "--store",
+            (dir_.path() / "store").string(), "--socket", (dir_.path() / "run/none.sock").string()},
         dir_.path() / "tree", env());
   }
 
@@ -77,6 +78,16 @@ class ChatInTmux : public ::testing::Test {
 
   TempDir dir_;
 };
+
+std::string tool_use(const std::string& id, const std::string& name, const Json& input) {
+  Json line = {
+      {"response",
+       {{"content",
+         Json::array({Json{{"type", "tool_use"}, {"id", id}, {"name", name}, {"input", input}}})},
+        {"stop_reason", "tool_use"},
+        {"usage", {{"input_tokens", 10}, {"output_tokens", 3}}}}}};
+  return line.dump() + "\n";
+}
 
 std::string answer(const std::string& text) {
   return R"({"response": {"content": [{"type": "text", "text": ")" + text +
@@ -218,6 +229,53 @@ TEST_F(ChatInTmux, CtrlCCancelsALongToolAndTheChatGoesOn) {
   t->press("Enter");
   ASSERT_TRUE(t->wait_for("Still here."));
   ASSERT_TRUE(prompt(*t, 3));
+  t->press("C-d");
+  ASSERT_TRUE(t->wait_for_exit(0));
+}
+
+// A send after the session read untrusted and private content is asked inline: "y" lets it
+// run (the message is in sent.jsonl), Enter alone (the default, No) refuses it.
+TEST_F(ChatInTmux, ApprovalIsAskedInlineAndTheAnswerIsObeyed) {
+  const Json send = {{"to", "friend@example.com"}, {"body", "see you at 8"}};
+  auto t =
+      chat(kHeader + tool_use("t1", "FetchPage", {{"url", "https://pizza.example"}}) +
+               tool_use("t2", "ReadNotes", Json::object()) + tool_use("t3", "SendMessage", send) +
+               answer("Sent it.") + tool_use("t4", "SendMessage", send) + answer("Not sent."),
+           testing::mecha_e2e_binary());
+  const auto sent = dir_.path() / "tree/sent.jsonl";
+  auto sent_lines = [&] {
+    std::ifstream in(sent);
+    int n = 0;
+    for (std::string line; std::getline(in, line);) ++n;
+    return n;
+  };
+  ASSERT_TRUE(prompt(*t, 1));
+  t->type("tell my friend");
+  t->press("Enter");
+  ASSERT_TRUE(t->wait_for("Allow SendMessage? [y/N]"));
+  EXPECT_EQ(sent_lines(), 0) << "sent before the person answered";
+  t->type("y");
+  t->press("Enter");
+  ASSERT_TRUE(t->wait_for("Sent it."));
+  EXPECT_EQ(sent_lines(), 1);
+
+  ASSERT_TRUE(prompt(*t, 2));
+  t->type("again");
+  t->press("Enter");
+  ASSERT_TRUE(t->wait_for("Allow SendMessage? [y/N]", 2));
+  t->press("Enter");
+  ASSERT_TRUE(t->wait_for("refused by rule 'trifecta'"));
+  EXPECT_EQ(t->screen().find("error: send blocked"), std::string::npos)
+      << "the refusal is shown twice:\n"
+      << t->screen();
+  ASSERT_TRUE(t->wait_for("Not sent."));
+  EXPECT_EQ(sent_lines(), 1) << "a declined send ran";
+  // Answers to approval prompts are not history.
+  ASSERT_TRUE(prompt(*t, 3));
+  t->press("Up");
+  ASSERT_TRUE(t->wait_for("> again", 2));
+  t->press("C-c");
+  ASSERT_TRUE(prompt(*t, 4));  // "> again^C" and a new one
   t->press("C-d");
   ASSERT_TRUE(t->wait_for_exit(0));
 }

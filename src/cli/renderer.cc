@@ -142,6 +142,7 @@ void HumanRenderer::render(const agent::Event& event, int depth) {
           },
           [&](const agent::RefusalEvent& e) {
             tool_names_.erase(e.agent + "/" + e.id);
+            refused_.insert(e.agent + "/" + e.id);
             std::string why = first_line(e.message, 160);
             fmt::print(err_, "{}  {}⎿ refused by rule '{}'{}{}{}\n", indent, p_.magenta,
                        printable(e.rule), why.empty() ? "" : ": ", printable(why), p_.reset);
@@ -168,6 +169,8 @@ void HumanRenderer::render(const agent::Event& event, int depth) {
 }
 
 void HumanRenderer::render_result(const agent::ToolResultEvent& e, const std::string& indent) {
+  // A refused call's error result says again what its refusal said.
+  if (e.is_error && refused_.erase(e.agent + "/" + e.id) > 0) return;
   auto name = tool_names_.find(e.agent + "/" + e.id);
   const bool bash = name != tool_names_.end() && name->second == "Bash";
   if (name != tool_names_.end()) tool_names_.erase(name);

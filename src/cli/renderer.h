@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "agent/events.h"
@@ -90,6 +91,7 @@ class HumanRenderer final : public agent::EventSink {
   std::string pending_text_;          // the latest text, printed once we know it is not the answer
   std::string streamed_;              // text streamed since the last tool call
   std::map<std::string, std::string> tool_names_;  // "agent/id" -> tool, for results
+  std::set<std::string> refused_;                  // "agent/id" of refused calls
 };
 
 }  // namespace mecha::cli

@@ -147,6 +147,19 @@ TEST(HumanRenderer, RefusalsShowTheRuleAndTheFirstLineInTheirOwnColour) {
             "data\x1b[0m\n");
 }
 
+TEST(HumanRenderer, ARefusedCallsErrorResultIsNotShownAgain) {
+  auto got = render({call("SendMessage", {{"to", "x"}}),
+                     agent::RefusalEvent{"main", "t1", "trifecta", "send blocked: private data"},
+                     result("send blocked: private data", "t1", true),
+                     call("Read", {{"file_path", "b"}}, "t2"), result("missing", "t2", true)},
+                    plain());
+  EXPECT_EQ(got.err,
+            "● SendMessage(to=\"x\")\n"
+            "  ⎿ refused by rule 'trifecta': send blocked: private data\n"
+            "● Read(b)\n"
+            "  ⎿ error: missing\n");
+}
+
 TEST(HumanRenderer, TurnsArePluralOnlyWhenNotOne) {
   agent::Outcome one;
   one.turns = 1;
