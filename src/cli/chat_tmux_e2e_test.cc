@@ -143,6 +143,55 @@ TEST_F(ChatInTmux, UpRecallsTheLastLineAndABackslashContinuesTheMessage) {
   EXPECT_NE(saved.find("line"), std::string::npos) << saved;
 }
 
+// The history file is capped at LineEditor::kHistoryLines lines, and what was saved last
+// is what Up recalls first at the next start.
+TEST_F(ChatInTmux, HistoryIsLoadedAtStartAndCapped) {
+  std::string old = "_HiStOrY_V2_\n";
+  for (int i = 0; i < 1200; ++i) old += "old\\040line\\040" + std::to_string(i) + "\n";
+  dir_.write("state/mecha/chat_history", old);
+  ::chmod((dir_.path() / "state/mecha").c_str(), 0700);
+  auto t = chat(kHeader + answer("Answer one."));
+  ASSERT_TRUE(prompt(*t, 1));
+  t->press("Up");
+  ASSERT_TRUE(t->wait_for("> old line 1199"));
+  t->press("C-c");
+  ASSERT_TRUE(prompt(*t, 2));
+  t->type("newest");
+  t->press("Enter");
+  ASSERT_TRUE(t->wait_for("Answer one."));
+  ASSERT_TRUE(prompt(*t, 3));
+  t->press("C-d");
+  ASSERT_TRUE(t->wait_for_exit(0));
+  std::ifstream in(dir_.path() / "state/mecha/chat_history");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_LE(lines.size(), 1u + 1000u);  // the header and the last 1000 lines
+  EXPECT_EQ(lines.back(), "newest");
+}
+
+// A chat_history planted as a symlink is neither read nor written through: the file it
+// points at is unchanged, and chat says the history could not be saved.
+TEST_F(ChatInTmux, AHistorySymlinkIsNotFollowed) {
+  dir_.write("target.txt", "precious\n");
+  std::filesystem::create_directories(dir_.path() / "state/mecha");
+  ::chmod((dir_.path() / "state/mecha").c_str(), 0700);
+  std::filesystem::create_symlink(dir_.path() / "target.txt",
+                                  dir_.path() / "state/mecha/chat_history");
+  auto t = chat(kHeader + answer("Answer one."));
+  ASSERT_TRUE(prompt(*t, 1));
+  t->type("a line");
+  t->press("Enter");
+  ASSERT_TRUE(t->wait_for("Answer one."));
+  ASSERT_TRUE(prompt(*t, 2));
+  t->press("C-d");
+  ASSERT_TRUE(t->wait_for("cannot save the chat history"));
+  ASSERT_TRUE(t->wait_for_exit(0));
+  std::ifstream in(dir_.path() / "target.txt");
+  std::string target((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(target, "precious\n");
+}
+
 TEST_F(ChatInTmux, HelpClearAndAnUnknownCommand) {
   auto t = chat(kHeader + answer("Before clear.") + answer("After clear."));
   ASSERT_TRUE(prompt(*t, 1));
