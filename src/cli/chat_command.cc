@@ -1,30 +1,37 @@
 // `mecha chat`: an interactive session with the daemon, in the terminal.
 //
 // Connects to the daemon on the socket; when none is running, runs one inside this process
-// (the same model options as `mecha serve`) and talks to it over a socket pair. Streamed
-// text goes to stdout, tool calls and results to stderr as they happen; an approval request
-// is asked inline (y/n). Slash commands: /sessions, /resume ID, /cost, /quit. --json prints
-// every frame as it arrives, one per line, on stdout. Ctrl-C cancels the running turn.
+// (the same model options as `mecha serve`) and talks to it over a socket pair. The daemon's
+// frames are turned back into a run's events (server/event_frames.h) and shown by the same
+// renderer as `mecha run`; an approval request is asked inline (y/N). Lines are read with
+// line editing and history (line_editor.h); slash commands are in chat_commands.h. --json
+// prints every frame as it arrives, one per line, on stdout. Ctrl-C cancels the running
+// turn and the chat goes on.
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
-#include <iostream>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "base/state_dir.h"
+#include "cli/chat_commands.h"
 #include "cli/command.h"
 #include "cli/daemon_setup.h"
 #include "cli/interrupt.h"
+#include "cli/line_editor.h"
 #include "cli/renderer.h"
 #include "server/client.h"
+#include "server/event_frames.h"
 #include "wire/codec.h"
 
 namespace mecha::cli {
 namespace {
+
+const std::string kSoftware = "mecha 0.1.0 chat";
 
 struct ChatFlags {
   DaemonFlags daemon;
@@ -32,98 +39,74 @@ struct ChatFlags {
   std::string resume;
 };
 
-// Shows frames to a person.
-class ChatView {
+// The daemon chat talks to: an external one on the socket, or its own, in this process.
+class Connection {
  public:
-  ChatView(bool json, bool color) : json_(json), color_(color) {}
+  ~Connection() { stop_own(); }
 
-  void show(const wire::Frame& f) {
-    if (json_) {
-      std::fputs(wire::encode_frame(f).c_str(), stdout);
-      std::fflush(stdout);
-      return;
+  // Connects to the daemon on the socket, or starts one here when none listens there.
+  Status start(const DaemonFlags& flags) {
+    socket_ = socket_path(flags);
+    auto client = server::Client::connect(socket_, kSoftware);
+    if (client.ok()) {
+      client_ = std::move(*client);
+      return ok_status();
     }
-    const char* dim = color_ ? "\x1b[2m" : "";
-    const char* red = color_ ? "\x1b[31m" : "";
-    const char* bold = color_ ? "\x1b[1m" : "";
-    const char* reset = color_ ? "\x1b[0m" : "";
-    if (const auto* d = std::get_if<wire::TextDelta>(&f)) {
-      std::fputs(d->delta.c_str(), stdout);
-      std::fflush(stdout);
-      streamed_ = true;
-    } else if (const auto* t = std::get_if<wire::Text>(&f)) {
-      if (!streamed_) std::fputs(t->text.c_str(), stdout);
-      std::fputs("\n", stdout);
-      std::fflush(stdout);
-      streamed_ = false;
-    } else if (std::holds_alternative<wire::ToolCall>(f) ||
-               std::holds_alternative<wire::ToolResult>(f) ||
-               std::holds_alternative<wire::Refusal>(f) || std::holds_alternative<wire::Note>(f) ||
-               std::holds_alternative<wire::Nested>(f)) {
-      show_event(wire::event_to_json(f), 0, dim, red, bold, reset);
-    } else if (const auto* e = std::get_if<wire::Error>(&f)) {
-      fmt::print(stderr, "{}mecha: {} ({}){}\n", red, e->message, e->code, reset);
-    } else if (const auto* done = std::get_if<wire::TurnDone>(&f)) {
-      fmt::print(stderr, "{}{} in / {} out tokens{}{}\n", dim, done->usage.input_tokens,
-                 done->usage.output_tokens,
-                 done->untrusted ? " · session has read untrusted content" : "", reset);
-    } else if (const auto* o = std::get_if<wire::Opened>(&f)) {
-      fmt::print(stderr, "{}session {}{}{}\n", dim, o->session_id,
-                 o->resumed ? fmt::format(" resumed ({} records{})", o->records,
-                                          o->untrusted ? ", has read untrusted content" : "")
-                            : std::string(" (new)"),
-                 reset);
-    } else if (const auto* s = std::get_if<wire::Sessions>(&f)) {
-      if (s->sessions.empty()) fmt::print(stderr, "no sessions\n");
-      for (const auto& x : s->sessions) {
-        fmt::print(stderr, "{}  {} records{}{}\n", x.session_id, x.records,
-                   x.untrusted ? "  untrusted" : "", x.attached ? "  (open)" : "");
-      }
-    } else if (const auto* c = std::get_if<wire::CostReport>(&f)) {
-      fmt::print(stderr, "session {}: {} in / {} out tokens · {}{}\n", c->session_id,
-                 c->usage.input_tokens, c->usage.output_tokens,
-                 c->cost_usd ? fmt::format("${:.4f}", *c->cost_usd) : std::string("cost unknown"),
-                 c->unpriced_calls > 0 && c->cost_usd ? " + unpriced calls" : "");
+    if (!(errno == ENOENT || errno == ECONNREFUSED ||
+          client.message().find("No such file") != std::string::npos ||
+          client.message().find("Connection refused") != std::string::npos)) {
+      return client.status();
     }
+    auto assembled = assemble_daemon(flags);
+    if (!assembled) return assembled.status();
+    return start_own(std::move(*assembled));
   }
+
+  // Replaces the own daemon by one for `flags` (another model), reopening `session`.
+  // The old one keeps running when the new one cannot be assembled.
+  Status restart_own(const DaemonFlags& flags) {
+    auto assembled = assemble_daemon(flags);
+    if (!assembled) return assembled.status();
+    stop_own();
+    return start_own(std::move(*assembled));
+  }
+
+  server::Client& client() { return *client_; }
+  bool own() const { return own_ != nullptr; }
+  const std::string& model() const { return model_; }
+  const std::string& socket() const { return socket_; }
 
  private:
-  void show_event(const Json& e, int depth, const char* dim, const char* red, const char* bold,
-                  const char* reset) {
-    const std::string type = e.value("type", "");
-    const std::string indent(depth * 2, ' ');
-    if (type == "nested") {
-      show_event(e.at("event"), depth + 1, dim, red, bold, reset);
-    } else if (type == "text") {
-      fmt::print(stderr, "{}{}\n", indent, e.value("text", ""));
-    } else if (type == "tool_call") {
-      fmt::print(stderr, "{}{}● {}{}({})\n", indent, bold, e.value("name", ""), reset,
-                 summarize_input(e.value("input", Json::object()), 100));
-    } else if (type == "tool_result") {
-      std::string content = e.value("content", "");
-      content = content.substr(0, content.find('\n')).substr(0, 160);
-      fmt::print(stderr, "{}  {}⎿ {}{}{}{}\n", indent, e.value("is_error", false) ? red : dim,
-                 e.value("is_error", false) ? "error: " : "", content,
-                 e.value("untrusted", false) ? " (untrusted)" : "", reset);
-    } else if (type == "refusal") {
-      fmt::print(stderr, "{}  {}⎿ refused by rule '{}'{}\n", indent, red, e.value("rule", ""),
-                 reset);
-    } else if (type == "note") {
-      fmt::print(stderr, "{}{}note: {}{}\n", indent, dim, e.value("text", ""), reset);
+  Status start_own(AssembledDaemon assembled) {
+    own_ = std::move(assembled.daemon);
+    model_ = assembled.model;
+    int pair[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+      return Status::error(fmt::format("socketpair: {}", std::strerror(errno)));
     }
-    std::fflush(stderr);
+    own_->attach(UniqueFd(pair[0]));
+    thread_ = std::thread([d = own_.get()] { (void)d->serve(UniqueFd()); });
+    auto client = server::Client::over(UniqueFd(pair[1]), kSoftware);
+    if (!client) return client.status();
+    client_ = std::move(*client);
+    return ok_status();
   }
 
-  const bool json_;
-  const bool color_;
-  bool streamed_ = false;
-};
+  void stop_own() {
+    if (!own_) return;
+    if (client_) client_->shutdown();
+    own_->stop();
+    if (thread_.joinable()) thread_.join();
+    client_.reset();
+    own_.reset();
+  }
 
-bool read_line(const char* prompt, std::string* line) {
-  std::fputs(prompt, stderr);
-  std::fflush(stderr);
-  return static_cast<bool>(std::getline(std::cin, *line));
-}
+  std::string socket_;
+  std::string model_;
+  std::unique_ptr<server::Daemon> own_;
+  std::thread thread_;
+  std::unique_ptr<server::Client> client_;
+};
 
 // How an exchange with the daemon ended.
 enum class Ended { kAnswered, kClosed, kBadFrame };
@@ -136,12 +119,66 @@ Ended bad_frame(const wire::Decoded& d) {
   return Ended::kBadFrame;
 }
 
-// Waits for the reply to a request; frames before it are shown too.
-Ended await(server::Client& client, ChatView& view,
-            const std::function<bool(const wire::Frame&)>& is_reply) {
-  while (auto d = client.receive()) {
+class Chat {
+ public:
+  Chat(const ChatFlags& flags, Connection& conn, LineEditor& editor)
+      : flags_(flags),
+        conn_(conn),
+        editor_(editor),
+        p_(Palette::of(!flags.json && color_wanted(STDERR_FILENO))) {}
+
+  int run();
+
+ private:
+  Ended command(const ChatCommand& c);
+  Ended run_turn(const std::string& text);
+  Ended request(const wire::Frame& frame, bool (*is_reply)(const wire::Frame&));
+  void show(const wire::Frame& f);  // a frame that is not a turn's
+  void print_json(const wire::Frame& f) {
+    std::fputs(wire::encode_frame(f).c_str(), stdout);
+    std::fflush(stdout);
+  }
+
+  const ChatFlags& flags_;
+  Connection& conn_;
+  LineEditor& editor_;
+  const Palette p_;
+  std::string session_;  // the open session
+};
+
+void Chat::show(const wire::Frame& f) {
+  if (flags_.json) return print_json(f);
+  if (const auto* e = std::get_if<wire::Error>(&f)) {
+    fmt::print(stderr, "{}mecha: {} ({}){}\n", p_.red, e->message, e->code, p_.reset);
+  } else if (const auto* o = std::get_if<wire::Opened>(&f)) {
+    session_ = o->session_id;
+    fmt::print(stderr, "{}session {}{}{}\n", p_.dim, o->session_id,
+               o->resumed
+                   ? fmt::format(" resumed ({}{})", count_of(o->records, "record", "records"),
+                                 o->untrusted ? ", has read untrusted content" : "")
+                   : std::string(" (new)"),
+               p_.reset);
+  } else if (const auto* s = std::get_if<wire::Sessions>(&f)) {
+    if (s->sessions.empty()) fmt::print(stderr, "no sessions\n");
+    for (const auto& x : s->sessions) {
+      fmt::print(stderr, "{}  {}{}{}\n", x.session_id, count_of(x.records, "record", "records"),
+                 x.untrusted ? "  untrusted" : "", x.attached ? "  (open)" : "");
+    }
+  } else if (const auto* c = std::get_if<wire::CostReport>(&f)) {
+    fmt::print(stderr, "session {}: {} in / {} out tokens · {}{}\n", c->session_id,
+               c->usage.input_tokens, c->usage.output_tokens,
+               c->cost_usd ? fmt::format("${:.4f}", *c->cost_usd) : std::string("cost unknown"),
+               c->unpriced_calls > 0 && c->cost_usd ? " + unpriced calls" : "");
+  }
+  std::fflush(stderr);
+}
+
+// Sends `frame` and shows frames until its reply (or an error).
+Ended Chat::request(const wire::Frame& frame, bool (*is_reply)(const wire::Frame&)) {
+  if (!conn_.client().send(frame).ok()) return Ended::kClosed;
+  while (auto d = conn_.client().receive()) {
     if (!d->ok()) return bad_frame(*d);
-    view.show(*d->frame);
+    show(*d->frame);
     if (is_reply(*d->frame) || std::holds_alternative<wire::Error>(*d->frame)) {
       return Ended::kAnswered;
     }
@@ -149,12 +186,41 @@ Ended await(server::Client& client, ChatView& view,
   return Ended::kClosed;
 }
 
-// Runs one turn: frames until turn_done, approvals asked inline, Ctrl-C sends cancel.
-Ended run_turn(server::Client& client, ChatView& view, const std::string& text) {
+bool is_opened(const wire::Frame& f) { return std::holds_alternative<wire::Opened>(f); }
+bool is_sessions(const wire::Frame& f) { return std::holds_alternative<wire::Sessions>(f); }
+bool is_cost(const wire::Frame& f) { return std::holds_alternative<wire::CostReport>(f); }
+
+// A turn's status from the error frame that precedes its turn_done (server/turn.cc).
+agent::Outcome outcome_of(const std::optional<wire::Error>& error, const wire::TurnDone& done) {
+  agent::Outcome o;
+  o.text = done.content;
+  o.usage = done.usage;
+  o.untrusted = done.untrusted;
+  if (!error) return o;
+  if (error->code == wire::codes::kTurnCancelled) {
+    o.status = agent::RunStatus::kCancelled;
+  } else if (error->code == wire::codes::kTurnLimits) {
+    o.status = agent::RunStatus::kLimitsExceeded;
+    o.limit = error->message;
+  } else {
+    o.status = agent::RunStatus::kError;
+    o.error = fmt::format("{} ({})", error->message, error->code);
+  }
+  return o;
+}
+
+// One turn: frames until turn_done, approvals asked inline, Ctrl-C sends cancel.
+Ended Chat::run_turn(const std::string& text) {
+  server::Client& client = conn_.client();
   if (Status sent = client.send(wire::UserTurn{text}); !sent.ok()) {
     fmt::print(stderr, "mecha: {}\n", sent.message());
     return Ended::kClosed;
   }
+  HumanRenderer::Options view = HumanRenderer::for_terminal(STDERR_FILENO, STDOUT_FILENO);
+  view.summary = false;  // turn_done carries tokens only; printed below
+  HumanRenderer renderer(stderr, stdout, view);
+  if (!flags_.json) renderer.waiting_for_model();
+
   CancelToken cancel;
   std::atomic<bool> done{false};
   std::thread watcher([&] {
@@ -167,6 +233,7 @@ Ended run_turn(server::Client& client, ChatView& view, const std::string& text) 
     }
   });
   Ended ended = Ended::kClosed;
+  std::optional<wire::Error> error;
   {
     InterruptScope interrupts(&cancel);
     while (auto d = client.receive()) {
@@ -175,12 +242,25 @@ Ended run_turn(server::Client& client, ChatView& view, const std::string& text) 
         break;
       }
       const wire::Frame& f = *d->frame;
-      view.show(f);
+      if (flags_.json) {
+        print_json(f);
+      } else if (auto event = server::event_for(f)) {
+        renderer.on_event(*event);
+      } else if (const auto* e = std::get_if<wire::Error>(&f)) {
+        error = *e;
+      } else if (const auto* t = std::get_if<wire::TurnDone>(&f)) {
+        renderer.on_event(agent::DoneEvent{outcome_of(error, *t), session_});
+        fmt::print(stderr, "{}{} in / {} out tokens{}{}\n", p_.dim, t->usage.input_tokens,
+                   t->usage.output_tokens,
+                   t->untrusted ? " · session has read untrusted content" : "", p_.reset);
+      }
       if (const auto* a = std::get_if<wire::ApprovalRequest>(&f)) {
-        std::string answer;
-        std::string prompt = fmt::format("{} wants to run {}({}): {}. Allow? [y/N] ", a->agent,
-                                         a->tool, summarize_input(a->input, 80), a->reason);
-        bool yes = read_line(prompt.c_str(), &answer) && (answer == "y" || answer == "yes");
+        renderer.pause_spinner();
+        // The renderer has said who asks to run what, and why.
+        std::string prompt = fmt::format("Allow {}? [y/N] ", a->tool);
+        LineEditor::Read answer = editor_.read(printable(prompt), false);
+        bool yes =
+            answer.got == LineEditor::Got::kLine && (answer.line == "y" || answer.line == "yes");
         (void)client.send(wire::ApprovalAnswer{a->request_id, yes});
       }
       if (std::holds_alternative<wire::TurnDone>(f)) {
@@ -191,86 +271,103 @@ Ended run_turn(server::Client& client, ChatView& view, const std::string& text) 
   }
   done.store(true);
   watcher.join();
+  std::fflush(stderr);
   return ended;
 }
 
-int chat_main(const ChatFlags& flags) {
-  const std::string software = "mecha 0.1.0 chat";
-  const std::string path = socket_path(flags.daemon);
-  std::unique_ptr<server::Daemon> own_daemon;
-  std::thread own_thread;
-  auto client = server::Client::connect(path, software);
-  if (!client.ok() && (errno == ENOENT || errno == ECONNREFUSED ||
-                       client.message().find("No such file") != std::string::npos ||
-                       client.message().find("Connection refused") != std::string::npos)) {
-    // No daemon: run one here, reached over a socket pair.
-    auto assembled = assemble_daemon(flags.daemon);
-    if (!assembled) return report_failure(assembled.status());
-    own_daemon = std::move(assembled->daemon);
-    int pair[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
-      return report_failure(Status::error(fmt::format("socketpair: {}", std::strerror(errno))));
+Ended Chat::command(const ChatCommand& c) {
+  switch (c.kind) {
+    case ChatCommand::kHelp:
+      std::fputs(chat_help().c_str(), stderr);
+      return Ended::kAnswered;
+    case ChatCommand::kSessions:
+      return request(wire::ListSessions{}, is_sessions);
+    case ChatCommand::kResume:
+      return request(wire::Open{c.arg}, is_opened);
+    case ChatCommand::kCost:
+      return request(wire::CostQuery{}, is_cost);
+    case ChatCommand::kClear:
+      return request(wire::Open{""}, is_opened);
+    case ChatCommand::kModel: {
+      if (!conn_.own()) {
+        fmt::print(stderr,
+                   "the model is the one the daemon at {} was started with (mecha serve "
+                   "--model); chat cannot switch it: stop that daemon, or start chat with "
+                   "--socket pointing elsewhere so it runs its own\n",
+                   conn_.socket());
+        return Ended::kAnswered;
+      }
+      if (c.arg.empty()) {
+        const std::string& provider = flags_.daemon.provider;
+        fmt::print(stderr, "model: {} · provider: {}\n", conn_.model(),
+                   provider.empty() ? "the config's default" : provider);
+        return Ended::kAnswered;
+      }
+      DaemonFlags next = flags_.daemon;
+      next.model = c.arg;
+      if (Status s = conn_.restart_own(next); !s.ok()) {
+        fmt::print(stderr, "{}mecha: cannot switch to {}: {}{}\n", p_.red, c.arg, s.message(),
+                   p_.reset);
+        return Ended::kAnswered;
+      }
+      fmt::print(stderr, "model: {}\n", conn_.model());
+      return request(wire::Open{session_}, is_opened);
     }
-    own_daemon->attach(UniqueFd(pair[0]));
-    own_thread = std::thread([&] { (void)own_daemon->serve(UniqueFd()); });
-    client = server::Client::over(UniqueFd(pair[1]), software);
+    case ChatCommand::kQuit:
+      return Ended::kAnswered;
+    case ChatCommand::kUnknown:
+      fmt::print(stderr, "unknown command {}: /help lists them\n", c.arg);
+      return Ended::kAnswered;
   }
-  auto finish = [&](int code) {
-    if (own_daemon) {
-      own_daemon->stop();
-      own_thread.join();
-    }
-    return code;
-  };
-  if (!client.ok()) return finish(report_failure(client.status()));
-  server::Client& c = **client;
-  ChatView view(flags.json, !flags.json && isatty(STDERR_FILENO) == 1);
+  return Ended::kAnswered;
+}
 
-  auto opened = c.open(flags.resume);
-  if (!opened.ok()) return finish(report_failure(opened.status()));
-  view.show(*opened);
-
-  std::string line;
-  while (read_line("> ", &line)) {
-    if (line.empty()) continue;
-    if (line == "/quit" || line == "/exit") break;
-    Ended ended = Ended::kAnswered;
-    if (line == "/sessions") {
-      ended = c.send(wire::ListSessions{}).ok()
-                  ? await(c, view,
-                          [](const wire::Frame& f) {
-                            return std::holds_alternative<wire::Sessions>(f);
-                          })
-                  : Ended::kClosed;
-    } else if (line == "/cost") {
-      ended = c.send(wire::CostQuery{}).ok()
-                  ? await(c, view,
-                          [](const wire::Frame& f) {
-                            return std::holds_alternative<wire::CostReport>(f);
-                          })
-                  : Ended::kClosed;
-    } else if (line.starts_with("/resume")) {
-      std::string id = line.size() > 8 ? line.substr(8) : "last";
-      ended =
-          c.send(wire::Open{id}).ok()
-              ? await(c, view,
-                      [](const wire::Frame& f) { return std::holds_alternative<wire::Opened>(f); })
-              : Ended::kClosed;
-    } else if (line.starts_with("/")) {
-      fmt::print(stderr, "commands: /sessions, /resume ID, /cost, /quit\n");
+int Chat::run() {
+  auto opened = conn_.client().open(flags_.resume);
+  if (!opened.ok()) return report_failure(opened.status());
+  show(*opened);
+  if (!flags_.json && editor_.interactive()) {
+    fmt::print(stderr, "{}/help for commands, Ctrl-D to quit{}\n", p_.dim, p_.reset);
+  }
+  while (true) {
+    LineEditor::Read r = editor_.read_message("> ");
+    if (r.got == LineEditor::Got::kEnd) break;
+    if (r.got == LineEditor::Got::kInterrupted || r.line.empty()) continue;
+    Ended ended;
+    if (r.line.starts_with("/")) {
+      ChatCommand c = parse_chat_command(r.line);
+      if (c.kind == ChatCommand::kQuit) break;
+      ended = command(c);
     } else {
-      ended = run_turn(c, view, line);
+      ended = run_turn(r.line);
     }
     if (ended == Ended::kBadFrame) {
-      c.shutdown();
-      return finish(kExitError);
+      conn_.client().shutdown();
+      return kExitError;
     }
     if (ended == Ended::kClosed) {
       fmt::print(stderr, "mecha: the daemon closed the connection\n");
-      return finish(kExitError);
+      return kExitError;
     }
   }
-  return finish(kExitOk);
+  if (std::string e = editor_.history_error(); !e.empty()) fmt::print(stderr, "mecha: {}\n", e);
+  return kExitOk;
+}
+
+// user_state_dir()/chat_history, its directory made private; empty (no history) when
+// there is no state dir.
+std::filesystem::path history_file() {
+  auto dir = private_state_dir();
+  if (!dir) return {};
+  return *dir / "chat_history";
+}
+
+int chat_main(const ChatFlags& flags) {
+  Connection conn;
+  if (Status s = conn.start(flags.daemon); !s.ok()) return report_failure(s);
+  LineEditor editor(isatty(STDIN_FILENO) == 1 ? history_file() : std::filesystem::path());
+  Chat chat(flags, conn, editor);
+  return chat.run();
 }
 
 }  // namespace

@@ -90,6 +90,7 @@ Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags,
   AssembledDaemon out;
   out.daemon = std::make_unique<server::Daemon>(std::move(options), std::move(*store));
   out.store_path = store_path->string();
+  out.model = (*first)->agent->provider()->model();
   return out;
 }
 

@@ -1,9 +1,16 @@
 #include "cli/renderer.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 namespace mecha::cli {
 namespace {
+
+constexpr size_t kDiffLines = 6;
+constexpr size_t kBashLines = 4;
+constexpr const char* kWaitingForModel = "waiting for the model";
 
 std::string first_line(std::string_view s, size_t width) {
   std::string line(s.substr(0, s.find('\n')));
@@ -34,35 +41,56 @@ void JsonLinesSink::on_event(const agent::Event& event) {
   std::fflush(out_);
 }
 
-std::string summarize_input(const Json& input, size_t width) {
-  std::string out;
-  if (input.is_object()) {
-    for (const auto& [k, v] : input.items()) {
-      if (!out.empty()) out += ", ";
-      std::string val =
-          v.is_string() ? dump_json(Json(first_line(v.get<std::string>(), width))) : dump_json(v);
-      out += k + "=" + val;
-      if (out.size() > width) break;
-    }
-  } else {
-    out = dump_json(input);
-  }
-  if (out.size() > width) out = out.substr(0, width) + "…";
-  return out;
+HumanRenderer::Options HumanRenderer::for_terminal(int err_fd, int out_fd) {
+  Options o;
+  o.stream = o.spinner = isatty(err_fd) == 1;
+  o.color = color_wanted(err_fd);
+  struct stat se {
+  }, so{};
+  o.answer_shown = o.stream && isatty(out_fd) == 1 && fstat(err_fd, &se) == 0 &&
+                   fstat(out_fd, &so) == 0 && se.st_rdev == so.st_rdev;
+  return o;
 }
 
 HumanRenderer::HumanRenderer(std::FILE* err, std::FILE* out, Options options)
-    : err_(err), out_(out), opt_(std::move(options)) {}
+    : err_(err), out_(out), opt_(std::move(options)), p_(Palette::of(opt_.color)) {
+  if (opt_.spinner) spinner_ = std::make_unique<Spinner>(err_, opt_.color);
+}
+
+HumanRenderer::~HumanRenderer() = default;
+
+void HumanRenderer::waiting_for_model() {
+  std::lock_guard<std::mutex> lock(mu_);
+  wait_for(kWaitingForModel);
+  if (spinner_) spinner_->show(wait_label_, true);
+}
+
+void HumanRenderer::pause_spinner() {
+  std::lock_guard<std::mutex> lock(mu_);
+  wait_label_.clear();
+  if (spinner_) spinner_->hide();
+}
+
+void HumanRenderer::wait_for(std::string label) {
+  restart_clock_ = label != wait_label_ || restart_clock_;
+  wait_label_ = std::move(label);
+}
 
 void HumanRenderer::on_event(const agent::Event& event) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (spinner_) spinner_->hide();
+  restart_clock_ = false;
   render(event, 0);
+  std::fflush(err_);
+  // The spinner never interrupts a line of streamed text.
+  const bool mid_text = !streamed_.empty();
+  if (spinner_ && !wait_label_.empty() && !mid_text) spinner_->show(wait_label_, restart_clock_);
 }
 
 void HumanRenderer::flush_pending(int depth) {
   if (pending_text_.empty()) return;
   std::string indent(depth * 2, ' ');
-  std::string body = pending_text_;
+  std::string body = printable(pending_text_);
   while (!body.empty() && body.back() == '\n') body.pop_back();
   std::string prefixed;
   size_t pos = 0;
@@ -78,10 +106,6 @@ void HumanRenderer::flush_pending(int depth) {
 
 void HumanRenderer::render(const agent::Event& event, int depth) {
   const std::string indent(depth * 2, ' ');
-  const char* dim = opt_.color ? "\x1b[2m" : "";
-  const char* bold = opt_.color ? "\x1b[1m" : "";
-  const char* red = opt_.color ? "\x1b[31m" : "";
-  const char* reset = opt_.color ? "\x1b[0m" : "";
   // Streamed text ends where the next line of ours begins.
   auto end_stream = [&] {
     if (!streamed_.empty() && streamed_.back() != '\n') std::fputc('\n', err_);
@@ -93,7 +117,8 @@ void HumanRenderer::render(const agent::Event& event, int depth) {
           [&](const agent::TextDeltaEvent& e) {
             if (!opt_.stream || depth > 0 || e.agent != opt_.top_agent) return;
             streamed_ += e.delta;
-            std::fwrite(e.delta.data(), 1, e.delta.size(), err_);
+            std::string shown = printable(e.delta);
+            std::fwrite(shown.data(), 1, shown.size(), err_);
           },
           [&](const agent::TextEvent& e) {
             if (depth == 0 && opt_.stream) return;  // already shown as it streamed
@@ -104,63 +129,97 @@ void HumanRenderer::render(const agent::Event& event, int depth) {
           [&](const agent::ToolCallEvent& e) {
             if (depth == 0) end_stream();
             flush_pending(depth);
-            fmt::print(err_, "{}{}● {}{}({})\n", indent, bold, e.name, reset,
-                       summarize_input(e.input, 100));
+            tool_names_[e.agent + "/" + e.id] = e.name;
+            fmt::print(err_, "{}{}● {}{}({})\n", indent, p_.bold, printable(e.name), p_.reset,
+                       printable(key_argument(e.name, e.input, 100)));
+            std::fputs(diff_preview(e.name, e.input, indent + "    ", kDiffLines, p_).c_str(),
+                       err_);
+            wait_for(e.name);
           },
           [&](const agent::ToolResultEvent& e) {
-            if (e.is_error) {
-              fmt::print(err_, "{}  {}⎿ error: {}{}\n", indent, red, first_line(e.content, 160),
-                         reset);
-            } else {
-              fmt::print(err_, "{}  {}⎿ {} lines ({}){}{}\n", indent, dim, count_lines(e.content),
-                         human_size(e.content.size()), e.untrusted ? ", untrusted" : "", reset);
-            }
+            render_result(e, indent);
+            wait_for(kWaitingForModel);
           },
           [&](const agent::RefusalEvent& e) {
-            fmt::print(err_, "{}  {}⎿ refused by rule '{}'{}\n", indent, red, e.rule, reset);
+            tool_names_.erase(e.agent + "/" + e.id);
+            refused_.insert(e.agent + "/" + e.id);
+            std::string why = first_line(e.message, 160);
+            fmt::print(err_, "{}  {}⎿ refused by rule '{}'{}{}{}\n", indent, p_.magenta,
+                       printable(e.rule), why.empty() ? "" : ": ", printable(why), p_.reset);
+            wait_for(kWaitingForModel);
           },
           [&](const agent::NoteEvent& e) {
-            fmt::print(err_, "{}{}note: {}{}\n", indent, dim, e.text, reset);
+            fmt::print(err_, "{}{}note: {}{}\n", indent, p_.dim, printable(e.text), p_.reset);
           },
           [&](const agent::ApprovalRequest& e) {
-            fmt::print(err_, "{}{}asking to allow {} '{}': {}{}\n", indent, dim,
-                       agent::approval_kind_name(e.kind), e.tool, e.reason, reset);
+            fmt::print(err_, "{}{}asking to allow {} '{}': {}{}\n", indent, p_.dim,
+                       agent::approval_kind_name(e.kind), printable(e.tool), printable(e.reason),
+                       p_.reset);
+            wait_label_.clear();  // a person answers now, not the model
           },
           [&](const agent::UsageEvent&) {},
           [&](const agent::DoneEvent& e) {
-            const agent::Outcome& o = e.outcome;
-            std::string answer = o.text;
-            pending_text_.clear();
             const bool streamed = !streamed_.empty();
             end_stream();
-            switch (o.status) {
-              case agent::RunStatus::kCompleted:
-                if (!(streamed && opt_.answer_shown)) {
-                  if (!answer.empty() && answer.back() != '\n') answer += '\n';
-                  fmt::print(out_, "{}", answer);
-                  std::fflush(out_);
-                }
-                break;
-              case agent::RunStatus::kLimitsExceeded:
-                fmt::print(err_, "{}mecha: stopped: limit reached: {}{}\n", red, o.limit, reset);
-                break;
-              case agent::RunStatus::kCancelled:
-                fmt::print(err_, "mecha: cancelled\n");
-                break;
-              case agent::RunStatus::kError:
-                fmt::print(err_, "{}mecha: error: {}{}\n", red, o.error, reset);
-                break;
-            }
-            std::string cost =
-                o.cost_usd ? fmt::format("${:.4f}", *o.cost_usd) : std::string("cost unknown");
-            if (o.unpriced_calls > 0 && o.cost_usd) cost += " + unpriced calls";
-            fmt::print(err_, "{}{} {} · {} in / {} out tokens · {}{}\n", dim, o.turns,
-                       o.turns == 1 ? "turn" : "turns", o.usage.input_tokens, o.usage.output_tokens,
-                       cost, reset);
+            render_done(e, streamed);
+            wait_label_.clear();
           },
       },
       event.kind());
-  std::fflush(err_);
+}
+
+void HumanRenderer::render_result(const agent::ToolResultEvent& e, const std::string& indent) {
+  // A refused call's error result says again what its refusal said.
+  if (e.is_error && refused_.erase(e.agent + "/" + e.id) > 0) return;
+  auto name = tool_names_.find(e.agent + "/" + e.id);
+  const bool bash = name != tool_names_.end() && name->second == "Bash";
+  if (name != tool_names_.end()) tool_names_.erase(name);
+  std::string labels;
+  if (e.untrusted) labels += fmt::format(", {}untrusted{}", p_.yellow, p_.reset);
+  if (e.private_data) labels += fmt::format(", {}private data{}", p_.yellow, p_.reset);
+  if (e.is_error) {
+    fmt::print(err_, "{}  {}⎿ error: {}{}{}\n", indent, p_.red,
+               printable(first_line(e.content, 160)), p_.reset, labels);
+  } else if (bash) {
+    std::string preview =
+        head_preview(printable(e.content), indent + "  ⎿ ", indent + "    ", kBashLines);
+    fmt::print(err_, "{}{}{}", p_.dim, preview, p_.reset);
+    if (!labels.empty()) fmt::print(err_, "{}    ({}){}\n", indent, labels.substr(2), p_.reset);
+  } else {
+    fmt::print(err_, "{}  {}⎿ {} ({}){}{}\n", indent, p_.dim,
+               count_of(static_cast<long long>(count_lines(e.content)), "line", "lines"),
+               human_size(e.content.size()), p_.reset, labels);
+  }
+}
+
+void HumanRenderer::render_done(const agent::DoneEvent& e, bool streamed) {
+  const agent::Outcome& o = e.outcome;
+  std::string answer = o.text;
+  pending_text_.clear();
+  switch (o.status) {
+    case agent::RunStatus::kCompleted:
+      if (!(streamed && opt_.answer_shown)) {
+        if (!answer.empty() && answer.back() != '\n') answer += '\n';
+        fmt::print(out_, "{}", answer);
+        std::fflush(out_);
+      }
+      break;
+    case agent::RunStatus::kLimitsExceeded:
+      fmt::print(err_, "{}mecha: stopped: limit reached: {}{}\n", p_.red, o.limit, p_.reset);
+      break;
+    case agent::RunStatus::kCancelled:
+      fmt::print(err_, "{}mecha: cancelled{}\n", p_.yellow, p_.reset);
+      break;
+    case agent::RunStatus::kError:
+      fmt::print(err_, "{}mecha: error: {}{}\n", p_.red, o.error, p_.reset);
+      break;
+  }
+  if (!opt_.summary) return;
+  std::string cost = o.cost_usd ? fmt::format("${:.4f}", *o.cost_usd) : std::string("cost unknown");
+  if (o.unpriced_calls > 0 && o.cost_usd) cost += " + unpriced calls";
+  fmt::print(err_, "{}{} · {} in / {} out tokens · {}{}\n", p_.dim,
+             count_of(o.turns, "turn", "turns"), o.usage.input_tokens, o.usage.output_tokens, cost,
+             p_.reset);
 }
 
 }  // namespace mecha::cli

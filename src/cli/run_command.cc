@@ -1,5 +1,4 @@
 // `mecha run [options] "task"`: one headless run in the current directory.
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -56,14 +55,6 @@ int exit_code_for(agent::RunStatus status) {
   return kExitError;
 }
 
-// True when both descriptors are the same terminal, so what one shows the other need not.
-bool same_terminal(int a, int b) {
-  struct stat sa {
-  }, sb{};
-  return isatty(a) && isatty(b) && fstat(a, &sa) == 0 && fstat(b, &sb) == 0 &&
-         sa.st_rdev == sb.st_rdev;
-}
-
 int run_main(const RunOptions& opt) {
   if (opt.task.empty())
     return report_failure(Status::usage("the task is empty: mecha run \"what to do\""));
@@ -89,9 +80,7 @@ int run_main(const RunOptions& opt) {
   if (opt.json) {
     sink = std::make_unique<JsonLinesSink>(stdout);
   } else {
-    HumanRenderer::Options view;
-    view.color = view.stream = isatty(STDERR_FILENO) == 1;
-    view.answer_shown = view.stream && same_terminal(STDOUT_FILENO, STDERR_FILENO);
+    HumanRenderer::Options view = HumanRenderer::for_terminal(STDERR_FILENO, STDOUT_FILENO);
     view.top_agent = main_agent.spec().name;
     sink = std::make_unique<HumanRenderer>(stderr, stdout, view);
   }
@@ -119,6 +108,7 @@ int run_main(const RunOptions& opt) {
   InterruptScope interrupts(&cancel);
   // The limits count from here, once the session is open.
   (*plan)->start(ctx);
+  if (auto* human = dynamic_cast<HumanRenderer*>(sink.get())) human->waiting_for_model();
   agent::Outcome outcome = main_agent.run(ctx, conv, sink.get());
   if (Status s = (*session)->finish(outcome);
       !s.ok() && outcome.status != agent::RunStatus::kError) {

@@ -203,6 +203,79 @@ TEST(ChatCommand, JsonPrintsEveryFrame) {
   EXPECT_EQ(kinds, (std::vector<std::string>{"opened", "text_delta", "text", "turn_done"}));
 }
 
+std::string cassette_saying(const std::string& text) {
+  return server::testing::cassette_header() +
+         server::testing::cassette_line(Json::array({Json{{"type", "text"}, {"text", text}}}),
+                                        "end_turn", 12, 3);
+}
+
+// Runs chat's own daemon in `dir` with `input` piped in; exit code, stdout and stderr.
+struct ChatRun {
+  int status;
+  std::string out, err;
+};
+ChatRun chat_piped(const fs::path& dir, const std::string& input,
+                   const std::string& socket = "none.sock") {
+  write_file(dir / "in.txt", input);
+  std::string cmd = fmt::format(
+      "cd {0} && HOME={0}/.home XDG_STATE_HOME={0}/state XDG_CONFIG_HOME={0}/.home/.config "
+      "{1} chat --socket {2} --model cassette:c.jsonl --store {0}/store < in.txt > out.txt 2> "
+      "err.txt",
+      dir.string(), kMecha, socket);
+  int status = std::system(cmd.c_str());
+  return {status, read_file(dir / "out.txt"), read_file(dir / "err.txt")};
+}
+
+TEST(ChatCommand, PipedLinesJoinAtABackslashAndAnUnknownCommandPointsToHelp) {
+  store::testing::TempDir dir;
+  write_file(dir.path() / "c.jsonl", answer_cassette());
+  auto r = chat_piped(dir.path(), "first line\\\nsecond line\n/frobnicate\n/model\n/quit\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "the answer\n");
+  EXPECT_NE(r.err.find("unknown command /frobnicate: /help lists them"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("model: cassette"), std::string::npos) << r.err;
+  // No history for piped input: nothing a person typed.
+  EXPECT_FALSE(fs::exists(dir.path() / "state/mecha/chat_history"));
+  std::string shown = fmt::format(
+      "cd {0} && HOME={0}/.home XDG_STATE_HOME={0}/state {1} sessions show last --json --store "
+      "{0}/store > shown.txt",
+      dir.path().string(), kMecha);
+  ASSERT_EQ(std::system(shown.c_str()), 0);
+  EXPECT_NE(read_file(dir.path() / "shown.txt").find("first line\\nsecond line"), std::string::npos)
+      << read_file(dir.path() / "shown.txt");
+}
+
+TEST(ChatCommand, ModelSwitchesItsOwnDaemonAndKeepsTheSession) {
+  store::testing::TempDir dir;
+  write_file(dir.path() / "c.jsonl", cassette_saying("from the first model"));
+  write_file(dir.path() / "other.jsonl", cassette_saying("from the second model"));
+  auto r = chat_piped(dir.path(),
+                      "q1\n/model cassette:missing.jsonl\n/model cassette:other.jsonl\nq2\n"
+                      "/quit\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "from the first model\nfrom the second model\n");
+  EXPECT_NE(r.err.find("mecha: cannot switch to cassette:missing.jsonl"), std::string::npos)
+      << r.err;
+  // The same session, reopened by the new daemon.
+  auto opened = r.err.find("session ");
+  ASSERT_NE(opened, std::string::npos) << r.err;
+  std::string id = r.err.substr(opened + 8, r.err.find(' ', opened + 8) - opened - 8);
+  EXPECT_NE(r.err.find("session " + id + " resumed"), std::string::npos) << r.err;
+}
+
+TEST(ChatCommand, ModelSaysAnExternalDaemonCannotBeSwitched) {
+  store::testing::TempDir dir;
+  write_file(dir.path() / "c.jsonl", answer_cassette());
+  ServeProcess serve(dir.path());
+  serve.start();
+  auto r = chat_piped(dir.path(), "/model cassette:other.jsonl\nwhat is it?\n/quit\n",
+                      serve.socket().string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("chat cannot switch it"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "the answer\n");
+}
+
 // Issue 11, finding 7: one frame (1e400, ill-formed UTF-8, deep nesting) killed `mecha serve`
 // and every session in it. Each is sent to the real daemon; it answers with an error frame,
 // stays up, and serves a good client's whole turn afterwards.

@@ -162,7 +162,9 @@ int show_main(const SessionsOptions& opt) {
       "session {}\ntitle: {}\nstarted: {}\nturns: {} · cost: {}{} · untrusted: {}\n", sum->id,
       sum->title, store::iso8601_utc(sum->started_ms), sum->turns,
       cost_text(sum->cost(), sum->unpriced_calls),
-      sum->unpriced_calls > 0 ? fmt::format(" ({} unpriced calls)", sum->unpriced_calls) : "",
+      sum->unpriced_calls > 0
+          ? fmt::format(" ({})", count_of(sum->unpriced_calls, "unpriced call", "unpriced calls"))
+          : "",
       sum->untrusted ? "yes" : "no");
   for (const auto& r : *records) out += render_record(r);
   std::fputs(out.c_str(), stdout);

@@ -1,0 +1,258 @@
+#include "cli/renderer.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace mecha::cli {
+namespace {
+
+// A renderer writing into memory; text() is what it wrote to err and out once destroyed.
+struct Rendered {
+  std::string err;
+  std::string out;
+};
+
+Rendered render(const std::vector<agent::Event>& events, HumanRenderer::Options options) {
+  char* err_buf = nullptr;
+  char* out_buf = nullptr;
+  size_t err_len = 0, out_len = 0;
+  std::FILE* err = open_memstream(&err_buf, &err_len);
+  std::FILE* out = open_memstream(&out_buf, &out_len);
+  {
+    HumanRenderer r(err, out, options);
+    for (const auto& e : events) r.on_event(e);
+  }
+  std::fclose(err);
+  std::fclose(out);
+  Rendered got{std::string(err_buf, err_len), std::string(out_buf, out_len)};
+  std::free(err_buf);
+  std::free(out_buf);
+  return got;
+}
+
+HumanRenderer::Options plain() { return HumanRenderer::Options{}; }
+HumanRenderer::Options coloured() {
+  HumanRenderer::Options o;
+  o.color = true;
+  return o;
+}
+
+agent::Event call(std::string name, Json input, std::string id = "t1") {
+  return agent::ToolCallEvent{"main", std::move(id), std::move(name), std::move(input)};
+}
+
+agent::Event result(std::string content, std::string id = "t1", bool error = false,
+                    bool untrusted = false) {
+  agent::ToolResultEvent r{"main", std::move(id), error, untrusted, false, std::move(content)};
+  return r;
+}
+
+TEST(HumanRenderer, ToolCallsShowTheirKeyArgument) {
+  struct Case {
+    std::string tool;
+    Json input;
+    std::string line;
+  } cases[] = {
+      {"Bash", {{"command", "ls -la"}, {"description", "list"}}, "● Bash(ls -la)\n"},
+      {"Bash", {{"command", "make\nmake test"}}, "● Bash(make …)\n"},
+      {"Read", {{"file_path", "src/a.cc"}, {"offset", 3}}, "● Read(src/a.cc)\n"},
+      {"Grep", {{"pattern", "TODO"}, {"path", "src"}}, "● Grep(TODO)\n"},
+      {"Glob", {{"pattern", "**/*.h"}}, "● Glob(**/*.h)\n"},
+      {"Task",
+       {{"description", "find the bug"}, {"subagent_type", "Explore"}, {"prompt", "long"}},
+       "● Task(Explore: find the bug)\n"},
+      {"reviewer", {{"task", "review a.cc"}}, "● reviewer(review a.cc)\n"},
+      {"Fetch", {{"url", "https://x"}, {"max", 3}}, "● Fetch(max=3, url=\"https://x\")\n"},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(render({call(c.tool, c.input)}, plain()).err, c.line) << c.tool;
+  }
+}
+
+TEST(HumanRenderer, EditIsADiffCutAfterSixLines) {
+  Json input{{"file_path", "a.py"},
+             {"old_string", "x = 1\ny = 2\nz = 3\nw = 4"},
+             {"new_string", "x = 10\ny = 20\nz = 30\nw = 40"}};
+  EXPECT_EQ(render({call("Edit", input)}, plain()).err,
+            "● Edit(a.py)\n"
+            "    - x = 1\n"
+            "    - y = 2\n"
+            "    - z = 3\n"
+            "    - w = 4\n"
+            "    + x = 10\n"
+            "    + y = 20\n"
+            "    … +2 more lines\n");
+  EXPECT_EQ(render({call("Edit", input)}, coloured()).err,
+            "\x1b[1m● Edit\x1b[0m(a.py)\n"
+            "    \x1b[31m- x = 1\x1b[0m\n"
+            "    \x1b[31m- y = 2\x1b[0m\n"
+            "    \x1b[31m- z = 3\x1b[0m\n"
+            "    \x1b[31m- w = 4\x1b[0m\n"
+            "    \x1b[32m+ x = 10\x1b[0m\n"
+            "    \x1b[32m+ y = 20\x1b[0m\n"
+            "    \x1b[2m… +2 more lines\x1b[0m\n");
+}
+
+TEST(HumanRenderer, WriteIsAllPlusLinesAndOneMoreLineIsSingular) {
+  Json input{{"file_path", "n.txt"}, {"content", "1\n2\n3\n4\n5\n6\n7\n"}};
+  EXPECT_EQ(render({call("Write", input)}, plain()).err,
+            "● Write(n.txt)\n    + 1\n    + 2\n    + 3\n    + 4\n    + 5\n    + 6\n"
+            "    … +1 more line\n");
+  Json small{{"file_path", "n.txt"}, {"content", "only"}};
+  EXPECT_EQ(render({call("Write", small)}, plain()).err, "● Write(n.txt)\n    + only\n");
+}
+
+TEST(HumanRenderer, BashOutputIsAShortPreview) {
+  auto got = render({call("Bash", {{"command", "seq 6"}}), result("1\n2\n3\n4\n5\n6\n")}, plain());
+  EXPECT_EQ(got.err,
+            "● Bash(seq 6)\n"
+            "  ⎿ 1\n"
+            "    2\n"
+            "    3\n"
+            "    4\n"
+            "    … 2 more lines\n");
+  EXPECT_EQ(render({call("Bash", {{"command", "true"}}), result("")}, plain()).err,
+            "● Bash(true)\n  ⎿ (no output)\n");
+}
+
+TEST(HumanRenderer, OtherResultsAreOneLineAndUntrustedIsMarked) {
+  auto got = render({call("Read", {{"file_path", "a"}}), result("hello"),
+                     call("Fetch", {{"url", "u"}}, "t2"), result("a\nb\nc\n", "t2", false, true)},
+                    plain());
+  EXPECT_EQ(got.err,
+            "● Read(a)\n  ⎿ 1 line (5 B)\n"
+            "● Fetch(url=\"u\")\n  ⎿ 3 lines (6 B), untrusted\n");
+  auto coloured_got =
+      render({call("Fetch", {{"url", "u"}}), result("x", "t1", false, true)}, coloured());
+  EXPECT_NE(coloured_got.err.find("\x1b[33muntrusted\x1b[0m"), std::string::npos)
+      << coloured_got.err;
+}
+
+TEST(HumanRenderer, ErrorsAreRed) {
+  auto e = result("no such file: a\nmore", "t1", true);
+  EXPECT_EQ(render({call("Read", {{"file_path", "a"}}), e}, plain()).err,
+            "● Read(a)\n  ⎿ error: no such file: a\n");
+  EXPECT_EQ(render({e}, coloured()).err, "  \x1b[31m⎿ error: no such file: a\x1b[0m\n");
+}
+
+TEST(HumanRenderer, RefusalsShowTheRuleAndTheFirstLineInTheirOwnColour) {
+  agent::RefusalEvent r{"main", "t1", "trifecta", "sending after reading private data\nsecond"};
+  EXPECT_EQ(render({r}, plain()).err,
+            "  ⎿ refused by rule 'trifecta': sending after reading private data\n");
+  EXPECT_EQ(render({r}, coloured()).err,
+            "  \x1b[35m⎿ refused by rule 'trifecta': sending after reading private "
+            "data\x1b[0m\n");
+}
+
+TEST(HumanRenderer, ARefusedCallsErrorResultIsNotShownAgain) {
+  auto got = render({call("SendMessage", {{"to", "x"}}),
+                     agent::RefusalEvent{"main", "t1", "trifecta", "send blocked: private data"},
+                     result("send blocked: private data", "t1", true),
+                     call("Read", {{"file_path", "b"}}, "t2"), result("missing", "t2", true)},
+                    plain());
+  EXPECT_EQ(got.err,
+            "● SendMessage(to=\"x\")\n"
+            "  ⎿ refused by rule 'trifecta': send blocked: private data\n"
+            "● Read(b)\n"
+            "  ⎿ error: missing\n");
+}
+
+TEST(HumanRenderer, TurnsArePluralOnlyWhenNotOne) {
+  agent::Outcome one;
+  one.turns = 1;
+  one.text = "done";
+  agent::Outcome two = one;
+  two.turns = 2;
+  auto a = render({agent::DoneEvent{one, "s"}}, plain());
+  EXPECT_EQ(a.out, "done\n");
+  EXPECT_EQ(a.err, "1 turn · 0 in / 0 out tokens · cost unknown\n");
+  EXPECT_EQ(render({agent::DoneEvent{two, "s"}}, plain()).err,
+            "2 turns · 0 in / 0 out tokens · cost unknown\n");
+  HumanRenderer::Options no_summary;
+  no_summary.summary = false;
+  EXPECT_EQ(render({agent::DoneEvent{two, "s"}}, no_summary).err, "");
+}
+
+TEST(HumanRenderer, SubagentEventsAreIndentedUnderTheirCall) {
+  auto got = render(
+      {call("Task", {{"description", "look"}, {"subagent_type", "Explore"}}),
+       agent::nested("Task", "t1", call("Grep", {{"pattern", "x"}}, "s1")),
+       agent::nested("Task", "t1", result("a\nb", "s1")),
+       agent::nested("Task", "t1", agent::TextEvent{"Explore", "found it"}), result("found it")},
+      plain());
+  EXPECT_EQ(got.err,
+            "● Task(Explore: look)\n"
+            "  ● Grep(x)\n"
+            "    ⎿ 2 lines (3 B)\n"
+            "  found it\n"
+            "  ⎿ 1 line (8 B)\n");
+}
+
+TEST(HumanRenderer, EscapeSequencesFromModelsAndToolsAreShownNotObeyed) {
+  auto got = render(
+      {agent::TextEvent{"main", "hi \x1b]0;pwned\x07 there"}, call("Bash", {{"command", "x"}}),
+       result("\x1b[2J\xc2\x9b"
+              "31m")},
+      coloured());
+  EXPECT_EQ(got.err.find("\x1b]"), std::string::npos) << got.err;
+  EXPECT_EQ(got.err.find("\x1b[2J"), std::string::npos) << got.err;
+  EXPECT_NE(got.err.find("hi ^[]0;pwned^G there"), std::string::npos) << got.err;
+  EXPECT_NE(got.err.find("^[[2J\\u{9b}31m"), std::string::npos) << got.err;
+}
+
+TEST(HumanRenderer, StreamedTextIsNotPrintedTwice) {
+  HumanRenderer::Options o;
+  o.stream = true;
+  o.answer_shown = true;
+  agent::Outcome done;
+  done.turns = 1;
+  done.text = "Hello world";
+  auto got =
+      render({agent::TextDeltaEvent{"main", "Hello "}, agent::TextDeltaEvent{"main", "world"},
+              agent::TextEvent{"main", "Hello world"}, agent::DoneEvent{done, "s"}},
+             o);
+  EXPECT_EQ(got.err, "Hello world\n1 turn · 0 in / 0 out tokens · cost unknown\n");
+  EXPECT_EQ(got.out, "");
+}
+
+TEST(HumanRenderer, TheSpinnerIsErasedBeforeAnythingIsPrintedAndStopsAtDone) {
+  HumanRenderer::Options o;
+  o.spinner = true;
+  char* buf = nullptr;
+  size_t len = 0;
+  std::FILE* err = open_memstream(&buf, &len);
+  std::FILE* out = std::tmpfile();
+  {
+    HumanRenderer r(err, out, o);
+    r.waiting_for_model();
+    r.on_event(call("Bash", {{"command", "sleep 1"}}));
+    r.on_event(result("ok"));
+    agent::Outcome done;
+    done.turns = 1;
+    r.on_event(agent::DoneEvent{done, "s"});
+  }
+  std::fclose(err);
+  std::fclose(out);
+  std::string got(buf, len);
+  std::free(buf);
+  const std::string erase = "\r\x1b[2K";
+  EXPECT_EQ(got.find("\r\x1b[2K⠋ waiting for the model · 0s"), 0u) << got;
+  EXPECT_NE(got.find(erase + "● Bash(sleep 1)\n" + erase), std::string::npos) << got;
+  EXPECT_NE(got.find("Bash · 0s"), std::string::npos) << got;
+  // Nothing is drawn after the summary line: the spinner stopped at done.
+  const std::string summary = "1 turn · 0 in / 0 out tokens · cost unknown\n";
+  ASSERT_NE(got.find(summary), std::string::npos) << got;
+  EXPECT_EQ(got.substr(got.find(summary) + summary.size()), "") << got;
+}
+
+TEST(Spinner, LineShowsFrameLabelAndSeconds) {
+  EXPECT_EQ(Spinner::line("waiting for the model", std::chrono::seconds(3), 0),
+            "⠋ waiting for the model · 3s");
+  EXPECT_EQ(Spinner::line("Bash", std::chrono::seconds(12), 1), "⠙ Bash · 12s");
+}
+
+}  // namespace
+}  // namespace mecha::cli

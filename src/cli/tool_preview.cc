@@ -1,0 +1,154 @@
+#include "cli/tool_preview.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace mecha::cli {
+namespace {
+
+constexpr size_t kLineWidth = 160;
+
+std::string first_line(std::string_view s, size_t width) {
+  std::string line(s.substr(0, s.find('\n')));
+  if (line.size() > width) line = line.substr(0, width) + "…";
+  return line;
+}
+
+std::string string_member(const Json& input, const char* key) {
+  if (!input.is_object()) return "";
+  auto it = input.find(key);
+  return it != input.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::vector<std::string_view> split_lines(std::string_view s) {
+  std::vector<std::string_view> lines;
+  while (!s.empty()) {
+    size_t nl = s.find('\n');
+    lines.push_back(s.substr(0, nl));
+    if (nl == std::string_view::npos) break;
+    s.remove_prefix(nl + 1);
+  }
+  return lines;
+}
+
+std::string cut(std::string_view line) {
+  return line.size() > kLineWidth ? std::string(line.substr(0, kLineWidth)) + "…"
+                                  : std::string(line);
+}
+
+}  // namespace
+
+std::string count_of(long long n, std::string_view singular, std::string_view plural) {
+  return fmt::format("{} {}", n, n == 1 ? singular : plural);
+}
+
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '\n' || c == '\t') {
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      out += '^';
+      out += static_cast<char>(c == 0x7f ? '?' : c + 0x40);
+    } else if (c == 0xc2 && i + 1 < text.size() &&
+               static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+      out += fmt::format("\\u{{{:02x}}}", static_cast<unsigned char>(text[i + 1]));
+      ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::string summarize_input(const Json& input, size_t width) {
+  std::string out;
+  if (input.is_object()) {
+    for (const auto& [k, v] : input.items()) {
+      if (!out.empty()) out += ", ";
+      std::string val =
+          v.is_string() ? dump_json(Json(first_line(v.get<std::string>(), width))) : dump_json(v);
+      out += k + "=" + val;
+      if (out.size() > width) break;
+    }
+  } else {
+    out = dump_json(input);
+  }
+  if (out.size() > width) out = out.substr(0, width) + "…";
+  return out;
+}
+
+std::string key_argument(std::string_view tool, const Json& input, size_t width) {
+  std::string key;
+  if (tool == "Bash") {
+    key = string_member(input, "command");
+  } else if (tool == "Read" || tool == "Write" || tool == "Edit") {
+    key = string_member(input, "file_path");
+  } else if (tool == "Grep" || tool == "Glob") {
+    key = string_member(input, "pattern");
+  } else if (tool == "Task") {
+    std::string type = string_member(input, "subagent_type");
+    std::string what = string_member(input, "description");
+    key = type.empty() ? what : what.empty() ? type : type + ": " + what;
+  } else {
+    key = string_member(input, "task");  // a subagent's one argument
+  }
+  if (key.empty()) return summarize_input(input, width);
+  // A multi-line command shows its first line and says there is more.
+  std::string line = first_line(key, width);
+  if (line.size() < key.size() && key.find('\n') != std::string::npos && !line.ends_with("…")) {
+    line += " …";
+  }
+  return line;
+}
+
+std::string diff_preview(std::string_view tool, const Json& input, const std::string& indent,
+                         size_t max_lines, const Palette& p) {
+  std::vector<std::pair<char, std::string_view>> lines;
+  std::string old_text, new_text;
+  if (tool == "Edit") {
+    old_text = string_member(input, "old_string");
+    new_text = string_member(input, "new_string");
+  } else if (tool == "Write") {
+    new_text = string_member(input, "content");
+  } else {
+    return "";
+  }
+  for (std::string_view l : split_lines(old_text)) lines.emplace_back('-', l);
+  for (std::string_view l : split_lines(new_text)) lines.emplace_back('+', l);
+  std::string out;
+  size_t shown = std::min(lines.size(), max_lines);
+  for (size_t i = 0; i < shown; ++i) {
+    const char* colour = lines[i].first == '-' ? p.red : p.green;
+    out += fmt::format("{}{}{} {}{}\n", indent, colour, lines[i].first,
+                       printable(cut(lines[i].second)), p.reset);
+  }
+  if (lines.size() > shown) {
+    out += fmt::format(
+        "{}{}… +{}{}\n", indent, p.dim,
+        count_of(static_cast<long long>(lines.size() - shown), "more line", "more lines"), p.reset);
+  }
+  return out;
+}
+
+std::string head_preview(std::string_view content, const std::string& first_indent,
+                         const std::string& indent, size_t max_lines) {
+  std::vector<std::string_view> lines = split_lines(content);
+  if (lines.empty()) return first_indent + "(no output)\n";
+  std::string out;
+  size_t shown = std::min(lines.size(), max_lines);
+  for (size_t i = 0; i < shown; ++i) {
+    out += (i == 0 ? first_indent : indent) + cut(lines[i]) + "\n";
+  }
+  if (lines.size() > shown) {
+    out += indent + "… " +
+           count_of(static_cast<long long>(lines.size() - shown), "more line", "more lines") + "\n";
+  }
+  return out;
+}
+
+}  // namespace mecha::cli

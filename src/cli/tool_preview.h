@@ -1,0 +1,42 @@
+// How a tool call and its result look in the terminal: the call's key argument on one line,
+// an Edit or Write as a few lines of diff, a Bash result as its first lines.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "base/strict_json.h"
+#include "cli/palette.h"
+
+namespace mecha::cli {
+
+// The argument that says what a call does, on one line cut at `width`: Bash's command,
+// Read/Write/Edit's file_path, Grep's and Glob's pattern, Task's "subagent_type: description",
+// a subagent's task; for any other tool, summarize_input().
+std::string key_argument(std::string_view tool, const Json& input, size_t width);
+
+// A one-line summary of a tool's input: `pattern="ERROR", path="log.txt"`, cut at `width`.
+std::string summarize_input(const Json& input, size_t width);
+
+// Edit's old_string as "- " lines and new_string as "+ " lines, Write's content as "+ "
+// lines, at most `max_lines` of them, then "… +N more lines"; each line begins with
+// `indent` and ends with '\n'. Empty for any other tool (or an input without those strings).
+// The lines are printable() already.
+std::string diff_preview(std::string_view tool, const Json& input, const std::string& indent,
+                         size_t max_lines, const Palette& p);
+
+// The first `max_lines` lines of `content`, each beginning with `indent` (the first with
+// `first_indent`), then "… N more lines"; "(no output)" when empty. Lines are cut at 160
+// characters.
+std::string head_preview(std::string_view content, const std::string& first_indent,
+                         const std::string& indent, size_t max_lines);
+
+// `text` safe to print on a terminal: control characters other than newline and tab (an
+// escape sequence a hostile page or model wrote, which could rewrite the screen or the
+// window title) become visible as ^X, and C1 controls as \u{XX}.
+std::string printable(std::string_view text);
+
+// "1 turn", "2 turns": `n` and the word, plural unless n == 1.
+std::string count_of(long long n, std::string_view singular, std::string_view plural);
+
+}  // namespace mecha::cli
