@@ -72,7 +72,8 @@ LineEditor::LineEditor(std::filesystem::path history_file)
   el_set(e.el, EL_HIST, history, e.history);
   // While editing, Ctrl-C is a key (not SIGINT) that drops the line.
   el_set(e.el, EL_SETTY, "-d", "-isig", nullptr);
-  el_set(e.el, EL_ADDFN, "mecha-interrupt", "Drop the line", on_interrupt);
+  // The wide form: el_set's narrow one copies the name and help and never frees them.
+  el_wset(e.el, EL_ADDFN, L"mecha-interrupt", L"Drop the line", on_interrupt);
   el_set(e.el, EL_BIND, "^C", "mecha-interrupt", nullptr);
 }
 
