@@ -6,8 +6,10 @@
 // build_run reads the work tree's agent definitions, makes the provider (and each
 // definition's own, when it names one), picks the top-level agent (`--agent NAME` runs a
 // definition as the top-level agent: its allowlist, prompt, turn limit, model and provider,
-// each unless the options say otherwise), and settles the limits: an option wins over
-// [limits] of the config, which wins over the default (50 turns, no time or cost limit).
+// each unless the options say otherwise), builds the system prompt (agent/system_prompt.h:
+// the top-level agent's whole prompt; each definition's body plus the environment for
+// subagents), and settles the limits: an option wins over [limits] of the config, which wins
+// over the default (50 turns, no time or cost limit).
 #pragma once
 
 #include <filesystem>
