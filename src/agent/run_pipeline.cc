@@ -20,30 +20,51 @@ void RunPlan::start(RunContext& ctx) const {
   ctx.max_cost_usd = max_cost_usd;
 }
 
+Result<const config::AgentDef*> find_top_agent(const std::vector<config::AgentDef>& defs,
+                                               const std::string& name) {
+  if (name.empty()) return static_cast<const config::AgentDef*>(nullptr);
+  std::vector<std::string> names;
+  for (const auto& d : defs) {
+    if (d.name == name) return &d;
+    names.push_back(d.name);
+  }
+  return Status::usage(fmt::format(
+      "no agent named '{}'; agents: {}", name,
+      names.empty() ? "(none: define one in .mecha/agents/NAME.md or .claude/agents/NAME.md)"
+                    : fmt::format("{}", fmt::join(names, ", "))));
+}
+
+std::string top_level_system_prompt(const PromptContext& context, const config::AgentDef* top_def,
+                                    const RunOptions& options) {
+  PromptParts parts;
+  if (!options.system_prompt.empty()) {
+    parts.base = options.system_prompt;
+  } else if (top_def != nullptr) {
+    parts.base = top_def->system_prompt;
+  }
+  parts.append = options.append_system_prompt;
+  return build_system_prompt(context, parts);
+}
+
 Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
                                                  const std::filesystem::path& work_tree,
                                                  const RunOptions& options) {
   auto defs = config::load_agent_defs(config, work_tree);
   if (!defs) return defs.status();
-  const config::AgentDef* top_def = nullptr;
-  if (!options.agent.empty()) {
-    std::vector<std::string> names;
-    for (const auto& d : *defs) {
-      if (d.name == options.agent) top_def = &d;
-      names.push_back(d.name);
-    }
-    if (top_def == nullptr) {
-      return Status::usage(fmt::format(
-          "no agent named '{}'; agents: {}", options.agent,
-          names.empty() ? "(none: define one in .mecha/agents/NAME.md or .claude/agents/NAME.md)"
-                        : fmt::format("{}", fmt::join(names, ", "))));
-    }
-  }
+  auto found = find_top_agent(*defs, options.agent);
+  if (!found) return found.status();
+  const config::AgentDef* top_def = *found;
   providers::ProviderChoice choice = options.choice;
   if (top_def && choice.model.empty()) choice.model = top_def->model;
   if (top_def && choice.provider_name.empty()) choice.provider_name = top_def->provider;
   auto provider = providers::make_provider(config, choice);
   if (!provider) return provider.status();
+
+  const PromptContext prompt_context = PromptContext::of_process(work_tree);
+  std::string system_prompt = top_level_system_prompt(prompt_context, top_def, options);
+  // A subagent is told its definition's body and where it works (the catalog sends a
+  // definition's system_prompt as it is).
+  for (auto& d : *defs) d.system_prompt = subagent_system_prompt(d.system_prompt, prompt_context);
 
   RunToolsOptions tools_options;
   tools_options.provider = *provider;
@@ -53,14 +74,13 @@ Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
   if (!run_tools) return run_tools.status();
 
   AgentSpec spec;
-  spec.system_prompt = options.system_prompt;
+  spec.system_prompt = std::move(system_prompt);
   spec.max_turns = options.max_turns.value_or(config.limits.max_turns.value_or(50));
   tools::ToolRegistry registry = run_tools->registry;
   if (!top_name.empty()) {
     const auto* entry = run_tools->catalog->find(top_name);
     spec.name = top_name;
     spec.allowlisted = true;
-    if (options.system_prompt.empty()) spec.system_prompt = entry->def.system_prompt;
     if (!options.max_turns) spec.max_turns = entry->def.max_turns;
     registry = run_tools->catalog->registry_for(*entry);
   }

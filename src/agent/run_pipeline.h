@@ -6,8 +6,10 @@
 // build_run reads the work tree's agent definitions, makes the provider (and each
 // definition's own, when it names one), picks the top-level agent (`--agent NAME` runs a
 // definition as the top-level agent: its allowlist, prompt, turn limit, model and provider,
-// each unless the options say otherwise), and settles the limits: an option wins over
-// [limits] of the config, which wins over the default (50 turns, no time or cost limit).
+// each unless the options say otherwise), builds the system prompt (agent/system_prompt.h:
+// the top-level agent's whole prompt; each definition's body plus the environment for
+// subagents), and settles the limits: an option wins over [limits] of the config, which wins
+// over the default (50 turns, no time or cost limit).
 #pragma once
 
 #include <filesystem>
@@ -17,6 +19,7 @@
 
 #include "agent/agent.h"
 #include "agent/agent_catalog.h"
+#include "agent/system_prompt.h"
 #include "config/config.h"
 #include "providers/factory.h"
 
@@ -25,7 +28,8 @@ namespace mecha::agent {
 struct RunOptions {
   providers::ProviderChoice choice;  // --provider, --model, --record
   std::string agent;                 // --agent: a definition to run as the top-level agent
-  std::string system_prompt;         // --system; empty: the definition's, else none
+  std::string system_prompt;         // --system: replaces the built-in base of the prompt
+  std::string append_system_prompt;  // --append-system: added at the prompt's end
   std::optional<int> max_turns;      // model calls per run
   std::optional<double> max_time_s;  // wall-clock seconds per run
   std::optional<double> max_cost_usd;
@@ -45,6 +49,16 @@ struct RunPlan {
   // is the caller's.
   void start(RunContext& ctx) const;
 };
+
+// The definition `--agent NAME` names; null when `name` is empty; a usage error listing the
+// agents that exist when none has that name.
+Result<const config::AgentDef*> find_top_agent(const std::vector<config::AgentDef>& defs,
+                                               const std::string& name);
+
+// The top-level agent's system prompt (agent/system_prompt.h): the base is --system, else
+// the --agent definition's body (`top_def`, may be null), else the built-in one.
+std::string top_level_system_prompt(const PromptContext& context, const config::AgentDef* top_def,
+                                    const RunOptions& options);
 
 // Every error names what was wrong: the file and field of a definition, the agent asked for
 // and the agents that exist (a usage error), the provider.

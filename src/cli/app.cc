@@ -42,6 +42,8 @@ int run_app(int argc, char** argv) {
       {"taint", "Files written while a run held untrusted content: list them, or vouch for them",
        define_taint_command},
       {"trust", "Trust a project's .mecha/config.toml, exactly as it is now", define_trust_command},
+      {"prompt", "Print the system prompt a run in this directory would send",
+       define_prompt_command},
   };
   for (const Subcommand& s : kSubcommands) {
     CLI::App* sub = app.add_subcommand(s.name, s.description);

@@ -26,7 +26,11 @@ void add_daemon_flags(CLI::App* app, DaemonFlags* f) {
   app->add_option("--store", f->store,
                   "Session store (default $XDG_STATE_HOME/mecha/sessions.db, "
                   "~/.local/state/mecha/sessions.db)");
-  app->add_option("--system", f->system_prompt, "The system prompt");
+  app->add_option("--system", f->system_prompt,
+                  "Replaces the built-in part of the system prompt (the environment and the "
+                  "project's instructions stay; see mecha prompt)");
+  app->add_option("--append-system", f->append_system_prompt,
+                  "Text added at the end of the system prompt");
   app->add_option("--max-turns", f->max_turns, "Model calls one turn may make (default 50)")
       ->check(whole_number_at_least(1));
   app->add_option("--max-time", f->max_time, "Wall-clock seconds one turn may take")
@@ -56,6 +60,7 @@ Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags,
   agent::RunOptions run_options;
   run_options.choice = {flags.provider, flags.model, ""};
   run_options.system_prompt = flags.system_prompt;
+  run_options.append_system_prompt = flags.append_system_prompt;
   if (flags.max_turns > 0) run_options.max_turns = flags.max_turns;
   if (flags.max_time > 0) run_options.max_time_s = flags.max_time;
   if (flags.max_cost > 0) run_options.max_cost_usd = flags.max_cost;

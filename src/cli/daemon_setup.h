@@ -21,6 +21,7 @@ struct DaemonFlags {
   std::string work_tree;
   std::string store;  // empty: store::default_store_path()
   std::string system_prompt;
+  std::string append_system_prompt;
   int max_turns = 0;
   double max_time = 0;  // per turn; 0: [limits] max_time, else none
   double max_cost = 0;  // per turn; 0: [limits] max_cost, else none
@@ -32,8 +33,8 @@ struct DaemonFlags {
   double hello_timeout_s = 10;
 };
 
-// Adds --socket, --model, --provider, --config, -C, --store, --system, --max-turns,
-// --max-time, --max-cost, --approval-timeout, --grace, --workers.
+// Adds --socket, --model, --provider, --config, -C, --store, --system, --append-system,
+// --max-turns, --max-time, --max-cost, --approval-timeout, --grace, --workers.
 void add_daemon_flags(CLI::App* app, DaemonFlags* flags);
 
 struct AssembledDaemon {

@@ -71,6 +71,27 @@ TEST_F(ReadmeExamples, TheConfigurationLoads) {
   }
 }
 
+// Each table of "Local models" is a config mecha reads, with no api_key_env.
+TEST_F(ReadmeExamples, EveryLocalModelTableLoadsWithoutAKey) {
+  const size_t start = text_.find("### Local models");
+  ASSERT_NE(start, std::string::npos);
+  const size_t end = text_.find("\n### ", start + 1);
+  const std::string section = text_.substr(start, end - start);
+  int tables = 0;
+  for (size_t at = section.find("\n```toml\n"); at != std::string::npos;
+       at = section.find("\n```toml\n", at + 1)) {
+    const size_t open = at + std::string("\n```toml\n").size();
+    const std::string toml = section.substr(open, section.find("\n```", open) + 1 - open);
+    ASSERT_NE(toml.find("kind = \"openai\""), std::string::npos) << toml;
+    EXPECT_EQ(toml.find("api_key_env"), std::string::npos) << toml;
+    dir_.write("local.toml", toml);
+    auto r = run_mecha({"prompt", "--config", "local.toml"}, dir_.path());
+    EXPECT_EQ(r.exit_code, 0) << toml << r.err;
+    ++tables;
+  }
+  EXPECT_EQ(tables, 3);
+}
+
 TEST_F(ReadmeExamples, EverySubcommandOfTheUsageBlockExists) {
   std::istringstream usage(block_after(text_, "## Usage"));
   std::vector<std::string> named;

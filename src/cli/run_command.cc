@@ -33,6 +33,7 @@ struct RunOptions {
   std::string record;
   std::string work_tree;
   std::string system_prompt;
+  std::string append_system_prompt;
   std::string agent;
   int max_turns = 0;
   double max_time = 0;
@@ -65,6 +66,7 @@ int run_main(const RunOptions& opt) {
   run_options.choice = {opt.provider, opt.model, opt.record};
   run_options.agent = opt.agent;
   run_options.system_prompt = opt.system_prompt;
+  run_options.append_system_prompt = opt.append_system_prompt;
   if (opt.max_turns > 0) run_options.max_turns = opt.max_turns;
   if (opt.max_time > 0) run_options.max_time_s = opt.max_time;
   if (opt.max_cost > 0) run_options.max_cost_usd = opt.max_cost;
@@ -135,7 +137,11 @@ void define_run_command(CLI::App& sub, Action* chosen) {
   run->add_option("--record", opt->record, "Write a cassette of this run's model responses");
   run->add_option("-C,--work-tree", opt->work_tree, "The directory the agent works in")
       ->check(CLI::ExistingDirectory);
-  run->add_option("--system", opt->system_prompt, "The system prompt");
+  run->add_option("--system", opt->system_prompt,
+                  "Replaces the built-in part of the system prompt (the environment and the "
+                  "project's instructions stay; see mecha prompt)");
+  run->add_option("--append-system", opt->append_system_prompt,
+                  "Text added at the end of the system prompt");
   run->add_option("--agent", opt->agent,
                   "Run this agent definition (.mecha/agents, .claude/agents, [[subagents]]) as "
                   "the top-level agent");

@@ -43,6 +43,20 @@ Result<CassetteExpect> parse_expect(const Json& j, const std::string& where) {
   auto exc = read_string_list(*obj, "tools_exclude");
   if (!exc) return exc.status();
   e.tools_exclude = std::move(*exc);
+  // One string, or a list of them.
+  if (obj->has("system_contains")) {
+    const Json& sc = *obj->find("system_contains");
+    if (sc.is_string()) {
+      e.system_contains.push_back(sc.get<std::string>());
+    } else if (sc.is_array()) {
+      auto sys = read_string_list(*obj, "system_contains");
+      if (!sys) return sys.status();
+      e.system_contains = std::move(*sys);
+    } else {
+      return Status::error(fmt::format("{}: expected a string or an array of strings, got {}",
+                                       obj->where_of("system_contains"), json_type_name(sc)));
+    }
+  }
   MECHA_RETURN_IF_ERROR(obj->finish());
   return e;
 }
@@ -195,6 +209,15 @@ Status CassetteProvider::check(const CassetteLine& line, const CompletionRequest
     if (offered_has(n)) {
       return Status::error(fmt::format(
           "{}: expectation failed: tools_exclude \"{}\", but the request offered it", where, n));
+    }
+  }
+  for (const auto& text : e.system_contains) {
+    if (request.system.find(text) == std::string::npos) {
+      std::string shown =
+          request.system.size() > 300 ? request.system.substr(0, 300) + "..." : request.system;
+      return Status::error(fmt::format(
+          "{}: expectation failed: system_contains \"{}\", but the system prompt was: {}", where,
+          text, shown.empty() ? "(none)" : shown));
     }
   }
   return ok_status();

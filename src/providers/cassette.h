@@ -28,6 +28,8 @@ struct CassetteExpect {
   std::optional<std::string> last_tool_result_contains;
   std::vector<std::string> tools_include;
   std::vector<std::string> tools_exclude;
+  // Each must be a substring of the request's system prompt.
+  std::vector<std::string> system_contains;
 };
 
 struct CassetteLine {

@@ -212,5 +212,41 @@ TEST(Cassette, ARecordingNamesTheTopLevelAgentMain) {
             (std::vector<std::string>{"top", "sub"}));
 }
 
+TEST(Cassette, SystemContainsTakesOneStringOrAListAndChecksEach) {
+  auto c = load(R"({"mecha_cassette": 1}
+{"response": {"content": [{"type": "text", "text": "a"}]}, "expect": {"system_contains": "coding agent"}}
+{"response": {"content": [{"type": "text", "text": "b"}]}, "expect": {"system_contains": ["coding agent", "Work tree: /w"]}}
+)");
+  ASSERT_TRUE(c.ok()) << c.message();
+  CompletionRequest req = request();
+  req.system = "You are a coding agent.\n- Work tree: /w\n";
+  auto r1 = (*c)->complete(req, nullptr);
+  ASSERT_TRUE(r1.ok()) << r1.message();
+  req.system = "You are a coding agent.";
+  auto r2 = (*c)->complete(req, nullptr);
+  ASSERT_FALSE(r2.ok());
+  EXPECT_EQ(r2.message(),
+            "c.jsonl:3: expectation failed: system_contains \"Work tree: /w\", but the system "
+            "prompt was: You are a coding agent.");
+
+  auto none = load(R"({"mecha_cassette": 1}
+{"response": {"content": [{"type": "text", "text": "a"}]}, "expect": {"system_contains": ["x"]}}
+)");
+  ASSERT_TRUE(none.ok());
+  auto r3 = (*none)->complete(request(), nullptr);
+  ASSERT_FALSE(r3.ok());
+  EXPECT_EQ(r3.message(),
+            "c.jsonl:2: expectation failed: system_contains \"x\", but the system prompt was: "
+            "(none)");
+
+  auto wrong = load(R"({"mecha_cassette": 1}
+{"response": {"content": []}, "expect": {"system_contains": 3}}
+)");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.message(),
+            "c.jsonl:2: expect.system_contains: expected a string or an array of strings, got "
+            "integer");
+}
+
 }  // namespace
 }  // namespace mecha::providers

@@ -1,0 +1,60 @@
+// `mecha prompt [-C DIR] [--agent NAME] [--system TEXT] [--append-system TEXT]`: prints the
+// system prompt a run with the same options would send (agent/system_prompt.h), so a user
+// can see what the model is told, project instructions included.
+#include <cstdio>
+#include <memory>
+
+#include "agent/run_pipeline.h"
+#include "agent/system_prompt.h"
+#include "cli/command.h"
+#include "cli/workspace.h"
+#include "config/agent_def.h"
+
+namespace mecha::cli {
+namespace {
+
+struct PromptOptions {
+  std::string config_file;
+  std::string work_tree;
+  std::string agent;
+  std::string system_prompt;
+  std::string append_system_prompt;
+};
+
+int prompt_main(const PromptOptions& opt) {
+  auto ws = Workspace::open({opt.work_tree, opt.config_file, ""});
+  if (!ws) return report_failure(ws.status());
+  agent::RunOptions run_options;
+  run_options.agent = opt.agent;
+  run_options.system_prompt = opt.system_prompt;
+  run_options.append_system_prompt = opt.append_system_prompt;
+  std::vector<config::AgentDef> defs;
+  if (!opt.agent.empty()) {
+    auto loaded = config::load_agent_defs(ws->config(), ws->work_tree());
+    if (!loaded) return report_failure(loaded.status());
+    defs = std::move(*loaded);
+  }
+  auto top_def = agent::find_top_agent(defs, opt.agent);
+  if (!top_def) return report_failure(top_def.status());
+  std::string prompt = agent::top_level_system_prompt(
+      agent::PromptContext::of_process(ws->work_tree()), *top_def, run_options);
+  std::fwrite(prompt.data(), 1, prompt.size(), stdout);
+  return kExitOk;
+}
+
+}  // namespace
+
+void define_prompt_command(CLI::App& sub, Action* chosen) {
+  auto opt = std::make_shared<PromptOptions>();
+  sub.add_option("--config", opt->config_file, "Read only this config file");
+  sub.add_option("-C,--work-tree", opt->work_tree, "The directory the agent would work in")
+      ->check(CLI::ExistingDirectory);
+  sub.add_option("--agent", opt->agent, "The prompt of this agent definition run top-level");
+  sub.add_option("--system", opt->system_prompt,
+                 "Replaces the built-in part, as `mecha run --system` does");
+  sub.add_option("--append-system", opt->append_system_prompt,
+                 "Text added at the end, as `mecha run --append-system` does");
+  sub.callback([opt, chosen] { *chosen = [opt] { return prompt_main(*opt); }; });
+}
+
+}  // namespace mecha::cli
