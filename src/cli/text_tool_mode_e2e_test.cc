@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "cli/testing/cassette_run.h"
 #include "cli/testing/run_binary.h"
@@ -109,6 +110,44 @@ TEST(TextToolModeE2E, FencedActionsRunGuardedAndTheMarkerSubmits) {
   EXPECT_EQ(answer.rfind("all done\n1\n2\n3\n", 0), 0u) << answer.substr(0, 200);
   EXPECT_NE(answer.find("bytes of output cut here"), std::string::npos);
   EXPECT_EQ(answer.substr(answer.size() - 7), "\n100000");
+}
+
+// The README's example of tool_mode = "text", pointed at the loopback server: its templates
+// are the ones the model gets.
+TEST(TextToolModeE2E, TheReadmeExampleRunsWithItsTemplates) {
+  std::ifstream in(fs::path(MECHA_SOURCE_DIR) / "README.md");
+  std::stringstream readme;
+  readme << in.rdbuf();
+  const std::string text = readme.str();
+  size_t at = text.find("#### Models without tool calling");
+  ASSERT_NE(at, std::string::npos);
+  size_t open = text.find("```toml\n", at);
+  ASSERT_NE(open, std::string::npos);
+  open += 8;
+  std::string toml = text.substr(open, text.find("\n```", open) - open + 1);
+  const std::string url = "http://127.0.0.1:8080/v1";
+  ASSERT_NE(toml.find(url), std::string::npos) << toml;
+
+  FakeModelServer server;
+  toml.replace(toml.find(url), url.size(), server.base_url("/v1"));
+  reply(server, "```bash\necho hi\n```");
+  reply(server, "I am done.");
+  reply(server, "```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; echo 42\n```");
+  TempDir dir;
+  dir.write("c.toml", toml + "\n[sandbox]\nmode = \"off\"\n");
+  auto r = run_mecha({"run", "--config", "c.toml", "answer"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "42\n");
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(requests[0].json().at("messages")[0].at("content").get<std::string>().rfind(
+                "Act with one ```bash block per reply.\n\n## Read\n", 0),
+            0u);
+  EXPECT_EQ(last_message_text(requests[1].json()),
+            "<returncode>0</returncode>\n<output>\nhi\nExit code: 0\n</output>");
+  EXPECT_EQ(last_message_text(requests[2].json()),
+            "Format error: the reply has no action (no ```bash or ```json block) "
+            "(finish_reason: end_turn)");
 }
 
 TEST(TextToolModeE2E, ATemplateWithAnUnknownPlaceholderIsAConfigErrorNamingTheLine) {
