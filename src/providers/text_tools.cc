@@ -338,6 +338,8 @@ CompletionRequest TextToolsProvider::wire_request(const CompletionRequest& reque
     }
     std::string text;
     for (const auto& p : parts) text += (text.empty() ? "" : "\n\n") + p;
+    // An API refuses an empty turn, and dropping it would leave two user turns in a row.
+    if (text.empty() && m.role == Role::kAssistant) text = "(an empty reply)";
     folded.blocks.push_back(TextBlock{std::move(text)});
     wire.messages.push_back(std::move(folded));
   }

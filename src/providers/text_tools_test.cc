@@ -245,6 +245,26 @@ TEST(TextToolsProvider, TheMarkerCountsOnlyAsTheFirstLineOfASuccessfulBashResult
   }
 }
 
+TEST(TextToolsProvider, AnEmptyReplyStaysATurnOnTheWire) {
+  auto inner = std::make_shared<ScriptedText>(
+      std::deque<std::pair<std::string, std::string>>{{"", "end_turn"}});
+  TextToolsProvider p(inner, TextProtocol::defaults());
+  CompletionRequest req = task("x");
+  auto r = p.complete(req, nullptr);
+  ASSERT_TRUE(r.ok());
+  req.messages.push_back(r->message);
+  req.messages.push_back(
+      Message{Role::kUser, {ToolResultBlock{"text_format_error_1", "not run", true}}});
+  const auto wire = p.wire_request(req).messages;
+  ASSERT_EQ(wire.size(), 3u);
+  EXPECT_EQ(wire[1], Message::assistant_text("(an empty reply)"));
+  EXPECT_EQ(wire[2].text().rfind("Your reply was not in the required format: the reply is empty: "
+                                 "it has no action (finish_reason: end_turn).",
+                                 0),
+            0u)
+      << wire[2].text();
+}
+
 TEST(TextToolsProvider, ARequestWithoutToolsPassesThrough) {
   auto inner = std::make_shared<ScriptedText>(
       std::deque<std::pair<std::string, std::string>>{{"The answer is 4.", "end_turn"}});
