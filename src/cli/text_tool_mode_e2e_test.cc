@@ -150,6 +150,27 @@ TEST(TextToolModeE2E, TheReadmeExampleRunsWithItsTemplates) {
             "(finish_reason: end_turn)");
 }
 
+// A model that never writes an action is bounded by the turn budget: each format error is a
+// model call and a turn.
+TEST(TextToolModeE2E, AModelThatNeverActsStopsAtMaxTurns) {
+  FakeModelServer server;
+  for (int i = 0; i < 5; ++i) reply(server, "Let me think some more.");
+  TempDir dir;
+  dir.write("c.toml", "[providers.local]\nkind = \"openai\"\nbase_url = \"" +
+                          server.base_url("/v1") +
+                          "\"\nmodel = \"m\"\nmax_retries = 0\ntool_mode = \"text\"\n");
+  auto r = run_mecha({"run", "--json", "--config", "c.toml", "--max-turns", "3", "x"}, dir.path());
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  std::vector<Json> events = json_lines(r.out);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().at("status"), "limits_exceeded");
+  EXPECT_EQ(events.back().at("turns"), 3);
+  EXPECT_EQ(events.back().at("usage").at("input_tokens"), 150);
+  EXPECT_EQ(server.requests().size(), 3u);
+  EXPECT_EQ(of_type(events, "tool_call").size(), 3u);
+  EXPECT_EQ(of_type(events, "tool_result").size(), 3u);  // every call paired
+}
+
 TEST(TextToolModeE2E, ATemplateWithAnUnknownPlaceholderIsAConfigErrorNamingTheLine) {
   TempDir dir;
   dir.write("c.toml",
