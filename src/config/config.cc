@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -33,6 +34,18 @@ Status read_provider(const std::string& name, const toml::table& t, const std::s
       r.get_in_range("max_tool_input_bytes", &p->max_tool_input_bytes, 1, INT64_MAX));
   // Past some thousands of levels, copying a parsed value would overflow the stack.
   MECHA_RETURN_IF_ERROR(r.get_in_range("max_json_depth", &p->max_json_depth, 1, 1000));
+  MECHA_RETURN_IF_ERROR(r.get_one_of("tool_mode", &p->tool_mode, {"native", "text"}));
+  for (const auto& [key, allowed] : kTextTemplatePlaceholders) {
+    std::string* out = key == "tools_prompt_template"  ? &p->tools_prompt_template
+                       : key == "observation_template" ? &p->observation_template
+                                                       : &p->format_error_template;
+    MECHA_RETURN_IF_ERROR(r.get(key.c_str(), out));
+    if (std::string bad = unknown_placeholder(*out, allowed); !bad.empty()) {
+      return r.error_at(key.c_str(),
+                        fmt::format("uses {}, which it does not know (it knows {{{{{}}}}})", bad,
+                                    fmt::join(allowed, "}}, {{")));
+    }
+  }
   MECHA_RETURN_IF_ERROR(r.finish());
   if (p->kind.empty() && !whole) return ok_status();
   if (p->kind.empty()) {
@@ -325,6 +338,18 @@ Status check_project_trust(const std::filesystem::path& file, std::string_view t
 }
 
 }  // namespace
+
+std::string unknown_placeholder(std::string_view text, const std::vector<std::string>& allowed) {
+  for (size_t at = text.find("{{"); at != std::string_view::npos; at = text.find("{{", at + 2)) {
+    size_t end = text.find("}}", at + 2);
+    if (end == std::string_view::npos) return "{{";
+    std::string_view name = text.substr(at + 2, end - at - 2);
+    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+      return fmt::format("{{{{{}}}}}", name);
+    }
+  }
+  return "";
+}
 
 ConfigFiles default_config_files(const std::filesystem::path& work_tree) {
   ConfigFiles f;

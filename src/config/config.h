@@ -48,6 +48,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/json_limits.h"
@@ -81,7 +82,29 @@ struct ProviderConfig {
   int64_t max_tool_input_bytes = kDefaultMaxToolInputBytes;
   // Nesting of any JSON the server sends (each event, each tool call's arguments).
   int max_json_depth = kDefaultMaxJsonDepth;
+  // How the model is offered tools. Default: "native" (the API's own tool calls). "text"
+  // is for models without tool calling (seed 003, mini-swe-agent's protocol): the tools
+  // are described in the system prompt and the model acts by one fenced block per reply
+  // (providers/text_tools.h). Per provider: give a model another mode through a second
+  // [providers.NAME] table.
+  std::string tool_mode = "native";
+  // The text protocol's messages; empty means the default in providers/text_tools.cc.
+  // Each may use only its own {{placeholders}} (kTextTemplatePlaceholders), checked at load.
+  std::string tools_prompt_template;  // {{tools}}, {{submit_marker}}
+  std::string observation_template;   // {{tool}}, {{output}}, {{is_error}}, {{returncode}}
+  std::string format_error_template;  // {{error}}, {{finish_reason}}, {{submit_marker}}
 };
+
+// The placeholders each text-protocol template may use, by its config key.
+inline const std::map<std::string, std::vector<std::string>> kTextTemplatePlaceholders = {
+    {"tools_prompt_template", {"tools", "submit_marker"}},
+    {"observation_template", {"tool", "output", "is_error", "returncode"}},
+    {"format_error_template", {"error", "finish_reason", "submit_marker"}},
+};
+
+// The first {{name}} in `text` that is not one of `allowed` (an unclosed "{{" counts, as
+// "{{"), or "" when every placeholder is known.
+std::string unknown_placeholder(std::string_view text, const std::vector<std::string>& allowed);
 
 struct Limits {
   std::optional<int> max_turns;

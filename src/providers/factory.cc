@@ -6,6 +6,7 @@
 
 #include "providers/cassette.h"
 #include "providers/recorder.h"
+#include "providers/text_tools.h"
 
 namespace mecha::providers {
 namespace {
@@ -60,7 +61,10 @@ Result<std::shared_ptr<Provider>> make_live(const config::Config& config,
     }
     key = v;
   }
-  return make_http_provider(cfg, std::move(key));
+  auto http = make_http_provider(cfg, std::move(key));
+  if (!http || cfg.tool_mode != "text") return http;
+  return std::shared_ptr<Provider>(
+      std::make_shared<TextToolsProvider>(std::move(*http), TextProtocol::from_config(cfg)));
 }
 
 }  // namespace
