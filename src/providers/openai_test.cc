@@ -261,7 +261,7 @@ TEST_F(OpenAiTest, AnErrorChunkInTheStreamIsAnError) {
   server.enqueue(ScriptedResponse::sse(
       chunk(R"({"content":"Hel"})") +
       "data: {\"error\":{\"message\":\"upstream overloaded\",\"type\":\"server_error\"}}\n\n"));
-  auto r = complete(provider());
+  auto r = complete(provider(kKey, fast_http(0)));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.message(),
             "POST " + url() + ": the stream reported an error: upstream overloaded (server_error)");
@@ -270,7 +270,7 @@ TEST_F(OpenAiTest, AnErrorChunkInTheStreamIsAnError) {
 TEST_F(OpenAiTest, AStreamWithoutDoneIsAnError) {
   server.enqueue(
       ScriptedResponse::sse(chunk(R"({"content":"Hel"})") + chunk(R"({"content":"lo"})")));
-  auto r = complete(provider());
+  auto r = complete(provider(kKey, fast_http(0)));
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.message(),
               HasSubstr("POST " + url() +
@@ -285,7 +285,7 @@ TEST_F(OpenAiTest, AStreamCutMidWayIsAnError) {
   ScriptedResponse r = ScriptedResponse::sse(body.substr(0, body.size() / 2));
   r.cut = true;
   server.enqueue(r);
-  auto got = complete(provider());
+  auto got = complete(provider(kKey, fast_http(0)));
   ASSERT_FALSE(got.ok());
   EXPECT_THAT(got.message(), HasSubstr("POST " + url() + ": the connection broke mid-stream: "));
   EXPECT_EQ(server.requests().size(), 1u);
@@ -296,7 +296,7 @@ TEST_F(OpenAiTest, AStallEndsTheCall) {
   ScriptedResponse r;
   r.chunks = {{body.substr(0, 400), milliseconds(0)}, {body.substr(400), milliseconds(20'000)}};
   server.enqueue(r);
-  HttpOptions http = fast_http();
+  HttpOptions http = fast_http(0);
   http.stall_timeout_s = 0.3;
   auto got = complete(provider(kKey, http));
   ASSERT_FALSE(got.ok());
