@@ -343,5 +343,55 @@ TEST_F(OpenAiTest, ANon200NamesTheApisMessageRedacted) {
                              "(invalid_request_error)");
 }
 
+TEST_F(OpenAiTest, DoneEndsTheCallThoughTheServerKeepsTheBodyOpen) {
+  ScriptedResponse r;
+  r.chunks = {{read_test_data("openai_text.sse"), milliseconds(0)},
+              {": still here\n\n", milliseconds(30'000)}};
+  server.enqueue(r);
+  const auto start = std::chrono::steady_clock::now();
+  auto got = complete(provider());
+  ASSERT_TRUE(got.ok()) << got.message();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(3'000));
+  EXPECT_EQ(got->message.text(), "Hello, wörld — 你好!");
+}
+
+TEST_F(OpenAiTest, TheFinishReasonAndTheUsageEndTheCallWithoutDone) {
+  const std::string body = read_test_data("openai_text.sse");
+  ScriptedResponse r;
+  r.chunks = {{body.substr(0, body.find("data: [DONE]")), milliseconds(0)},
+              {"data: [DONE]\n\n", milliseconds(30'000)}};
+  server.enqueue(r);
+  const auto start = std::chrono::steady_clock::now();
+  auto got = complete(provider());
+  ASSERT_TRUE(got.ok()) << got.message();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(3'000));
+  EXPECT_EQ(got->usage, (Usage{476, 12, 1024, 0}));
+  EXPECT_EQ(got->usage_error, "");
+}
+
+TEST_F(OpenAiTest, AStreamWithoutUsageSaysSoAndIsNotFree) {
+  server.enqueue(ScriptedResponse::sse(chunk(R"({"content":"ok"})") +
+                                       "data: {\"choices\":[{\"index\":0,\"delta\":{},"
+                                       "\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"));
+  auto r = complete(provider());
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->message.text(), "ok");
+  EXPECT_EQ(r->usage_error, "the stream carried no usage");
+}
+
+TEST_F(OpenAiTest, AServerErrorChunkIsRetriedWithANote) {
+  server.enqueue(ScriptedResponse::sse(
+      chunk(R"({"content":"Hel"})") +
+      "data: {\"error\":{\"message\":\"upstream overloaded\",\"type\":\"server_error\"}}\n\n"));
+  server.enqueue(ScriptedResponse::sse(read_test_data("openai_text.sse")));
+  auto r = complete(provider());
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->message.text(), "Hello, wörld — 你好!");
+  ASSERT_EQ(sink.notes.size(), 1u);
+  EXPECT_THAT(sink.notes[0], HasSubstr("(attempt 1 of 3: the stream reported an error: upstream "
+                                       "overloaded (server_error)); the text shown so far is "
+                                       "shown again"));
+}
+
 }  // namespace
 }  // namespace mecha::providers
