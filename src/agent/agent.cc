@@ -15,12 +15,16 @@ std::string shorten(std::string_view s, size_t limit) {
   return fmt::format("{}... ({} more bytes)", s.substr(0, limit), s.size() - limit);
 }
 
-// Forwards streamed text to the run's event sink.
+// Forwards streamed text, and the provider's notes (a retry and why), to the run's event
+// sink.
 class DeltaForwarder final : public providers::StreamSink {
  public:
   explicit DeltaForwarder(EventSink* sink) : sink_(sink) {}
   void on_text_delta(std::string_view agent, std::string_view delta) override {
     sink_->on_event(TextDeltaEvent{std::string(agent), std::string(delta)});
+  }
+  void on_note(std::string_view agent, std::string_view text) override {
+    sink_->on_event(NoteEvent{std::string(agent), std::string(text)});
   }
 
  private:

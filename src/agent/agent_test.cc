@@ -209,6 +209,50 @@ TEST(AgentLoop, CostIsPricedFromTheTableAndUnpricedCallsAreCounted) {
   EXPECT_EQ(o.unpriced_calls, 0);
 }
 
+// A provider that retried once, and said so, and whose server sent no usage.
+class RetriedWithoutUsage final : public providers::Provider {
+ public:
+  Result<providers::CompletionResponse> complete(const providers::CompletionRequest& req,
+                                                 providers::StreamSink* sink) override {
+    if (sink) sink->on_note(req.agent, "retrying in 5 ms (attempt 1 of 10: HTTP 529: Overloaded)");
+    providers::CompletionResponse r;
+    r.message = Message::assistant_text("hi");
+    r.stop_reason = "end_turn";
+    r.model = "priced";
+    r.usage_error = "the stream carried no usage";
+    return r;
+  }
+  std::string model() const override { return "priced"; }
+};
+
+TEST(AgentLoop, AProvidersNotesBecomeNoteEventsAndAReplyWithoutUsageIsUnpriced) {
+  AgentSpec spec;
+  spec.name = "main";
+  Agent agent(spec, std::make_shared<RetriedWithoutUsage>(), testing::loop_test_registry());
+  config::PriceTable prices;
+  prices.set("priced", config::Price{1.0, 2.0, 0, 0});
+  CancelToken cancel;
+  RunContext ctx;
+  ctx.work_tree = "/tmp";
+  ctx.cancel = &cancel;
+  ctx.pricing = &prices;
+  ctx.max_cost_usd = 0.01;
+  Conversation conv;
+  conv.append(Message::user_text("hello"));
+  RecordingSink sink;
+  Outcome o = agent.run(ctx, conv, &sink);
+  EXPECT_EQ(o.status, RunStatus::kCompleted);
+  EXPECT_FALSE(o.cost_usd.has_value());  // never $0: nothing was priced
+  EXPECT_EQ(o.unpriced_calls, 1);
+  auto notes = sink.of_type("note");
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0]["agent"], "main");
+  EXPECT_EQ(notes[0]["text"], "retrying in 5 ms (attempt 1 of 10: HTTP 529: Overloaded)");
+  EXPECT_NE(notes[1]["text"].get<std::string>().find("the stream carried no usage"),
+            std::string::npos)
+      << notes[1];
+}
+
 // A reply cut off by the model's output limit is not a success a script should trust.
 TEST(AgentLoop, AnAnswerCutOffAtTheOutputLimitEndsAtALimitWithANote) {
   Fixture f({R"({"response": {"content": [{"type": "text", "text": "The three causes are: 1."}],

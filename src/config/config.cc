@@ -25,9 +25,12 @@ Status read_provider(const std::string& name, const toml::table& t, const std::s
   MECHA_RETURN_IF_ERROR(r.get("base_url", &p->base_url));
   MECHA_RETURN_IF_ERROR(r.get("model", &p->model));
   MECHA_RETURN_IF_ERROR(r.get("api_key_env", &p->api_key_env));
-  MECHA_RETURN_IF_ERROR(r.get("max_retries", &p->max_retries));
+  MECHA_RETURN_IF_ERROR(r.get_in_range("max_retries", &p->max_retries, 0, 100));
+  MECHA_RETURN_IF_ERROR(r.get_non_negative("retry_base_delay", &p->retry_base_delay_s));
   MECHA_RETURN_IF_ERROR(r.get("connect_timeout", &p->connect_timeout_s));
   MECHA_RETURN_IF_ERROR(r.get("stall_timeout", &p->stall_timeout_s));
+  MECHA_RETURN_IF_ERROR(r.get_non_negative("request_timeout", &p->request_timeout_s));
+  MECHA_RETURN_IF_ERROR(r.get("cache_prompts", &p->cache_prompts));
   MECHA_RETURN_IF_ERROR(r.get("max_tokens", &p->max_tokens));
   MECHA_RETURN_IF_ERROR(r.get_in_range("max_reply_bytes", &p->max_reply_bytes, 1, INT64_MAX));
   MECHA_RETURN_IF_ERROR(

@@ -71,10 +71,16 @@ struct ProviderConfig {
   std::string base_url;
   std::string model;
   std::string
-      api_key_env;      // Default: OPENAI_API_KEY / ANTHROPIC_API_KEY by kind; optional for openai
-  int max_retries = 4;  // attempts after the first, for 429, 5xx and connection failures
+      api_key_env;  // Default: OPENAI_API_KEY / ANTHROPIC_API_KEY by kind; optional for openai
+  // Attempts after the first, for 408, 429, 5xx (529), connection failures and streams
+  // that fail before they are done (providers/http.h, event_stream.h).
+  int max_retries = 10;
+  double retry_base_delay_s = 0.5;  // the first backoff; each retry doubles it, up to a minute
   double connect_timeout_s = 10;
-  double stall_timeout_s = 120;  // no bytes for this long mid-stream ends the call
+  double stall_timeout_s = 120;    // no bytes for this long mid-stream ends the call
+  double request_timeout_s = 600;  // one attempt not done within this ends the call
+  // Anthropic prompt caching: cache_control breakpoints (providers/anthropic.h).
+  bool cache_prompts = true;
   int max_tokens = 8192;
   // The whole response body of one call; past it the stream is cut off and the call fails.
   int64_t max_reply_bytes = kDefaultMaxReplyBytes;

@@ -140,6 +140,41 @@ max_json_depth = 16
   EXPECT_EQ(b.max_json_depth, 16);
 }
 
+TEST(Config, RetriesTimeoutsAndCachingHaveDefaultsAndCanBeSet) {
+  auto c = parse_config(R"(
+[providers.a]
+kind = "anthropic"
+[providers.b]
+kind = "anthropic"
+max_retries = 2
+retry_base_delay = 0.25
+request_timeout = 90
+cache_prompts = false
+)",
+                        "config.toml");
+  ASSERT_TRUE(c.ok()) << c.message();
+  const ProviderConfig& a = c->providers.at("a");
+  EXPECT_EQ(a.max_retries, 10);  // as Claude Code retries
+  EXPECT_EQ(a.retry_base_delay_s, 0.5);
+  EXPECT_EQ(a.request_timeout_s, 600);
+  EXPECT_TRUE(a.cache_prompts);
+  const ProviderConfig& b = c->providers.at("b");
+  EXPECT_EQ(b.max_retries, 2);
+  EXPECT_EQ(b.retry_base_delay_s, 0.25);
+  EXPECT_EQ(b.request_timeout_s, 90);
+  EXPECT_FALSE(b.cache_prompts);
+
+  for (const char* bad : {"max_retries = -1", "max_retries = 1000", "request_timeout = -5",
+                          "retry_base_delay = -1", "cache_prompts = 1"}) {
+    auto r =
+        parse_config(std::string("[providers.c]\nkind = \"openai\"\n") + bad + "\n", "config.toml");
+    EXPECT_FALSE(r.ok()) << bad;
+    if (!r.ok()) {
+      EXPECT_NE(r.message().find("config.toml:3"), std::string::npos) << r.message();
+    }
+  }
+}
+
 TEST(Pricing, CountsOutsideTheirRangeAreUnpricedNeverNegative) {
   PriceTable t;
   t.set("m", Price{1.0, 2.0, 0.1, 1.25});

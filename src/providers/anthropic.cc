@@ -26,18 +26,30 @@ Json content_json(const Message& m) {
   return content;
 }
 
+const Json kEphemeral = {{"type", "ephemeral"}};
+
 }  // namespace
 
 Json anthropic_request_body(const CompletionRequest& request, const std::string& model,
-                            int max_tokens) {
+                            int max_tokens, bool cache) {
   Json messages = Json::array();
   for (const auto& m : request.messages) {
     Json content = content_json(m);
     if (content.empty()) continue;  // the API refuses a message without content
     messages.push_back({{"role", std::string(role_name(m.role))}, {"content", std::move(content)}});
   }
+  if (cache) {
+    // Every kept message has content; the last block of the last two takes a breakpoint.
+    for (size_t i = messages.size() > 2 ? messages.size() - 2 : 0; i < messages.size(); ++i) {
+      messages[i]["content"].back()["cache_control"] = kEphemeral;
+    }
+  }
   Json body = {{"model", model}, {"max_tokens", max_tokens}};
-  if (!request.system.empty()) body["system"] = request.system;
+  if (!request.system.empty()) {
+    Json block = {{"type", "text"}, {"text", request.system}};
+    if (cache) block["cache_control"] = kEphemeral;
+    body["system"] = Json::array({std::move(block)});
+  }
   body["messages"] = std::move(messages);
   if (!request.tools.empty()) {
     Json tools = Json::array();
@@ -45,6 +57,7 @@ Json anthropic_request_body(const CompletionRequest& request, const std::string&
       tools.push_back(
           {{"name", t.name}, {"description", t.description}, {"input_schema", t.input_schema}});
     }
+    if (cache) tools.back()["cache_control"] = kEphemeral;
     body["tools"] = std::move(tools);
   }
   body["stream"] = true;
@@ -54,7 +67,9 @@ Json anthropic_request_body(const CompletionRequest& request, const std::string&
 Status AnthropicDecoder::on_event(const SseEvent& event) {
   auto j = parse_event_data(event.data, limits_);
   if (!j.ok()) return j.status();
+  transient_ = false;
   if (event.type == "error" || string_field(*j, "type") == "error") {
+    transient_ = is_transient_api_error(api_error_type(event.data));
     return Status::error(
         fmt::format("the stream reported an error: {}", api_error_message(event.data)));
   }
@@ -67,6 +82,7 @@ Status AnthropicDecoder::on_event(const SseEvent& event) {
 
 void AnthropicDecoder::read_usage(const Json& u) {
   // Each event may carry some of the counts; a later one replaces an earlier one.
+  saw_usage_ = true;
   for (auto [key, count] : {std::pair{"input_tokens", &usage_.input_tokens},
                             std::pair{"output_tokens", &usage_.output_tokens},
                             std::pair{"cache_read_input_tokens", &usage_.cache_read_tokens},
@@ -98,7 +114,10 @@ Status AnthropicDecoder::on_message(const Json& j) {
     if (kind == "text") {
       b.kind = OpenBlock::kText;
       b.text = string_field(*cb, "text");
-      if (!b.text.empty() && sink_ != nullptr) sink_->on_text_delta(agent_, b.text);
+      if (!b.text.empty() && sink_ != nullptr) {
+        showed_text_ = true;
+        sink_->on_text_delta(agent_, b.text);
+      }
     } else if (kind == "tool_use") {
       b.kind = OpenBlock::kToolUse;
       b.id = string_field(*cb, "id");
@@ -119,7 +138,10 @@ Status AnthropicDecoder::on_message(const Json& j) {
     if (kind == "text_delta" && b.kind == OpenBlock::kText) {
       std::string text = string_field(*delta, "text");
       b.text += text;
-      if (!text.empty() && sink_ != nullptr) sink_->on_text_delta(agent_, text);
+      if (!text.empty() && sink_ != nullptr) {
+        showed_text_ = true;
+        sink_->on_text_delta(agent_, text);
+      }
     } else if (kind == "input_json_delta" && b.kind == OpenBlock::kToolUse) {
       b.text += string_field(*delta, "partial_json");
     }
@@ -127,7 +149,10 @@ Status AnthropicDecoder::on_message(const Json& j) {
     if (const Json* d = object_field(j, "delta")) {
       if (std::string s = string_field(*d, "stop_reason"); !s.empty()) stop_reason_ = s;
     }
-    if (const Json* u = object_field(j, "usage")) read_usage(*u);
+    if (const Json* u = object_field(j, "usage")) {
+      read_usage(*u);
+      saw_output_ = saw_output_ || u->contains("output_tokens");
+    }
   } else if (type == "message_stop") {
     done_ = true;
   }
@@ -153,8 +178,24 @@ CompletionResponse AnthropicDecoder::response() const {
   r.stop_reason = stop_reason_.empty() ? "end_turn" : stop_reason_;
   r.usage = usage_;
   r.usage_error = usage_error_;
+  if (r.usage_error.empty() && !saw_usage_) {
+    r.usage_error = "the stream carried no usage";
+  } else if (r.usage_error.empty() && !saw_output_) {
+    r.usage_error = "the stream carried no output_tokens in message_delta's usage";
+  }
   r.model = model_;
   return r;
+}
+
+bool AnthropicDecoder::restart() {
+  done_ = false;
+  blocks_.clear();
+  stop_reason_.clear();
+  model_.clear();
+  usage_ = Usage{};
+  usage_error_.clear();
+  saw_usage_ = saw_output_ = transient_ = showed_text_ = false;
+  return true;
 }
 
 AnthropicProvider::AnthropicProvider(config::ProviderConfig cfg, std::string api_key,
@@ -172,8 +213,10 @@ Result<CompletionResponse> AnthropicProvider::complete(const CompletionRequest& 
   http.headers = {"Content-Type: application/json", "Accept: text/event-stream",
                   fmt::format("anthropic-version: {}", kAnthropicVersion)};
   if (!api_key_.empty()) http.headers.push_back("x-api-key: " + api_key_);
-  http.body = dump_json(anthropic_request_body(request, cfg_.model, max_tokens));
+  http.body =
+      dump_json(anthropic_request_body(request, cfg_.model, max_tokens, cfg_.cache_prompts));
   http.cancel = request.cancel;
+  http.on_retry = retry_notes(request.agent, sink);
 
   AnthropicDecoder decoder(request.agent, sink, ReplyLimits::of(cfg_));
   return stream_completion(http_, http, decoder, api_key_, cfg_.model, ReplyLimits::of(cfg_));

@@ -1,16 +1,26 @@
 // The Anthropic Messages API, streamed. POST <base_url>/messages with x-api-key and
 // anthropic-version: 2023-06-01.
 //
-// Request: the system prompt as the top-level `system`; messages as content blocks (text,
-// tool_use, tool_result with is_error), empty text blocks left out (the API refuses them);
-// tools as [{name, description, input_schema}].
+// Request: the system prompt as the top-level `system`, a list of one text block; messages
+// as content blocks (text, tool_use, tool_result with is_error), empty text blocks left out
+// (the API refuses them); tools as [{name, description, input_schema}].
+//
+// Prompt caching (when cfg.cache_prompts, the default): cache_control {type: ephemeral}
+// breakpoints on the last tool, the system block, and the last content block of each of
+// the last two messages: four, the API's limit. Tools and the system prompt are the same
+// every turn; the last message's breakpoint writes the conversation so far, and the one
+// before it reads what the previous turn wrote, even when a turn added more blocks than
+// the API's lookback reaches. Cache reads and writes come back in the usage and are priced
+// at their own rates (config/pricing.h).
 //
 // Response: message_start gives the model and the input usage (cache reads and writes
 // too); content_block_start opens a text or tool_use block (other kinds, such as thinking,
 // are skipped); content_block_delta adds text_delta text (streamed to the sink as it
 // arrives) or input_json_delta fragments; message_delta gives the stop reason and the
 // output usage; message_stop ends the stream and must arrive; ping is ignored; an error
-// event ends the call with the API's message.
+// event ends the call with the API's message (an overloaded_error, api_error or
+// rate_limit_error one is retried: event_stream.h). A stream with no usage at all, or none
+// in message_delta, sets usage_error: the call is unpriced, never free.
 #pragma once
 
 #include <map>
@@ -26,9 +36,9 @@ namespace mecha::providers {
 
 constexpr std::string_view kAnthropicVersion = "2023-06-01";
 
-// The request body for `model`, as sent.
+// The request body for `model`, as sent, with cache breakpoints when `cache`.
 Json anthropic_request_body(const CompletionRequest& request, const std::string& model,
-                            int max_tokens);
+                            int max_tokens, bool cache = true);
 
 // Decodes one streamed answer. Not thread-safe: one per call.
 class AnthropicDecoder final : public StreamDecoder {
@@ -42,6 +52,9 @@ class AnthropicDecoder final : public StreamDecoder {
 
   // The assembled answer. REQUIRES: finished()
   CompletionResponse response() const override;
+  bool transient_failure() const override { return transient_; }
+  bool restart() override;
+  bool showed_text() const override { return showed_text_; }
 
  private:
   struct OpenBlock {
@@ -62,6 +75,10 @@ class AnthropicDecoder final : public StreamDecoder {
   std::string model_;
   Usage usage_;
   std::string usage_error_;  // the first count that could not be read
+  bool saw_usage_ = false;   // any usage arrived
+  bool saw_output_ = false;  // message_delta's usage gave the output count
+  bool transient_ = false;   // the last error event reported a passing condition
+  bool showed_text_ = false;
 };
 
 // Thread-safe: each call has its own transfer and decoder.

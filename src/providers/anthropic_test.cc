@@ -1,5 +1,6 @@
 #include "providers/anthropic.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -233,7 +234,7 @@ TEST_F(AnthropicTest, SendsTheWholeConversationInItsShape) {
     "model": "claude-sonnet-4-5",
     "max_tokens": 2000,
     "stream": true,
-    "system": "You are terse.",
+    "system": [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}],
     "messages": [
       {"role": "user", "content": [{"type": "text", "text": "find errors"}]},
       {"role": "assistant", "content": [
@@ -244,16 +245,19 @@ TEST_F(AnthropicTest, SendsTheWholeConversationInItsShape) {
         {"type": "tool_result", "tool_use_id": "t1", "content": "log.txt:3: ERROR disk full"},
         {"type": "tool_result", "tool_use_id": "t2", "content": "no such file", "is_error": true},
         {"type": "text", "text": "also check dmesg"}]},
-      {"role": "assistant", "content": [{"type": "tool_use", "id": "t3", "name": "Bash", "input": {}}]},
+      {"role": "assistant", "content": [{"type": "tool_use", "id": "t3", "name": "Bash", "input": {},
+                                         "cache_control": {"type": "ephemeral"}}]},
       {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": "t3", "content": "invalid arguments", "is_error": true}]}
+        {"type": "tool_result", "tool_use_id": "t3", "content": "invalid arguments", "is_error": true,
+         "cache_control": {"type": "ephemeral"}}]}
     ],
     "tools": [
       {"name": "Grep", "description": "Search files for a pattern.",
        "input_schema": {"type": "object", "properties": {"pattern": {"type": "string"},
                         "path": {"type": "string"}}, "required": ["pattern"]}},
       {"name": "Read", "description": "Read a file.",
-       "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}
+       "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+       "cache_control": {"type": "ephemeral"}}
     ]
   })");
   EXPECT_EQ(reqs[0].json(), want) << reqs[0].json().dump(2);
@@ -312,7 +316,7 @@ TEST_F(AnthropicTest, AnErrorEventMidStreamIsAnErrorRedacted) {
           std::string(
               R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded for key )") +
               kKey + R"("}})")));
-  auto r = complete(provider());
+  auto r = complete(provider(kKey, fast_http(0)));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.message(), "POST " + url() +
                              ": the stream reported an error: Overloaded for key [redacted] "
@@ -323,7 +327,7 @@ TEST_F(AnthropicTest, AnErrorEventMidStreamIsAnErrorRedacted) {
 TEST_F(AnthropicTest, AStreamWithoutMessageStopIsAnError) {
   const std::string body = read_test_data("anthropic_text.sse");
   server.enqueue(ScriptedResponse::sse(body.substr(0, body.find("event: message_stop"))));
-  auto r = complete(provider());
+  auto r = complete(provider(kKey, fast_http(0)));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(
       r.message(),
@@ -338,7 +342,7 @@ TEST_F(AnthropicTest, AStreamCutMidWayIsAnError) {
   ScriptedResponse r = ScriptedResponse::sse(body.substr(0, body.size() / 2));
   r.cut = true;
   server.enqueue(r);
-  auto got = complete(provider());
+  auto got = complete(provider(kKey, fast_http(0)));
   ASSERT_FALSE(got.ok());
   EXPECT_THAT(got.message(), HasSubstr("POST " + url() + ": the connection broke mid-stream: "));
   EXPECT_EQ(server.requests().size(), 1u);
@@ -348,7 +352,7 @@ TEST_F(AnthropicTest, AStallEndsTheCall) {
   ScriptedResponse r;
   r.chunks = {{kStart, milliseconds(0)}, {stop_with("end_turn"), milliseconds(20'000)}};
   server.enqueue(r);
-  HttpOptions http = fast_http();
+  HttpOptions http = fast_http(0);
   http.stall_timeout_s = 0.3;
   auto got = complete(provider(kKey, http));
   ASSERT_FALSE(got.ok());
@@ -382,6 +386,207 @@ TEST_F(AnthropicTest, CancellingMidStreamReturnsPromptly) {
   EXPECT_EQ(got.status().kind(), ErrorKind::kCancelled);
   EXPECT_EQ(got.message(), "POST " + url() + ": cancelled");
   EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(10'000));
+}
+
+// Every cache_control marker in a request body, by where it sits.
+std::vector<std::string> breakpoints(const Json& body) {
+  std::vector<std::string> at;
+  if (body.contains("system")) {
+    for (size_t i = 0; i < body["system"].size(); ++i) {
+      if (body["system"][i].contains("cache_control")) at.push_back(fmt::format("system[{}]", i));
+    }
+  }
+  if (body.contains("tools")) {
+    for (size_t i = 0; i < body["tools"].size(); ++i) {
+      if (body["tools"][i].contains("cache_control")) at.push_back(fmt::format("tools[{}]", i));
+    }
+  }
+  for (size_t m = 0; m < body["messages"].size(); ++m) {
+    const Json& content = body["messages"][m]["content"];
+    for (size_t b = 0; b < content.size(); ++b) {
+      if (content[b].contains("cache_control")) {
+        EXPECT_EQ(content[b]["cache_control"], Json({{"type", "ephemeral"}}));
+        at.push_back(fmt::format("messages[{}][{}]", m, b));
+      }
+    }
+  }
+  return at;
+}
+
+TEST_F(AnthropicTest, ARequestCarriesFourCacheBreakpointsAtMost) {
+  server.enqueue(ScriptedResponse::sse(read_test_data("anthropic_text.sse")));
+  auto r = complete(provider(), testing::sample_conversation());
+  ASSERT_TRUE(r.ok()) << r.message();
+  const Json body = server.requests().at(0).json();
+  // The last tool, the system prompt, the last block of the last two messages.
+  EXPECT_EQ(breakpoints(body), (std::vector<std::string>{"system[0]", "tools[1]", "messages[3][0]",
+                                                         "messages[4][0]"}));
+}
+
+TEST_F(AnthropicTest, AFirstTurnCachesItsOnlyMessageAndAnEmptyTailIsSkipped) {
+  server.enqueue(ScriptedResponse::sse(read_test_data("anthropic_text.sse")));
+  CompletionRequest req;
+  req.messages.push_back(Message::user_text("hi"));
+  // An assistant message with only empty text is left out, so it cannot hold a breakpoint.
+  req.messages.push_back(Message::assistant_text(""));
+  auto r = complete(provider(), req);
+  ASSERT_TRUE(r.ok()) << r.message();
+  const Json body = server.requests().at(0).json();
+  EXPECT_EQ(breakpoints(body), (std::vector<std::string>{"messages[0][0]"}));
+  EXPECT_FALSE(body.contains("system"));
+}
+
+TEST_F(AnthropicTest, CachingCanBeTurnedOff) {
+  config::ProviderConfig cfg = config_for(server.base_url("/v1"));
+  cfg.cache_prompts = false;
+  server.enqueue(ScriptedResponse::sse(read_test_data("anthropic_text.sse")));
+  auto r = complete(AnthropicProvider(cfg, kKey, fast_http()), testing::sample_conversation());
+  ASSERT_TRUE(r.ok()) << r.message();
+  const Json body = server.requests().at(0).json();
+  EXPECT_TRUE(breakpoints(body).empty()) << body.dump();
+  EXPECT_EQ(body["system"], Json::parse(R"([{"type":"text","text":"You are terse."}])"));
+}
+
+const std::string kOverloaded =
+    R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})";
+
+TEST_F(AnthropicTest, Three529sThenSuccessAreEachAnnounced) {
+  for (int i = 0; i < 3; ++i) {
+    auto r = ScriptedResponse::plain(529, kOverloaded);
+    r.headers = {{"x-should-retry", "true"}};
+    server.enqueue(r);
+  }
+  server.enqueue(ScriptedResponse::sse(read_test_data("anthropic_text.sse")));
+  auto r = complete(provider(kKey, fast_http(10)));
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->message.text(), "Hello, wörld — 你好!");
+  EXPECT_EQ(server.requests().size(), 4u);
+  ASSERT_EQ(sink.notes.size(), 3u);
+  for (int k = 1; k <= 3; ++k) {
+    EXPECT_THAT(
+        sink.notes[k - 1],
+        ::testing::MatchesRegex("main: retrying in [0-9]+ ms \\(attempt " + std::to_string(k) +
+                                " of 10: HTTP 529: Overloaded "
+                                "\\(overloaded_error\\)\\)"));
+  }
+}
+
+TEST_F(AnthropicTest, XShouldRetryFalseMakesAFailureFinal) {
+  auto r503 = ScriptedResponse::plain(503, kOverloaded);
+  r503.headers = {{"x-should-retry", "false"}};
+  server.enqueue(r503);
+  auto r = complete(provider(kKey, fast_http(10)));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(server.requests().size(), 1u);
+  EXPECT_TRUE(sink.notes.empty());
+}
+
+TEST_F(AnthropicTest, AnOverloadedErrorEventMidStreamIsRetriedAndTheRepeatIsNoted) {
+  const std::string body = read_test_data("anthropic_text.sse");
+  const size_t at = body.find("event: content_block_delta");
+  const size_t after_first = body.find("event: content_block_delta", at + 1);
+  server.enqueue(
+      ScriptedResponse::sse(body.substr(0, after_first) + event("error", kOverloaded), 0));
+  server.enqueue(ScriptedResponse::sse(body));
+  auto r = complete(provider());
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->message.text(), "Hello, wörld — 你好!");  // the second stream alone
+  EXPECT_EQ(r->usage, (Usage{472, 15, 2048, 100}));
+  EXPECT_EQ(server.requests().size(), 2u);
+  ASSERT_EQ(sink.notes.size(), 1u);
+  EXPECT_THAT(sink.notes[0],
+              HasSubstr("(attempt 1 of 3: the stream reported an error: Overloaded "
+                        "(overloaded_error)); the text shown so far is shown again"));
+  EXPECT_EQ(sink.text(), "Hello" + std::string("Hello, wörld — 你好!"));
+}
+
+TEST_F(AnthropicTest, AnInvalidRequestErrorEventIsNotRetried) {
+  server.enqueue(ScriptedResponse::sse(
+      kStart +
+      event("error",
+            R"({"type":"error","error":{"type":"invalid_request_error","message":"bad"}})")));
+  auto r = complete(provider());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(server.requests().size(), 1u);
+}
+
+TEST_F(AnthropicTest, ADroppedConnectionBeforeTheMessageIsDoneIsRetried) {
+  const std::string body = read_test_data("anthropic_tools.sse");
+  ScriptedResponse cut = ScriptedResponse::sse(body.substr(0, body.size() / 2));
+  cut.cut = true;
+  server.enqueue(cut);
+  server.enqueue(ScriptedResponse::sse(body.substr(0, body.size() / 3)));  // ends early
+  server.enqueue(ScriptedResponse::sse(body));
+  auto r = complete(provider());
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->message.tool_uses().size(), 2u);
+  EXPECT_EQ(r->stop_reason, "tool_use");
+  EXPECT_EQ(server.requests().size(), 3u);
+  ASSERT_EQ(sink.notes.size(), 2u);
+  EXPECT_THAT(sink.notes[0], HasSubstr("the connection broke mid-stream"));
+  EXPECT_THAT(sink.notes[1], HasSubstr("the stream ended before its final event (message_stop)"));
+}
+
+TEST_F(AnthropicTest, MessageStopEndsTheCallThoughTheServerKeepsTheBodyOpen) {
+  ScriptedResponse r;
+  r.chunks = {{read_test_data("anthropic_text.sse"), milliseconds(0)},
+              {": still here\n\n", milliseconds(30'000)}};
+  server.enqueue(r);
+  const auto start = std::chrono::steady_clock::now();
+  auto got = complete(provider());
+  ASSERT_TRUE(got.ok()) << got.message();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(3'000));
+  EXPECT_EQ(got->message.text(), "Hello, wörld — 你好!");
+  EXPECT_EQ(server.requests().size(), 1u);
+}
+
+TEST_F(AnthropicTest, AStreamOfPingsEndsAtTheRequestTimeout) {
+  ScriptedResponse r;
+  r.chunks.push_back({kStart, milliseconds(0)});
+  for (int i = 0; i < 200; ++i) {
+    r.chunks.push_back({event("ping", R"({"type": "ping"})"), milliseconds(50)});
+  }
+  server.enqueue(r);
+  HttpOptions http = fast_http();
+  http.stall_timeout_s = 5;  // pings keep the stall timer quiet
+  http.request_timeout_s = 0.6;
+  const auto start = std::chrono::steady_clock::now();
+  auto got = complete(provider(kKey, http));
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.message(), "POST " + url() +
+                               ": request timeout: the answer was not complete within 0.6 s "
+                               "(request_timeout); the server kept the stream open without "
+                               "finishing it");
+  EXPECT_GE(took, milliseconds(550));
+  EXPECT_LT(took, milliseconds(3'000));
+  EXPECT_EQ(server.requests().size(), 1u);  // not retried
+}
+
+TEST_F(AnthropicTest, AStreamWithoutUsageSaysSoAndIsNotFree) {
+  server.enqueue(ScriptedResponse::sse(
+      event(
+          "message_start",
+          R"({"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[]}})") +
+      event(
+          "content_block_start",
+          R"({"type":"content_block_start","index":0,"content_block":{"type":"text","text":"ok"}})") +
+      event("message_delta", R"({"type":"message_delta","delta":{"stop_reason":"end_turn"}})") +
+      kStop));
+  auto r = complete(provider());
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->usage_error, "the stream carried no usage");
+  EXPECT_EQ(r->usage, Usage{});
+}
+
+TEST_F(AnthropicTest, AStreamWithoutTheFinalOutputCountIsNotFree) {
+  server.enqueue(ScriptedResponse::sse(
+      kStart +
+      event("message_delta", R"({"type":"message_delta","delta":{"stop_reason":"end_turn"}})") +
+      kStop));
+  auto r = complete(provider());
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->usage_error, "the stream carried no output_tokens in message_delta's usage");
 }
 
 }  // namespace

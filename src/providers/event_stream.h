@@ -3,6 +3,8 @@
 // that is not a whole stream.
 #pragma once
 
+#include <functional>
+#include <string>
 #include <string_view>
 
 #include "providers/http.h"
@@ -24,10 +26,23 @@ class StreamDecoder {
   virtual std::string_view final_event() const = 0;
   // What the stream said, once finished().
   virtual CompletionResponse response() const = 0;
+  // Whether the last failure of on_event() reported a passing condition (an in-stream
+  // overloaded_error, say), worth another attempt.
+  virtual bool transient_failure() const { return false; }
+  // Forgets everything decoded so far, for another attempt at the same request. False
+  // when this decoder cannot; a stream that fails after it began is then not retried.
+  virtual bool restart() { return false; }
+  // Whether text has already gone to the sink (a retry then shows it again).
+  virtual bool showed_text() const { return false; }
 };
 
-// Posts `request` and feeds the answer's events to `decoder`. Besides the transport's
-// failures (http.h), it fails, saying what arrived, when
+// Posts `request` and feeds the answer's events to `decoder`. The stream is done when the
+// decoder is finished(), even if the server keeps the body open. A stream that fails after
+// it began (the connection dropped or stalled, it ended before its final event, or the
+// decoder calls the failure transient) is retried as the transport retries (http.h) when
+// the decoder can restart(); text shown by the failed attempt is shown again, and the
+// retry's note says so. Besides the transport's failures (http.h), it fails, saying what
+// arrived, when
 //  - the 200 body is not an event stream (an error object, say): the API's message or the
 //    start of the body;
 //  - the stream ends before the decoder's final event: how much arrived and the last event;
@@ -37,6 +52,9 @@ class StreamDecoder {
 // Messages start with "POST <url>: " and are not redacted (the caller knows the secrets).
 Status stream_events(const HttpClient& client, const HttpRequest& request, StreamDecoder& decoder,
                      const ReplyLimits& limits = {});
+
+// An HttpRequest::on_retry that tells `sink` (when not null) each retry as a note of `agent`.
+std::function<void(const std::string&)> retry_notes(std::string agent, StreamSink* sink);
 
 // stream_events, then the decoder's response: a failure has `api_key` redacted, and a
 // response that names no model takes `model`, the one asked for.

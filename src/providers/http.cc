@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <ctime>
 #include <memory>
 #include <optional>
 #include <random>
@@ -53,18 +54,19 @@ class MultiMembership {
 };
 
 // What ended one attempt, beyond curl's own result code.
-enum class Interrupt { kNone, kCancelled, kStalled, kHandler };
+enum class Interrupt { kNone, kCancelled, kStalled, kTimedOut, kHandler, kComplete };
 
 // The state of one attempt, shared with the curl callbacks.
 struct Attempt {
   const Libcurl* lib = nullptr;
   CURL* easy = nullptr;
-  const BodyHandler* on_body = nullptr;
+  BodyReceiver* receiver = nullptr;
   long status = 0;
   bool delivered = false;  // a body byte reached the caller
   std::string error_body;  // of a non-2xx answer, bounded
   std::string content_type;
   std::optional<std::chrono::milliseconds> retry_after;
+  std::optional<bool> should_retry;  // x-should-retry, when sent
   SteadyClock::time_point last_byte;
   Interrupt interrupt = Interrupt::kNone;
   Status handler_status;
@@ -101,6 +103,7 @@ size_t on_header(char* data, size_t size, size_t nitems, void* user) {
   if (line.rfind("HTTP/", 0) == 0) {  // a new response (after a 100 Continue, say)
     a->content_type.clear();
     a->retry_after.reset();
+    a->should_retry.reset();
     return n;
   }
   size_t colon = line.find(':');
@@ -110,12 +113,14 @@ size_t on_header(char* data, size_t size, size_t nitems, void* user) {
   if (iequals(name, "content-type")) {
     a->content_type = value;
   } else if (iequals(name, "retry-after")) {
-    // Only the seconds form; an HTTP date falls back to our own backoff.
-    if (auto s = parse_count(value); s && !a->retry_after) {
-      a->retry_after = std::chrono::seconds(*s);
+    if (auto d = parse_retry_after(value, std::chrono::system_clock::now()); d && !a->retry_after) {
+      a->retry_after = *d;
     }
   } else if (iequals(name, "retry-after-ms")) {
     if (auto ms = parse_count(value)) a->retry_after = std::chrono::milliseconds(*ms);
+  } else if (iequals(name, "x-should-retry")) {
+    if (iequals(value, "true")) a->should_retry = true;
+    if (iequals(value, "false")) a->should_retry = false;
   }
   return n;
 }
@@ -126,12 +131,19 @@ size_t on_write(char* data, size_t size, size_t nmemb, void* user) {
   a->last_byte = SteadyClock::now();
   if (a->status == 0) a->lib->easy_getinfo(a->easy, CURLINFO_RESPONSE_CODE, &a->status);
   if (a->status >= 200 && a->status < 300) {
+    if (a->interrupt == Interrupt::kComplete) return 0;
     a->delivered = true;
-    Status st = (*a->on_body)(std::string_view(data, n));
+    Status st = a->receiver->on_body(std::string_view(data, n));
     if (!st.ok()) {
       a->handler_status = std::move(st);
       a->interrupt = Interrupt::kHandler;
       return 0;  // aborts the transfer with CURLE_WRITE_ERROR
+    }
+    if (a->receiver->complete()) {
+      // The answer is whole: whatever the server sends after it, or however long it keeps
+      // the body open, changes nothing.
+      a->interrupt = Interrupt::kComplete;
+      return 0;
     }
     return n;
   }
@@ -163,12 +175,13 @@ bool is_connection_failure(CURLcode code) {
 struct Outcome {
   Status status;           // ok: a 2xx answer delivered whole
   bool retryable = false;  // a failure worth another attempt
+  bool delivered = false;  // body bytes reached the receiver
   std::optional<std::chrono::milliseconds> retry_after;
   HttpReply reply;
 };
 
 Outcome attempt_once(const Libcurl& lib, const HttpOptions& opt, const HttpRequest& req,
-                     curl_slist* headers, const BodyHandler& on_body) {
+                     curl_slist* headers, BodyReceiver& receiver) {
   Outcome out;
   EasyHandle easy(lib.easy_init(), EasyDeleter{&lib});
   MultiHandle multi(lib.multi_init(), MultiDeleter{&lib});
@@ -179,7 +192,7 @@ Outcome attempt_once(const Libcurl& lib, const HttpOptions& opt, const HttpReque
   Attempt a;
   a.lib = &lib;
   a.easy = easy.get();
-  a.on_body = &on_body;
+  a.receiver = &receiver;
   char curl_error[CURL_ERROR_SIZE] = {0};
   CURL* h = easy.get();
   lib.easy_setopt(h, CURLOPT_URL, req.url.c_str());
@@ -202,6 +215,9 @@ Outcome attempt_once(const Libcurl& lib, const HttpOptions& opt, const HttpReque
 
   const auto stall = std::chrono::duration_cast<SteadyClock::duration>(
       std::chrono::duration<double>(opt.stall_timeout_s));
+  const auto deadline =
+      SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(
+                               std::chrono::duration<double>(opt.request_timeout_s));
   bool connected = false;
   curl_off_t sent = 0;  // request body bytes sent so far
   CURLcode code = CURLE_OK;
@@ -215,7 +231,7 @@ Outcome attempt_once(const Libcurl& lib, const HttpOptions& opt, const HttpReque
             fmt::format("POST {}: libcurl failed: {}", req.url, lib.multi_strerror(mc)));
         return out;
       }
-      if (a.interrupt == Interrupt::kHandler) break;
+      if (a.interrupt == Interrupt::kHandler || a.interrupt == Interrupt::kComplete) break;
       if (running == 0) {
         int left = 0;
         while (CURLMsg* msg = lib.multi_info_read(multi.get(), &left)) {
@@ -247,11 +263,16 @@ Outcome attempt_once(const Libcurl& lib, const HttpOptions& opt, const HttpReque
         a.interrupt = Interrupt::kStalled;
         break;
       }
+      if (opt.request_timeout_s > 0 && now >= deadline) {
+        a.interrupt = Interrupt::kTimedOut;
+        break;
+      }
       lib.multi_poll(multi.get(), nullptr, 0, static_cast<int>(kPollInterval.count()), nullptr);
     }
   }
   if (a.status == 0) lib.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &a.status);
   out.retry_after = a.retry_after;
+  out.delivered = a.delivered;
 
   switch (a.interrupt) {
     case Interrupt::kCancelled:
@@ -262,9 +283,23 @@ Outcome attempt_once(const Libcurl& lib, const HttpOptions& opt, const HttpReque
           "POST {}: stall timeout: no bytes from the server for {} (stall_timeout){}", req.url,
           seconds(opt.stall_timeout_s),
           a.delivered ? ", the stream was cut short" : " while waiting for the answer"));
+      // A connection gone quiet is as good as dropped.
+      out.retryable = true;
+      return out;
+    case Interrupt::kTimedOut:
+      out.status = Status::error(fmt::format(
+          "POST {}: request timeout: the answer was not complete within {} (request_timeout){}",
+          req.url, seconds(opt.request_timeout_s),
+          a.delivered ? "; the server kept the stream open without finishing it"
+                      : "; no answer arrived"));
       return out;
     case Interrupt::kHandler:
       out.status = a.handler_status;
+      out.retryable = receiver.transient();
+      return out;
+    case Interrupt::kComplete:
+      out.reply.status = a.status;
+      out.reply.content_type = a.content_type;
       return out;
     case Interrupt::kNone:
       break;
@@ -274,6 +309,7 @@ Outcome attempt_once(const Libcurl& lib, const HttpOptions& opt, const HttpReque
     if (a.delivered) {
       out.status = Status::error(
           fmt::format("POST {}: the connection broke mid-stream: {}", req.url, detail));
+      out.retryable = true;  // when the receiver can restart
       return out;
     }
     curl_off_t connect_time = 0;
@@ -291,12 +327,15 @@ Outcome attempt_once(const Libcurl& lib, const HttpOptions& opt, const HttpReque
   if (a.status >= 200 && a.status < 300) {
     out.reply.status = a.status;
     out.reply.content_type = a.content_type;
+    out.status = receiver.on_end(out.reply);
+    out.retryable = !out.status.ok() && receiver.transient();
     return out;
   }
   std::string message = api_error_message(a.error_body);
   out.status = Status::error(
       fmt::format("POST {}: HTTP {}{}{}", req.url, a.status, message.empty() ? "" : ": ", message));
   out.retryable = a.status == 408 || a.status == 429 || (a.status >= 500 && a.status < 600);
+  if (a.should_retry) out.retryable = *a.should_retry;
   return out;
 }
 
@@ -322,11 +361,43 @@ bool sleep_unless_cancelled(std::chrono::milliseconds delay, const CancelToken* 
   }
 }
 
+// "250 ms", "2.5 s", "45 s".
+std::string delay_text(std::chrono::milliseconds d) {
+  if (d < std::chrono::seconds(1)) return fmt::format("{} ms", d.count());
+  if (d < std::chrono::seconds(10)) return fmt::format("{:.1f} s", d.count() / 1000.0);
+  return fmt::format("{} s", (d.count() + 500) / 1000);
+}
+
+// A failure as a retry note gives it: without the "POST <url>: " every message starts with.
+std::string reason_of(const Status& st, const std::string& url) {
+  std::string_view m = st.message();
+  const std::string prefix = "POST " + url + ": ";
+  if (m.substr(0, prefix.size()) == prefix) m.remove_prefix(prefix.size());
+  constexpr size_t kMaxReason = 200;
+  if (m.size() > kMaxReason) return std::string(m.substr(0, kMaxReason)) + "...";
+  return std::string(m);
+}
+
+// Adapts a BodyHandler: it cannot restart, so a failure after bytes reached it is final.
+class HandlerReceiver final : public BodyReceiver {
+ public:
+  explicit HandlerReceiver(const BodyHandler& handler) : handler_(handler) {}
+  Status on_body(std::string_view piece) override { return handler_(piece); }
+
+ private:
+  const BodyHandler& handler_;
+};
+
 }  // namespace
 
 HttpClient::HttpClient(HttpOptions options) : options_(options) {}
 
 Result<HttpReply> HttpClient::post(const HttpRequest& request, const BodyHandler& on_body) const {
+  HandlerReceiver receiver(on_body);
+  return post(request, receiver);
+}
+
+Result<HttpReply> HttpClient::post(const HttpRequest& request, BodyReceiver& receiver) const {
   auto loaded = libcurl();
   if (!loaded.ok()) {
     return Status::error(fmt::format("POST {}: {}", request.url, loaded.status().message()));
@@ -338,20 +409,32 @@ Result<HttpReply> HttpClient::post(const HttpRequest& request, const BodyHandler
   raw = lib.slist_append(raw, "Expect:");
   HeaderList headers(raw, SlistDeleter{&lib});
 
-  const int attempts_allowed = 1 + std::max(0, options_.max_retries);
+  const int retries_allowed = std::max(0, options_.max_retries);
+  const int attempts_allowed = 1 + retries_allowed;
   Outcome last;
   for (int attempt = 1; attempt <= attempts_allowed; ++attempt) {
     if (request.cancel != nullptr && request.cancel->cancelled()) {
       return Status::cancelled(fmt::format("POST {}: cancelled", request.url));
     }
-    last = attempt_once(lib, options_, request, headers.get(), on_body);
+    last = attempt_once(lib, options_, request, headers.get(), receiver);
     if (last.status.ok()) {
       last.reply.attempts = attempt;
       return last.reply;
     }
-    if (!last.retryable) return last.status;
+    if (last.status.kind() == ErrorKind::kCancelled || !last.retryable) return last.status;
     if (attempt == attempts_allowed) break;
-    if (!sleep_unless_cancelled(backoff(options_, attempt, last.retry_after), request.cancel)) {
+    std::string caveat;
+    if (last.delivered) {
+      caveat = receiver.retry_caveat();
+      if (!receiver.restart()) return last.status;  // what was delivered cannot be taken back
+    }
+    const auto delay = backoff(options_, attempt, last.retry_after);
+    if (request.on_retry) {
+      request.on_retry(fmt::format("retrying in {} (attempt {} of {}: {}){}", delay_text(delay),
+                                   attempt, retries_allowed, reason_of(last.status, request.url),
+                                   caveat.empty() ? "" : "; " + caveat));
+    }
+    if (!sleep_unless_cancelled(delay, request.cancel)) {
       return Status::cancelled(fmt::format("POST {}: cancelled", request.url));
     }
   }
@@ -385,6 +468,40 @@ std::string api_error_message(std::string_view body) {
   constexpr size_t kMaxQuote = 300;
   if (t.size() <= kMaxQuote) return std::string(t);
   return fmt::format("{}... ({} bytes)", t.substr(0, kMaxQuote), t.size());
+}
+
+std::string api_error_type(std::string_view body) {
+  auto j = parse_json(trim(body), "error body");
+  if (!j.ok() || !j->is_object()) return "";
+  auto err = j->find("error");
+  if (err == j->end() || !err->is_object()) return "";
+  auto type = err->find("type");
+  return type != err->end() && type->is_string() ? type->get<std::string>() : "";
+}
+
+bool is_transient_api_error(std::string_view type) {
+  return type == "overloaded_error" || type == "api_error" || type == "rate_limit_error" ||
+         type == "server_error";
+}
+
+std::optional<std::chrono::milliseconds> parse_retry_after(
+    std::string_view value, std::chrono::system_clock::time_point now) {
+  value = trim(value);
+  if (auto s = parse_count(value)) return std::chrono::seconds(*s);
+  // The three date forms HTTP allows; all are GMT.
+  const std::string text(value);
+  for (const char* format :
+       {"%a, %d %b %Y %H:%M:%S GMT", "%A, %d-%b-%y %H:%M:%S GMT", "%a %b %e %H:%M:%S %Y"}) {
+    std::tm tm{};
+    const char* end = strptime(text.c_str(), format, &tm);
+    if (end == nullptr || *end != '\0') continue;
+    const std::time_t at = timegm(&tm);
+    if (at == static_cast<std::time_t>(-1)) return std::nullopt;
+    const auto when = std::chrono::system_clock::from_time_t(at);
+    if (when <= now) return std::chrono::milliseconds(0);
+    return std::chrono::duration_cast<std::chrono::milliseconds>(when - now);
+  }
+  return std::nullopt;
 }
 
 }  // namespace mecha::providers

@@ -9,15 +9,24 @@
 //     connected, no byte moving for stall_timeout_s (sending the request, waiting for the
 //     headers, or mid-stream) is a "stall timeout" error. Each message names the timeout
 //     and its config key.
-//  3. Retries: 408, 429, 5xx and connection failures (refused, reset, connect timeout, name
-//     lookup) are retried up to max_retries times, with exponential backoff and jitter, or
-//     after the server's Retry-After (seconds) / retry-after-ms when it sends one. A request
-//     is retried only before any body byte has reached the caller; after that a failure is
-//     final. When retries run out the error names the URL, the last failure and the number
-//     of attempts.
-//  4. A non-2xx answer that is not retried (or the last one) is an error naming the URL, the
+//  3. Total time: one attempt that has not ended within request_timeout_s (a server that
+//     sends only keep-alives or pings, say) is a "request timeout" error naming the key;
+//     it is not retried.
+//  4. Retries: 408, 429, 5xx (529 included) and connection failures (refused, reset,
+//     connect timeout, name lookup) are retried up to max_retries times, with exponential
+//     backoff and jitter capped at max_delay, or after the server's Retry-After (seconds or
+//     an HTTP date) / retry-after-ms when it sends one; `x-should-retry: false` makes the
+//     failure final, `true` makes it retryable. A failure after body bytes reached the
+//     receiver (a stream cut or stalled mid-way, or one the receiver calls transient) is
+//     retried only when the receiver can restart(); otherwise it is final. Each retry is
+//     announced through HttpRequest::on_retry before its sleep: "retrying in 2.0 s
+//     (attempt 1 of 10: HTTP 529: Overloaded (overloaded_error))". When retries run out the
+//     error names the URL, the last failure and the number of attempts.
+//  5. Completion: once the receiver says complete(), the transfer ends as a success, even
+//     if the server keeps the body open.
+//  6. A non-2xx answer that is not retried (or the last one) is an error naming the URL, the
 //     HTTP status and the API's own error message when the body carries one.
-//  5. libcurl is loaded on the first post() (providers/libcurl.h); when it cannot be, every
+//  7. libcurl is loaded on the first post() (providers/libcurl.h); when it cannot be, every
 //     post() fails with an error naming the URL, the library and its package.
 // Messages may quote what the server sent; callers that hold secrets redact them.
 //
@@ -26,6 +35,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,11 +48,12 @@ namespace mecha::providers {
 struct HttpOptions {
   double connect_timeout_s = 10;
   double stall_timeout_s = 120;
-  int max_retries = 4;  // attempts after the first
+  double request_timeout_s = 600;  // the whole of one attempt; 0: no limit
+  int max_retries = 10;            // attempts after the first
   // The first backoff; each retry doubles it, up to max_delay. The sleep is a random time
   // between half the delay and the whole of it.
   std::chrono::milliseconds base_delay{500};
-  std::chrono::milliseconds max_delay{30'000};
+  std::chrono::milliseconds max_delay{60'000};
   // A Retry-After longer than this is shortened to it.
   std::chrono::milliseconds max_retry_after{60'000};
 };
@@ -52,6 +63,8 @@ struct HttpRequest {
   std::vector<std::string> headers;  // "Name: value"
   std::string body;
   const CancelToken* cancel = nullptr;  // may be null
+  // Told of each retry, before the sleep that precedes it (promise 4). May be empty.
+  std::function<void(const std::string& note)> on_retry;
 };
 
 struct HttpReply {
@@ -64,11 +77,35 @@ struct HttpReply {
 // and post() returns it unchanged.
 using BodyHandler = std::function<Status(std::string_view)>;
 
+// Receives the body of 2xx answers across post()'s attempts.
+class BodyReceiver {
+ public:
+  virtual ~BodyReceiver() = default;
+  // A piece of the body. A failure aborts the attempt; it is retried when transient().
+  virtual Status on_body(std::string_view piece) = 0;
+  // True once the answer is whole: the transfer ends there as a success (promise 5).
+  virtual bool complete() const { return false; }
+  // The server ended the body. A failure fails the attempt; it is retried when transient().
+  virtual Status on_end(const HttpReply& reply) {
+    (void)reply;
+    return ok_status();
+  }
+  // Whether the last failure of on_body() or on_end() may pass on another attempt.
+  virtual bool transient() const { return false; }
+  // Forgets what this attempt delivered, before another attempt. False when it cannot:
+  // a failure after bytes were delivered is then final.
+  virtual bool restart() { return false; }
+  // Added to a retry's note when the attempt being retried delivered something the
+  // caller already showed ("" when nothing).
+  virtual std::string retry_caveat() const { return ""; }
+};
+
 class HttpClient {
  public:
   explicit HttpClient(HttpOptions options);
 
   Result<HttpReply> post(const HttpRequest& request, const BodyHandler& on_body) const;
+  Result<HttpReply> post(const HttpRequest& request, BodyReceiver& receiver) const;
 
   const HttpOptions& options() const { return options_; }
 
@@ -79,5 +116,17 @@ class HttpClient {
 // The API's own words from an error body: error.message (OpenAI and Anthropic), with
 // error.type when present, else the start of the body. Empty for an empty body.
 std::string api_error_message(std::string_view body);
+
+// The API's error type from an error body or event (error.type), "" when none.
+std::string api_error_type(std::string_view body);
+
+// Whether an API error type names a passing condition worth another attempt
+// (overloaded_error, api_error, rate_limit_error, server_error).
+bool is_transient_api_error(std::string_view type);
+
+// A Retry-After value: delta seconds, or an HTTP date (IMF-fixdate, RFC 850 or asctime)
+// measured from `now`; a date in the past is zero. nullopt when it is neither.
+std::optional<std::chrono::milliseconds> parse_retry_after(
+    std::string_view value, std::chrono::system_clock::time_point now);
 
 }  // namespace mecha::providers

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <ctime>
 #include <thread>
 
 #include "providers/testing/fake_model_server.h"
@@ -285,6 +286,57 @@ TEST(ApiErrorMessage, ReadsEachShape) {
   EXPECT_EQ(api_error_message("  Bad Gateway\n"), "Bad Gateway");
   EXPECT_EQ(api_error_message(""), "");
   EXPECT_EQ(api_error_message(std::string(400, 'x')), std::string(300, 'x') + "... (400 bytes)");
+}
+
+TEST(RetryAfter, ReadsSecondsAndEachDateForm) {
+  // Sun, 06 Nov 1994 08:49:37 GMT, the example of RFC 9110.
+  const auto at = std::chrono::system_clock::from_time_t(784111777);
+  const auto now = at - std::chrono::seconds(7);
+  EXPECT_EQ(parse_retry_after("12", now), milliseconds(12'000));
+  EXPECT_EQ(parse_retry_after(" 0 ", now), milliseconds(0));
+  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", now), milliseconds(7'000));
+  EXPECT_EQ(parse_retry_after("Sunday, 06-Nov-94 08:49:37 GMT", now), milliseconds(7'000));
+  EXPECT_EQ(parse_retry_after("Sun Nov  6 08:49:37 1994", now), milliseconds(7'000));
+  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", at + std::chrono::hours(1)),
+            milliseconds(0));  // a date in the past: now
+  EXPECT_EQ(parse_retry_after("soon", now), std::nullopt);
+  EXPECT_EQ(parse_retry_after("-3", now), std::nullopt);
+  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT trailing", now), std::nullopt);
+}
+
+TEST(HttpClient, HonoursARetryAfterDate) {
+  FakeModelServer server;
+  auto limited = ScriptedResponse::plain(429, R"({"error":{"message":"slow down"}})");
+  // Two seconds from now, to the second: the wait is between one and two seconds.
+  const std::time_t when = std::time(nullptr) + 2;
+  char date[64];
+  std::tm tm{};
+  gmtime_r(&when, &tm);
+  std::strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  limited.headers = {{"Retry-After", date}};
+  server.enqueue(limited);
+  server.enqueue(ScriptedResponse::sse("data: ok\n\n"));
+  std::vector<std::string> notes;
+  HttpRequest req = request_to(server);
+  req.on_retry = [&](const std::string& n) { notes.push_back(n); };
+  Collected got;
+  const auto start = std::chrono::steady_clock::now();
+  auto reply = HttpClient(fast_options()).post(req, got.handler());
+  const auto waited = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(reply.ok()) << reply.message();
+  EXPECT_EQ(reply->attempts, 2);
+  EXPECT_GE(waited, milliseconds(900));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_THAT(notes[0],
+              ::testing::MatchesRegex(
+                  "retrying in [0-9.]+ (ms|s) \\(attempt 1 of 3: HTTP 429: slow down\\)"));
+}
+
+TEST(HttpClient, TheDefaultsRetryTenTimesWithBackoffCappedAtAMinute) {
+  HttpOptions o;
+  EXPECT_EQ(o.max_retries, 10);
+  EXPECT_EQ(o.max_delay, milliseconds(60'000));
+  EXPECT_EQ(o.request_timeout_s, 600);
 }
 
 }  // namespace

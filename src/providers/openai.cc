@@ -93,7 +93,9 @@ Status OpenAiDecoder::on_event(const SseEvent& event) {
     done_ = true;
     return ok_status();
   }
+  transient_ = false;
   if (event.type == "error") {
+    transient_ = is_transient_api_error(api_error_type(event.data));
     return Status::error(
         fmt::format("the stream reported an error: {}", api_error_message(event.data)));
   }
@@ -108,6 +110,7 @@ Status OpenAiDecoder::on_chunk(const Json& chunk) {
                                      dump_json(chunk).substr(0, 300)));
   }
   if (chunk.contains("error")) {
+    transient_ = is_transient_api_error(api_error_type(dump_json(chunk)));
     return Status::error(
         fmt::format("the stream reported an error: {}", api_error_message(dump_json(chunk))));
   }
@@ -122,7 +125,10 @@ Status OpenAiDecoder::on_chunk(const Json& chunk) {
     if (delta == nullptr) continue;
     if (std::string text = string_field(*delta, "content"); !text.empty()) {
       text_ += text;
-      if (sink_ != nullptr) sink_->on_text_delta(agent_, text);
+      if (sink_ != nullptr) {
+        showed_text_ = true;
+        sink_->on_text_delta(agent_, text);
+      }
     }
     auto calls = delta->find("tool_calls");
     if (calls == delta->end() || !calls->is_array()) continue;
@@ -142,6 +148,7 @@ Status OpenAiDecoder::on_chunk(const Json& chunk) {
 }
 
 void OpenAiDecoder::read_usage(const Json& u) {
+  saw_usage_ = true;
   int64_t prompt = 0, completion = 0, cached = 0;
   Status st = read_token_count(u, "prompt_tokens", &prompt);
   if (st.ok()) st = read_token_count(u, "completion_tokens", &completion);
@@ -170,8 +177,21 @@ CompletionResponse OpenAiDecoder::response() const {
   r.stop_reason = stop_reason_of(finish_reason_, !calls_.empty());
   r.usage = usage_;
   r.usage_error = usage_error_;
+  if (r.usage_error.empty() && !saw_usage_) r.usage_error = "the stream carried no usage";
   r.model = model_;
   return r;
+}
+
+bool OpenAiDecoder::restart() {
+  done_ = false;
+  text_.clear();
+  calls_.clear();
+  finish_reason_.clear();
+  model_.clear();
+  usage_ = Usage{};
+  usage_error_.clear();
+  saw_usage_ = transient_ = showed_text_ = false;
+  return true;
 }
 
 OpenAiProvider::OpenAiProvider(config::ProviderConfig cfg, std::string api_key, HttpOptions http)
@@ -190,6 +210,7 @@ Result<CompletionResponse> OpenAiProvider::complete(const CompletionRequest& req
   http.body =
       dump_json(openai_request_body(request, cfg_.model, max_tokens, is_openai_itself(base)));
   http.cancel = request.cancel;
+  http.on_retry = retry_notes(request.agent, sink);
 
   OpenAiDecoder decoder(request.agent, sink, ReplyLimits::of(cfg_));
   return stream_completion(http_, http, decoder, api_key_, cfg_.model, ReplyLimits::of(cfg_));

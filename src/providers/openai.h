@@ -13,7 +13,9 @@
 // delta.tool_calls assembled by index (id and name come first, arguments in fragments);
 // finish_reason mapped to mecha's stop reasons (stop: end_turn, tool_calls: tool_use,
 // length: max_tokens); usage from the final chunk, with cached prompt tokens counted as
-// cache reads and not as input. The stream must end with `data: [DONE]`.
+// cache reads and not as input (a stream with no usage sets usage_error: unpriced, never
+// free). The stream must end with `data: [DONE]`, or with the finish_reason and the usage.
+// An error chunk of type server_error (and the like) is retried (event_stream.h).
 #pragma once
 
 #include <map>
@@ -44,11 +46,16 @@ class OpenAiDecoder final : public StreamDecoder {
       : agent_(std::move(agent)), sink_(sink), limits_(std::move(limits)) {}
 
   Status on_event(const SseEvent& event) override;
-  bool finished() const override { return done_; }
+  // At [DONE], or once the finish_reason and the usage have both arrived (all a server
+  // sends before [DONE]), so a server that keeps the body open does not hold the answer.
+  bool finished() const override { return done_ || (!finish_reason_.empty() && saw_usage_); }
   std::string_view final_event() const override { return "data: [DONE]"; }
 
   // The assembled answer. REQUIRES: finished()
   CompletionResponse response() const override;
+  bool transient_failure() const override { return transient_; }
+  bool restart() override;
+  bool showed_text() const override { return showed_text_; }
 
  private:
   struct ToolCall {
@@ -68,6 +75,9 @@ class OpenAiDecoder final : public StreamDecoder {
   std::string model_;
   Usage usage_;
   std::string usage_error_;  // the first count that could not be read
+  bool saw_usage_ = false;   // any usage arrived
+  bool transient_ = false;   // the last error event reported a passing condition
+  bool showed_text_ = false;
 };
 
 // Thread-safe: each call has its own transfer and decoder.

@@ -261,7 +261,7 @@ TEST_F(OpenAiTest, AnErrorChunkInTheStreamIsAnError) {
   server.enqueue(ScriptedResponse::sse(
       chunk(R"({"content":"Hel"})") +
       "data: {\"error\":{\"message\":\"upstream overloaded\",\"type\":\"server_error\"}}\n\n"));
-  auto r = complete(provider());
+  auto r = complete(provider(kKey, fast_http(0)));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.message(),
             "POST " + url() + ": the stream reported an error: upstream overloaded (server_error)");
@@ -270,7 +270,7 @@ TEST_F(OpenAiTest, AnErrorChunkInTheStreamIsAnError) {
 TEST_F(OpenAiTest, AStreamWithoutDoneIsAnError) {
   server.enqueue(
       ScriptedResponse::sse(chunk(R"({"content":"Hel"})") + chunk(R"({"content":"lo"})")));
-  auto r = complete(provider());
+  auto r = complete(provider(kKey, fast_http(0)));
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.message(),
               HasSubstr("POST " + url() +
@@ -285,7 +285,7 @@ TEST_F(OpenAiTest, AStreamCutMidWayIsAnError) {
   ScriptedResponse r = ScriptedResponse::sse(body.substr(0, body.size() / 2));
   r.cut = true;
   server.enqueue(r);
-  auto got = complete(provider());
+  auto got = complete(provider(kKey, fast_http(0)));
   ASSERT_FALSE(got.ok());
   EXPECT_THAT(got.message(), HasSubstr("POST " + url() + ": the connection broke mid-stream: "));
   EXPECT_EQ(server.requests().size(), 1u);
@@ -296,7 +296,7 @@ TEST_F(OpenAiTest, AStallEndsTheCall) {
   ScriptedResponse r;
   r.chunks = {{body.substr(0, 400), milliseconds(0)}, {body.substr(400), milliseconds(20'000)}};
   server.enqueue(r);
-  HttpOptions http = fast_http();
+  HttpOptions http = fast_http(0);
   http.stall_timeout_s = 0.3;
   auto got = complete(provider(kKey, http));
   ASSERT_FALSE(got.ok());
@@ -341,6 +341,56 @@ TEST_F(OpenAiTest, ANon200NamesTheApisMessageRedacted) {
   EXPECT_EQ(r.message(), "POST " + url() +
                              ": HTTP 401: Incorrect API key provided: [redacted] "
                              "(invalid_request_error)");
+}
+
+TEST_F(OpenAiTest, DoneEndsTheCallThoughTheServerKeepsTheBodyOpen) {
+  ScriptedResponse r;
+  r.chunks = {{read_test_data("openai_text.sse"), milliseconds(0)},
+              {": still here\n\n", milliseconds(30'000)}};
+  server.enqueue(r);
+  const auto start = std::chrono::steady_clock::now();
+  auto got = complete(provider());
+  ASSERT_TRUE(got.ok()) << got.message();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(3'000));
+  EXPECT_EQ(got->message.text(), "Hello, wörld — 你好!");
+}
+
+TEST_F(OpenAiTest, TheFinishReasonAndTheUsageEndTheCallWithoutDone) {
+  const std::string body = read_test_data("openai_text.sse");
+  ScriptedResponse r;
+  r.chunks = {{body.substr(0, body.find("data: [DONE]")), milliseconds(0)},
+              {"data: [DONE]\n\n", milliseconds(30'000)}};
+  server.enqueue(r);
+  const auto start = std::chrono::steady_clock::now();
+  auto got = complete(provider());
+  ASSERT_TRUE(got.ok()) << got.message();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(3'000));
+  EXPECT_EQ(got->usage, (Usage{476, 12, 1024, 0}));
+  EXPECT_EQ(got->usage_error, "");
+}
+
+TEST_F(OpenAiTest, AStreamWithoutUsageSaysSoAndIsNotFree) {
+  server.enqueue(ScriptedResponse::sse(chunk(R"({"content":"ok"})") +
+                                       "data: {\"choices\":[{\"index\":0,\"delta\":{},"
+                                       "\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"));
+  auto r = complete(provider());
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->message.text(), "ok");
+  EXPECT_EQ(r->usage_error, "the stream carried no usage");
+}
+
+TEST_F(OpenAiTest, AServerErrorChunkIsRetriedWithANote) {
+  server.enqueue(ScriptedResponse::sse(
+      chunk(R"({"content":"Hel"})") +
+      "data: {\"error\":{\"message\":\"upstream overloaded\",\"type\":\"server_error\"}}\n\n"));
+  server.enqueue(ScriptedResponse::sse(read_test_data("openai_text.sse")));
+  auto r = complete(provider());
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->message.text(), "Hello, wörld — 你好!");
+  ASSERT_EQ(sink.notes.size(), 1u);
+  EXPECT_THAT(sink.notes[0], HasSubstr("(attempt 1 of 3: the stream reported an error: upstream "
+                                       "overloaded (server_error)); the text shown so far is "
+                                       "shown again"));
 }
 
 }  // namespace

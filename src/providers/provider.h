@@ -45,17 +45,23 @@ struct CompletionResponse {
   std::string model;
   // Tool calls whose arguments were not valid JSON (see ToolUseBlock::input_error).
   int malformed_tool_args = 0;
-  // Why the server's usage could not be believed ("usage.prompt_tokens is -5, ..."), or ""
-  // when it could. Such a call is unpriced, never free: `usage` holds only the counts that
-  // were read.
+  // Why the server's usage could not be believed ("usage.prompt_tokens is -5, ...", "the
+  // stream carried no usage"), or "" when it could. Such a call is unpriced, never free:
+  // `usage` holds only the counts that were read.
   std::string usage_error;
 };
 
-// Receives text as it streams. Called on the thread that called complete().
+// Receives text as it streams, and notes about the call (a retry and why). Called on the
+// thread that called complete().
 class StreamSink {
  public:
   virtual ~StreamSink() = default;
   virtual void on_text_delta(std::string_view agent, std::string_view delta) = 0;
+  // "retrying in 2.0 s (attempt 1 of 10: HTTP 529: Overloaded (overloaded_error))".
+  virtual void on_note(std::string_view agent, std::string_view text) {
+    (void)agent;
+    (void)text;
+  }
 };
 
 class Provider {

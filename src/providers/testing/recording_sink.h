@@ -1,4 +1,4 @@
-// RecordingSink: a StreamSink that keeps every text delta, for tests.
+// RecordingSink: a StreamSink that keeps every text delta and note, for tests.
 #pragma once
 
 #include <functional>
@@ -16,6 +16,9 @@ class RecordingSink final : public StreamSink {
     deltas.emplace_back(delta);
     if (on_delta) on_delta(delta);
   }
+  void on_note(std::string_view agent, std::string_view text) override {
+    notes.push_back(std::string(agent) + ": " + std::string(text));
+  }
   std::string text() const {
     std::string all;
     for (const auto& d : deltas) all += d;
@@ -24,6 +27,7 @@ class RecordingSink final : public StreamSink {
 
   std::vector<std::string> agents;
   std::vector<std::string> deltas;
+  std::vector<std::string> notes;                  // "agent: text"
   std::function<void(std::string_view)> on_delta;  // optional: runs after each delta
 };
 
