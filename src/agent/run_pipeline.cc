@@ -23,7 +23,8 @@ void RunPlan::start(RunContext& ctx) const {
 Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
                                                  const std::filesystem::path& work_tree,
                                                  const RunOptions& options) {
-  auto defs = config::load_agent_defs(config, work_tree);
+  std::vector<std::string> warnings;
+  auto defs = config::load_agent_defs(config, work_tree, &warnings);
   if (!defs) return defs.status();
   const config::AgentDef* top_def = nullptr;
   if (!options.agent.empty()) {
@@ -32,6 +33,8 @@ Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
       if (d.name == options.agent) top_def = &d;
       names.push_back(d.name);
     }
+    // The one agent that must load is the one asked for: its file's error is the error.
+    if (top_def != nullptr && !top_def->error.empty()) return Status::error(top_def->error);
     if (top_def == nullptr) {
       return Status::usage(fmt::format(
           "no agent named '{}'; agents: {}", options.agent,
@@ -40,7 +43,9 @@ Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
     }
   }
   providers::ProviderChoice choice = options.choice;
-  if (top_def && choice.model.empty()) choice.model = top_def->model;
+  if (top_def && choice.model.empty()) {
+    choice.model = definition_model(config, *top_def, choice.provider_name);
+  }
   if (top_def && choice.provider_name.empty()) choice.provider_name = top_def->provider;
   auto provider = providers::make_provider(config, choice);
   if (!provider) return provider.status();
@@ -68,6 +73,9 @@ Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
   auto plan = std::make_shared<RunPlan>();
   plan->agent = std::make_shared<const Agent>(spec, *provider, std::move(registry));
   plan->work_tree = work_tree;
+  plan->warnings = std::move(warnings);
+  plan->warnings.insert(plan->warnings.end(), run_tools->warnings.begin(),
+                        run_tools->warnings.end());
   plan->pricing = config.pricing;
   plan->max_time_s = options.max_time_s ? options.max_time_s : config.limits.max_time_s;
   plan->max_cost_usd = options.max_cost_usd ? options.max_cost_usd : config.limits.max_cost_usd;

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "agent/agent.h"
 #include "agent/agent_catalog.h"
@@ -39,6 +40,8 @@ struct RunPlan {
   config::PriceTable pricing = config::PriceTable::defaults();
   std::optional<double> max_time_s;
   std::optional<double> max_cost_usd;
+  // What the user should be told before the run (RunTools::warnings): the caller shows them.
+  std::vector<std::string> warnings;
 
   // Sets what the plan decides in `ctx`: work tree, agent name, pricing, and the limits, the
   // deadline counted from now. The rest (cancel token, approver, journal, taint, session)
