@@ -644,6 +644,21 @@ Result<AgentDef> parse_markdown(std::string_view text, const std::string& file, 
   std::string body(text.substr(std::min(line_end(yaml_end) + 1, text.size())));
   std::string yaml(text.substr(yaml_begin, yaml_end - yaml_begin));
 
+  // The name, for a file whose YAML turns out bad: a top-level `name:` line.
+  for (size_t p = 0; p < yaml.size();) {
+    size_t nl = yaml.find('\n', p);
+    std::string_view l = std::string_view(yaml).substr(p, nl == std::string::npos ? nl : nl - p);
+    if (l.substr(0, 5) == "name:") {
+      std::string_view v = trim(l.substr(5));
+      if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) {
+        v = v.substr(1, v.size() - 2);
+      }
+      *name_hint = std::string(v);
+      break;
+    }
+    if (nl == std::string::npos) break;
+    p = nl + 1;
+  }
   std::vector<Field> fields;
   try {
     YAML::Node root = YAML::Load(yaml);
