@@ -159,40 +159,51 @@ std::vector<std::string> AgentCatalog::add_capped(
 }
 
 tools::ToolRegistry AgentCatalog::registry_for(const Entry& entry) const {
-  // Base tools and Task before the delegation tools, so the cap never takes those.
-  std::vector<std::string> first;
-  std::vector<std::string> later;
-  for (const auto& name : entry.tools) {
-    (base_.find(name) || name == kTaskToolName ? first : later).push_back(name);
+  std::vector<std::string> names = entry.tools;
+  if (names.size() > kMaxOfferedTools) {
+    // Base tools and Task before the delegation tools, so the cap never takes those.
+    std::stable_partition(names.begin(), names.end(), [&](const std::string& n) {
+      return base_.find(n) != nullptr || n == kTaskToolName;
+    });
   }
-  first.insert(first.end(), later.begin(), later.end());
   tools::ToolRegistry r;
-  // The cap was reported when the registry was first built (mecha agents shows the tools).
-  (void)add_capped(r, first, entry.def.task_agents);
+  (void)add_capped(r, names, entry.def.task_agents);
   return r;
 }
 
-tools::ToolRegistry AgentCatalog::top_level_registry() const {
+// The top-level tools in the order offered: the base tools, the delegation tools of mecha's
+// own project definitions, then Task; past kMaxOfferedTools the delegation tools are cut
+// (never a base tool, never Task). `left_out` receives the names cut.
+std::vector<std::string> AgentCatalog::top_level_names(std::vector<std::string>* left_out) const {
   std::vector<std::string> names = base_.names();
-  if (!entries_.empty()) names.emplace_back(kTaskToolName);
+  const size_t room =
+      kMaxOfferedTools - std::min(kMaxOfferedTools, names.size() + (entries_.empty() ? 0 : 1));
+  size_t added = 0;
   for (const auto& e : entries_) {
     // Claude Code's files, the user's and the built-ins are reached through Task only
     // (agent_def.h): fewer tools to choose from, and a request that stays small.
-    if (!config::task_only_source(e.def.source)) names.push_back(e.def.name);
+    if (config::task_only_source(e.def.source)) continue;
+    if (added < room) {
+      names.push_back(e.def.name);
+      ++added;
+    } else if (left_out) {
+      left_out->push_back(e.def.name);
+    }
   }
+  if (!entries_.empty()) names.emplace_back(kTaskToolName);
+  return names;
+}
+
+tools::ToolRegistry AgentCatalog::top_level_registry() const {
   tools::ToolRegistry r;
-  (void)add_capped(r, names, std::nullopt);
+  (void)add_capped(r, top_level_names(nullptr), std::nullopt);
   return r;
 }
 
 std::vector<std::string> AgentCatalog::tools_left_out() const {
-  std::vector<std::string> names = base_.names();
-  if (!entries_.empty()) names.emplace_back(kTaskToolName);
-  for (const auto& e : entries_) {
-    if (!config::task_only_source(e.def.source)) names.push_back(e.def.name);
-  }
-  if (names.size() <= kMaxOfferedTools) return {};
-  return std::vector<std::string>(names.begin() + kMaxOfferedTools, names.end());
+  std::vector<std::string> left_out;
+  (void)top_level_names(&left_out);
+  return left_out;
 }
 
 Agent AgentCatalog::agent_for(const Entry& entry) const {

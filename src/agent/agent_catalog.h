@@ -34,9 +34,10 @@ namespace mecha::agent {
 inline constexpr std::string_view kTaskToolName = "Task";
 
 // The most tools one request offers (OpenAI's limit; more also costs every turn). The cap
-// lives here, where registries are built: the base tools and Task come first, then the
-// delegation tools of mecha's own definitions; those past it are left out of the registry,
-// with a warning naming them, and stay reachable through Task.
+// lives here, where registries are built (not in the agent loop): base tools and Task are
+// always kept, and the delegation tools of mecha's own definitions past the cap are left
+// out of the registry, with a warning naming them (AgentCatalog::warnings, printed by the
+// cli at the run's start); they stay reachable through Task.
 inline constexpr size_t kMaxOfferedTools = 128;
 
 struct CatalogOptions {
@@ -85,10 +86,10 @@ class AgentCatalog : public std::enable_shared_from_this<AgentCatalog> {
 
   // A fresh registry holding exactly the entry's effective tools.
   tools::ToolRegistry registry_for(const Entry& entry) const;
-  // The top-level agent's: the base tools, Task (when there are definitions), then one tool
-  // per definition of mecha's own project (config, .mecha/agents); the others (Claude
+  // The top-level agent's: the base tools, one tool per definition of mecha's own project
+  // (config, .mecha/agents), then Task (when there are definitions); the others (Claude
   // Code's files, the user's, the built-ins) are reached through Task only. At most
-  // kMaxOfferedTools.
+  // kMaxOfferedTools: delegation tools past it are left out (never a base tool or Task).
   tools::ToolRegistry top_level_registry() const;
   // The delegation tools top_level_registry() leaves out past kMaxOfferedTools.
   std::vector<std::string> tools_left_out() const;
@@ -104,6 +105,7 @@ class AgentCatalog : public std::enable_shared_from_this<AgentCatalog> {
   std::shared_ptr<tools::Tool> tool_named(
       const std::string& name,
       const std::optional<std::vector<std::string>>& task_agents = std::nullopt) const;
+  std::vector<std::string> top_level_names(std::vector<std::string>* left_out) const;
   // Adds `names`' tools to `r` up to kMaxOfferedTools, returning the names left out.
   std::vector<std::string> add_capped(
       tools::ToolRegistry& r, const std::vector<std::string>& names,
