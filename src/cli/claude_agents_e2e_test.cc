@@ -172,6 +172,39 @@ TEST_F(ClaudeAgentsE2E, ARunOffersTaskNotOneToolPerAgentAndOnlyTheAgentAskedForM
       << broken.err;
 }
 
+// The user's agents: ~/.claude/agents (Claude Code's, lenient) and ~/.config/mecha/agents
+// (mecha's, strict), the project's winning a duplicate with a warning.
+TEST_F(ClaudeAgentsE2E, UserLevelAgentsLoadAndTheProjectsTakePrecedence) {
+  write(".home/.claude/agents/reviewer.md", "---\nname: reviewer\ndescription: the user's\n---\n");
+  write(".home/.claude/agents/mine.md",
+        "---\nname: mine\ndescription: user claude\ntools: Read, WebFetch\n---\n");
+  write(".home/.config/mecha/agents/helper.md",
+        "---\nname: helper\ndescription: user mecha\ntools: [Read]\n---\n");
+  auto r = run_mecha({"agents", "--json"}, tree_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = parse_json(r.out, "stdout");
+  ASSERT_TRUE(j.ok()) << r.out;
+  EXPECT_EQ(by_name(*j, "reviewer").at("description"), "Reviews code.") << "the project's";
+  EXPECT_EQ(by_name(*j, "mine").at("source"), "~/.claude/agents");
+  EXPECT_EQ(by_name(*j, "mine").at("dropped_tools"), Json::array({"WebFetch"}));
+  EXPECT_EQ(by_name(*j, "helper").at("source"), "~/.config/mecha/agents");
+  EXPECT_EQ(by_name(*j, "helper").at("tools"), Json::array({"Read"}));
+  EXPECT_NE(r.err.find("mecha: warning: " + (tree_ / ".home/.claude/agents/reviewer.md").string() +
+                       ": agent 'reviewer' is also defined in " + file("reviewer.md") +
+                       ", which is used\n"),
+            std::string::npos)
+      << r.err;
+
+  // ~/.config/mecha/agents is mecha's format: strict.
+  write(".home/.config/mecha/agents/bad.md", "---\nname: bad\ndescription: d\nmode: x\n---\n");
+  auto strict = run_mecha({"agents"}, tree_);
+  EXPECT_EQ(strict.exit_code, 1);
+  EXPECT_NE(strict.err.find((tree_ / ".home/.config/mecha/agents/bad.md").string() +
+                            ":4: unknown field 'mode' in agent definition"),
+            std::string::npos)
+      << strict.err;
+}
+
 // The request a run sends, counted on the wire: a folder of 130 agents offers at most 128
 // tools; delegating to `model: sonnet` / `haiku` / `inherit` sends the resolved model ids.
 TEST_F(ClaudeAgentsE2E, DelegationSendsTheResolvedModelToALoopbackServer) {

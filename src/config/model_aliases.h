@@ -10,6 +10,9 @@
 // for any other provider those three mean "the parent's model", since the provider would not
 // know the name. `inherit` always means the parent's model. A name that is no alias is a
 // model id and is sent as written.
+//
+// In an untrusted project config the table is a security key (config.h): an alias decides
+// which model, and so which price, a run pays for.
 #pragma once
 
 #include <map>
