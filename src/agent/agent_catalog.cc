@@ -32,7 +32,13 @@ Result<std::shared_ptr<const AgentCatalog>> AgentCatalog::create(std::vector<con
     return d.source == config::AgentSource::kBuiltin &&
            (catalog->base_.find(d.name) || d.name == kTaskToolName);
   });
+  auto broken = std::stable_partition(defs.begin(), defs.end(),
+                                      [](const config::AgentDef& d) { return d.error.empty(); });
+  catalog->broken_.assign(std::make_move_iterator(broken), std::make_move_iterator(defs.end()));
+  defs.erase(broken, defs.end());
   for (const auto& d : defs) {
+    // Only mecha's project definitions become tools; the rest are Task subagent_types.
+    if (config::task_only_source(d.source)) continue;
     if (catalog->base_.find(d.name) || d.name == kTaskToolName) {
       return Status::error(fmt::format(
           "{}: agent '{}' has the name of a tool; agents become tools, so give it another name",
@@ -46,9 +52,14 @@ Result<std::shared_ptr<const AgentCatalog>> AgentCatalog::create(std::vector<con
     MECHA_RETURN_IF_ERROR(check_vouch(d));
     // A Claude Code definition without `tools` inherits the tools, not the delegation:
     // as in Claude Code, a subagent spawns subagents only when its allowlist says so.
-    auto tools = config::effective_tools(d, available, base_names);
-    if (!tools) return tools.status();
     Entry e;
+    auto tools = config::effective_tools(d, available, base_names, &e.dropped_tools);
+    if (!tools) return tools.status();
+    if (!e.dropped_tools.empty()) {
+      catalog->warnings_.push_back(
+          fmt::format("{}:{}: agent '{}': no tool of mecha's is named {}; dropped", d.origin,
+                      d.tools_line, d.name, fmt::join(e.dropped_tools, ", ")));
+    }
     e.def = std::move(d);
     e.tools = std::move(*tools);
     catalog->entries_.push_back(std::move(e));
@@ -70,7 +81,12 @@ Result<std::shared_ptr<const AgentCatalog>> AgentCatalog::create(std::vector<con
         }
         std::vector<const Entry*> next;
         if (t == kTaskToolName) {
-          for (const auto& other : c.entries_) next.push_back(&other);
+          for (const auto& other : c.entries_) {
+            const auto& allowed = cur->def.task_agents;
+            if (!allowed ||
+                std::find(allowed->begin(), allowed->end(), other.def.name) != allowed->end())
+              next.push_back(&other);
+          }
         } else if (const Entry* d = c.find(t)) {
           next.push_back(d);
         }
@@ -82,6 +98,12 @@ Result<std::shared_ptr<const AgentCatalog>> AgentCatalog::create(std::vector<con
     add_legs(e.capabilities, &catalog->task_capabilities_);
   }
 
+  if (auto left_out = catalog->tools_left_out(); !left_out.empty()) {
+    catalog->warnings_.push_back(fmt::format(
+        "a request offers at most {} tools; {} agent tools are left out and reached through "
+        "Task only: {}",
+        kMaxOfferedTools, left_out.size(), fmt::join(left_out, ", ")));
+  }
   if (resolver) {
     for (auto& e : catalog->entries_) {
       auto p = resolver(e.def);
@@ -99,36 +121,89 @@ const AgentCatalog::Entry* AgentCatalog::find(std::string_view name) const {
   return nullptr;
 }
 
+const config::AgentDef* AgentCatalog::find_broken(std::string_view name) const {
+  for (const auto& d : broken_) {
+    if (d.name == name) return &d;
+  }
+  return nullptr;
+}
+
 std::vector<std::string> AgentCatalog::names() const {
   std::vector<std::string> out;
   for (const auto& e : entries_) out.push_back(e.def.name);
   return out;
 }
 
-std::shared_ptr<tools::Tool> AgentCatalog::tool_named(const std::string& name) const {
+std::shared_ptr<tools::Tool> AgentCatalog::tool_named(
+    const std::string& name, const std::optional<std::vector<std::string>>& task_agents) const {
   if (auto t = base_.find(name)) return t;
-  if (name == kTaskToolName) return std::make_shared<TaskTool>(shared_from_this());
+  if (name == kTaskToolName) return std::make_shared<TaskTool>(shared_from_this(), task_agents);
   auto sub = SubagentTool::create(shared_from_this(), name);
   return sub ? std::shared_ptr<tools::Tool>(*sub) : nullptr;
 }
 
-tools::ToolRegistry AgentCatalog::registry_for(const Entry& entry) const {
-  tools::ToolRegistry r;
-  for (const auto& name : entry.tools) {
-    // Every name was checked by create(); a duplicate is skipped by add().
-    if (auto t = tool_named(name)) (void)r.add(std::move(t));
+std::vector<std::string> AgentCatalog::add_capped(
+    tools::ToolRegistry& r, const std::vector<std::string>& names,
+    const std::optional<std::vector<std::string>>& task_agents) const {
+  std::vector<std::string> left_out;
+  for (const auto& name : names) {
+    if (r.find(name)) continue;
+    if (r.names().size() >= kMaxOfferedTools) {
+      left_out.push_back(name);
+      continue;
+    }
+    // Every name was checked by create().
+    if (auto t = tool_named(name, task_agents)) (void)r.add(std::move(t));
   }
+  return left_out;
+}
+
+tools::ToolRegistry AgentCatalog::registry_for(const Entry& entry) const {
+  std::vector<std::string> names = entry.tools;
+  if (names.size() > kMaxOfferedTools) {
+    // Base tools and Task before the delegation tools, so the cap never takes those.
+    std::stable_partition(names.begin(), names.end(), [&](const std::string& n) {
+      return base_.find(n) != nullptr || n == kTaskToolName;
+    });
+  }
+  tools::ToolRegistry r;
+  (void)add_capped(r, names, entry.def.task_agents);
   return r;
 }
 
-tools::ToolRegistry AgentCatalog::top_level_registry() const {
-  tools::ToolRegistry r = base_;
+// The top-level tools in the order offered: the base tools, the delegation tools of mecha's
+// own project definitions, then Task; past kMaxOfferedTools the delegation tools are cut
+// (never a base tool, never Task). `left_out` receives the names cut.
+std::vector<std::string> AgentCatalog::top_level_names(std::vector<std::string>* left_out) const {
+  std::vector<std::string> names = base_.names();
+  const size_t room =
+      kMaxOfferedTools - std::min(kMaxOfferedTools, names.size() + (entries_.empty() ? 0 : 1));
+  size_t added = 0;
   for (const auto& e : entries_) {
-    // Built-ins are reached through Task only (builtin_agents.h): fewer tools to choose from.
-    if (e.def.source != config::AgentSource::kBuiltin) (void)r.add(tool_named(e.def.name));
+    // Claude Code's files, the user's and the built-ins are reached through Task only
+    // (agent_def.h): fewer tools to choose from, and a request that stays small.
+    if (config::task_only_source(e.def.source)) continue;
+    if (added < room) {
+      names.push_back(e.def.name);
+      ++added;
+    } else if (left_out) {
+      left_out->push_back(e.def.name);
+    }
   }
-  if (!entries_.empty()) (void)r.add(tool_named(std::string(kTaskToolName)));
+  if (!entries_.empty()) names.emplace_back(kTaskToolName);
+  return names;
+}
+
+tools::ToolRegistry AgentCatalog::top_level_registry() const {
+  tools::ToolRegistry r;
+  (void)add_capped(r, top_level_names(nullptr), std::nullopt);
   return r;
+}
+
+std::vector<std::string> AgentCatalog::tools_left_out() const {
+  std::vector<std::string> left_out;
+  (void)top_level_names(&left_out);
+  return left_out;
 }
 
 Agent AgentCatalog::agent_for(const Entry& entry) const {

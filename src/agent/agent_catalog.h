@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,13 @@ namespace mecha::agent {
 
 // The name of Claude Code's dispatching tool.
 inline constexpr std::string_view kTaskToolName = "Task";
+
+// The most tools one request offers (OpenAI's limit; more also costs every turn). The cap
+// lives here, where registries are built (not in the agent loop): base tools and Task are
+// always kept, and the delegation tools of mecha's own definitions past the cap are left
+// out of the registry, with a warning naming them (AgentCatalog::warnings, printed by the
+// cli at the run's start); they stay reachable through Task.
+inline constexpr size_t kMaxOfferedTools = 128;
 
 struct CatalogOptions {
   // How many levels of subagents may run below the top-level agent. Default: 3.
@@ -49,11 +57,15 @@ class AgentCatalog : public std::enable_shared_from_this<AgentCatalog> {
     std::vector<std::string> tools;  // effective tool names, in the definition's order
     tools::Capabilities capabilities;
     std::shared_ptr<providers::Provider> provider;  // null when built without a resolver
+    // A Claude Code file's `tools` entries that name no tool of mecha's: dropped.
+    std::vector<std::string> dropped_tools;
   };
 
-  // Checks every definition: its name is no tool's name, each allowlist entry names a tool
-  // that exists (a base tool, a definition, or Task), trusted_output comes with an
-  // answer_shape. `base` holds the tools that exist apart from delegation (the builtin
+  // Checks every definition: the name of one that becomes a tool (config, .mecha/agents) is
+  // no tool's name, each allowlist entry names a tool that exists (a base tool, such a
+  // definition, or Task; a Claude Code file's other entries are dropped, with a warning),
+  // trusted_output comes with an answer_shape. Broken Claude Code files (AgentDef::error)
+  // are kept apart, in broken(), so that Task names their error. `base` holds the tools that exist apart from delegation (the builtin
   // tools). A null `resolver` builds no providers: for listing (mecha agents); running a
   // subagent from such a catalog fails with a message saying so.
   static Result<std::shared_ptr<const AgentCatalog>> create(std::vector<config::AgentDef> defs,
@@ -63,6 +75,11 @@ class AgentCatalog : public std::enable_shared_from_this<AgentCatalog> {
 
   const std::vector<Entry>& entries() const { return entries_; }
   const Entry* find(std::string_view name) const;  // nullptr when there is none
+  // Claude Code files that could not be read (AgentDef::error set), by name.
+  const std::vector<config::AgentDef>& broken() const { return broken_; }
+  const config::AgentDef* find_broken(std::string_view name) const;
+  // What a run should show the user: dropped tools, tools left out past kMaxOfferedTools.
+  const std::vector<std::string>& warnings() const { return warnings_; }
   std::vector<std::string> names() const;
   const tools::ToolRegistry& base() const { return base_; }
   int max_depth() const { return options_.max_depth; }
@@ -71,9 +88,13 @@ class AgentCatalog : public std::enable_shared_from_this<AgentCatalog> {
 
   // A fresh registry holding exactly the entry's effective tools.
   tools::ToolRegistry registry_for(const Entry& entry) const;
-  // The top-level agent's: the base tools, then one tool per definition that is not
-  // built-in, and Task (when there are definitions).
+  // The top-level agent's: the base tools, one tool per definition of mecha's own project
+  // (config, .mecha/agents), then Task (when there are definitions); the others (Claude
+  // Code's files, the user's, the built-ins) are reached through Task only. At most
+  // kMaxOfferedTools: delegation tools past it are left out (never a base tool or Task).
   tools::ToolRegistry top_level_registry() const;
+  // The delegation tools top_level_registry() leaves out past kMaxOfferedTools.
+  std::vector<std::string> tools_left_out() const;
   // The agent a definition describes: allowlisted, with its prompt and turn limit.
   // REQUIRES: entry.provider is not null.
   Agent agent_for(const Entry& entry) const;
@@ -81,12 +102,22 @@ class AgentCatalog : public std::enable_shared_from_this<AgentCatalog> {
  private:
   AgentCatalog(tools::ToolRegistry base, CatalogOptions options)
       : base_(std::move(base)), options_(options) {}
-  // A new tool for `name`: a base tool, a SubagentTool, or Task.
-  std::shared_ptr<tools::Tool> tool_named(const std::string& name) const;
+  // A new tool for `name`: a base tool, a SubagentTool, or Task (limited to `task_agents`
+  // when given).
+  std::shared_ptr<tools::Tool> tool_named(
+      const std::string& name,
+      const std::optional<std::vector<std::string>>& task_agents = std::nullopt) const;
+  std::vector<std::string> top_level_names(std::vector<std::string>* left_out) const;
+  // Adds `names`' tools to `r` up to kMaxOfferedTools, returning the names left out.
+  std::vector<std::string> add_capped(
+      tools::ToolRegistry& r, const std::vector<std::string>& names,
+      const std::optional<std::vector<std::string>>& task_agents) const;
 
   tools::ToolRegistry base_;
   CatalogOptions options_;
   std::vector<Entry> entries_;
+  std::vector<config::AgentDef> broken_;
+  std::vector<std::string> warnings_;
   tools::Capabilities task_capabilities_;
 };
 

@@ -25,6 +25,8 @@ Result<const config::AgentDef*> find_top_agent(const std::vector<config::AgentDe
   if (name.empty()) return static_cast<const config::AgentDef*>(nullptr);
   std::vector<std::string> names;
   for (const auto& d : defs) {
+    // The one agent that must load is the one asked for: its file's error is the error.
+    if (d.name == name && !d.error.empty()) return Status::error(d.error);
     if (d.name == name) return &d;
     names.push_back(d.name);
   }
@@ -49,13 +51,16 @@ std::string top_level_system_prompt(const PromptContext& context, const config::
 Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
                                                  const std::filesystem::path& work_tree,
                                                  const RunOptions& options) {
-  auto defs = config::load_agent_defs(config, work_tree);
+  std::vector<std::string> warnings;
+  auto defs = config::load_agent_defs(config, work_tree, &warnings);
   if (!defs) return defs.status();
   auto found = find_top_agent(*defs, options.agent);
   if (!found) return found.status();
   const config::AgentDef* top_def = *found;
   providers::ProviderChoice choice = options.choice;
-  if (top_def && choice.model.empty()) choice.model = top_def->model;
+  if (top_def && choice.model.empty()) {
+    choice.model = definition_model(config, *top_def, choice.provider_name);
+  }
   if (top_def && choice.provider_name.empty()) choice.provider_name = top_def->provider;
   auto provider = providers::make_provider(config, choice);
   if (!provider) return provider.status();
@@ -88,6 +93,9 @@ Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
   auto plan = std::make_shared<RunPlan>();
   plan->agent = std::make_shared<const Agent>(spec, *provider, std::move(registry));
   plan->work_tree = work_tree;
+  plan->warnings = std::move(warnings);
+  plan->warnings.insert(plan->warnings.end(), run_tools->warnings.begin(),
+                        run_tools->warnings.end());
   plan->pricing = config.pricing;
   plan->max_time_s = options.max_time_s ? options.max_time_s : config.limits.max_time_s;
   plan->max_cost_usd = options.max_cost_usd ? options.max_cost_usd : config.limits.max_cost_usd;

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "agent/agent.h"
 #include "agent/agent_catalog.h"
@@ -43,6 +44,8 @@ struct RunPlan {
   config::PriceTable pricing = config::PriceTable::defaults();
   std::optional<double> max_time_s;
   std::optional<double> max_cost_usd;
+  // What the user should be told before the run (RunTools::warnings): the caller shows them.
+  std::vector<std::string> warnings;
 
   // Sets what the plan decides in `ctx`: work tree, agent name, pricing, and the limits, the
   // deadline counted from now. The rest (cancel token, approver, journal, taint, session)
@@ -51,7 +54,8 @@ struct RunPlan {
 };
 
 // The definition `--agent NAME` names; null when `name` is empty; a usage error listing the
-// agents that exist when none has that name.
+// agents that exist when none has that name; the error of its file when that file is broken
+// (only the agent asked for must load).
 Result<const config::AgentDef*> find_top_agent(const std::vector<config::AgentDef>& defs,
                                                const std::string& name);
 

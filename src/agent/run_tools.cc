@@ -9,7 +9,22 @@ bool is_cassette(const providers::ProviderChoice& choice) {
   return choice.model.rfind("cassette:", 0) == 0;
 }
 
+// The kind of the provider `name` names (else the config's default, else its only one); ""
+// when none is known.
+std::string provider_kind(const config::Config& config, const std::string& name) {
+  std::string n = name.empty() ? config.default_provider : name;
+  if (n.empty() && config.providers.size() == 1) return config.providers.begin()->second.kind;
+  auto it = config.providers.find(n);
+  return it == config.providers.end() ? "" : it->second.kind;
+}
+
 }  // namespace
+
+std::string definition_model(const config::Config& config, const config::AgentDef& def,
+                             const std::string& provider_name) {
+  const std::string& name = def.provider.empty() ? provider_name : def.provider;
+  return config::resolve_model_alias(config.model_aliases, def.model, provider_kind(config, name));
+}
 
 Result<RunTools> build_run_tools(const config::Config& config,
                                  std::vector<config::AgentDef> definitions,
@@ -19,12 +34,13 @@ Result<RunTools> build_run_tools(const config::Config& config,
   ProviderResolver resolver;
   if (options.provider) {
     resolver = [&](const config::AgentDef& def) -> Result<std::shared_ptr<providers::Provider>> {
-      if (is_cassette(options.choice) || (def.model.empty() && def.provider.empty())) {
+      const std::string model = definition_model(config, def, options.choice.provider_name);
+      if (is_cassette(options.choice) || (model.empty() && def.provider.empty())) {
         return options.provider;
       }
       providers::ProviderChoice choice;
       choice.provider_name = def.provider.empty() ? options.choice.provider_name : def.provider;
-      choice.model = def.model;
+      choice.model = model;  // empty: the provider table's own model
       return providers::make_provider(config, choice);
     };
   }
@@ -33,6 +49,7 @@ Result<RunTools> build_run_tools(const config::Config& config,
   if (!catalog) return catalog.status();
   RunTools out;
   out.registry = (*catalog)->top_level_registry();
+  out.warnings = (*catalog)->warnings();
   out.catalog = std::move(*catalog);
   return out;
 }
@@ -40,9 +57,13 @@ Result<RunTools> build_run_tools(const config::Config& config,
 Result<RunTools> build_run_tools(const config::Config& config,
                                  const std::filesystem::path& work_tree,
                                  const RunToolsOptions& options) {
-  auto defs = config::load_agent_defs(config, work_tree);
+  std::vector<std::string> warnings;
+  auto defs = config::load_agent_defs(config, work_tree, &warnings);
   if (!defs) return defs.status();
-  return build_run_tools(config, std::move(*defs), options);
+  auto out = build_run_tools(config, std::move(*defs), options);
+  if (!out) return out.status();
+  out->warnings.insert(out->warnings.begin(), warnings.begin(), warnings.end());
+  return out;
 }
 
 }  // namespace mecha::agent

@@ -1,6 +1,7 @@
 // The tools of a run, built the same way wherever a run starts (mecha run, mecha serve):
-// the builtin tools, then the agent definitions of the config and the work tree, each as a
-// tool named after it, and Task.
+// the builtin tools, Task, then the agent definitions of the config and .mecha/agents, each
+// as a tool named after it (Claude Code's files, the user's and the built-ins are reached
+// through Task only; agent_catalog.h caps the tools at kMaxOfferedTools).
 #pragma once
 
 #include <filesystem>
@@ -26,7 +27,16 @@ struct RunToolsOptions {
 struct RunTools {
   tools::ToolRegistry registry;                 // what a top-level "main" agent gets
   std::shared_ptr<const AgentCatalog> catalog;  // never null; may hold no definitions
+  // For the user, "FILE:LINE: what" each: files skipped, fields ignored, tools dropped or
+  // left out. The caller shows them; nothing here prints.
+  std::vector<std::string> warnings;
 };
+
+// The model id a definition runs on, for the provider it runs on (its `provider`, else
+// `provider_name`, else the config's default): its `model` with aliases resolved
+// (config/model_aliases.h); "" for the parent's model.
+std::string definition_model(const config::Config& config, const config::AgentDef& def,
+                             const std::string& provider_name);
 
 // Every error names the file and field it comes from.
 Result<RunTools> build_run_tools(const config::Config& config,

@@ -1,6 +1,12 @@
 // Task: Claude Code's dispatching tool, input {subagent_type, prompt, description}, running
 // the same definitions as the per-definition subagent tools (seed 004). An unknown
-// subagent_type is an is_error result listing the ones that exist.
+// subagent_type is an is_error result listing the ones that exist; a Claude Code file that
+// could not be read is an is_error result carrying its error.
+//
+// Its description lists the subagents it may start, each as "- name: description" with the
+// description cut to one line of kTaskEntryChars, the whole list to kTaskListBytes; the
+// names past that are listed bare (then cut too, saying how many more there are).
+// A definition's `tools: [Task(a, b)]` makes a Task limited to a and b.
 //
 // Its capabilities are the union over every definition, since it can reach any of them; the
 // untrusted leg is still decided per answer (the result is external only when the chosen
@@ -9,15 +15,24 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "agent/agent_catalog.h"
 #include "tools/tool.h"
 
 namespace mecha::agent {
 
+inline constexpr size_t kTaskEntryChars = 100;
+inline constexpr size_t kTaskListBytes = 8 * 1024;
+
 class TaskTool final : public tools::Tool {
  public:
-  explicit TaskTool(std::shared_ptr<const AgentCatalog> catalog) : catalog_(std::move(catalog)) {}
+  // `allowed`: the subagents it may start; nullopt: every one in the catalog.
+  explicit TaskTool(std::shared_ptr<const AgentCatalog> catalog,
+                    std::optional<std::vector<std::string>> allowed = std::nullopt)
+      : catalog_(std::move(catalog)), allowed_(std::move(allowed)) {}
 
   std::string name() const override { return std::string(kTaskToolName); }
   std::string description() const override;
@@ -29,7 +44,9 @@ class TaskTool final : public tools::Tool {
   tools::ToolOutput call(const Json& input, tools::ToolContext& ctx) override;
 
  private:
+  bool allows(const std::string& name) const;
   std::shared_ptr<const AgentCatalog> catalog_;
+  std::optional<std::vector<std::string>> allowed_;
 };
 
 }  // namespace mecha::agent

@@ -1,6 +1,9 @@
 // `mecha agents [--json]`: the agent definitions a run in this directory gets, each with the
 // tools it may call (after allowlist, disallowedTools and Claude Code's inheritance) and the
-// capabilities derived from them.
+// capabilities derived from them; for Claude Code's files also what was dropped (tools mecha
+// does not have), what is not available (MCP tools), which fields are not supported, and the
+// files that could not be read, each with its error. Warnings go to stderr, as `mecha run`
+// prints them; a skipped file never makes the exit code non-zero.
 #include <filesystem>
 #include <memory>
 
@@ -29,6 +32,10 @@ const char* source_name(config::AgentSource s) {
       return ".mecha/agents";
     case config::AgentSource::kClaudeDir:
       return ".claude/agents";
+    case config::AgentSource::kUserMechaDir:
+      return "~/.config/mecha/agents";
+    case config::AgentSource::kUserClaudeDir:
+      return "~/.claude/agents";
     case config::AgentSource::kBuiltin:
       return "built-in";
   }
@@ -60,13 +67,26 @@ int agents_main(const AgentsOptions& opt) {
   if (!ws) return report_failure(ws.status());
   auto run_tools = ws->listing();
   if (!run_tools) return report_failure(run_tools.status());
+  report_warnings(run_tools->warnings);
   const auto& entries = run_tools->catalog->entries();
+  const auto& broken = run_tools->catalog->broken();
+  const config::Config& cfg = ws->config();
+  auto model_id = [&](const config::AgentDef& d) -> Json {
+    std::string m = agent::definition_model(cfg, d, "");
+    return m.empty() ? Json(nullptr) : Json(m);
+  };
   if (opt.json) {
     Json all = Json::array();
     for (const auto& e : entries) {
       const auto& d = e.def;
       all.push_back(
           {{"name", d.name},
+           {"error", nullptr},
+           {"dropped_tools", e.dropped_tools},
+           {"mcp_tools", d.mcp_tools},
+           {"task_agents", d.task_agents ? Json(*d.task_agents) : Json(nullptr)},
+           {"not_supported", d.unsupported},
+           {"model_id", model_id(d)},
            {"description", d.description},
            {"source", source_name(d.source)},
            {"file", d.source == config::AgentSource::kBuiltin ? Json(nullptr) : Json(d.origin)},
@@ -82,10 +102,16 @@ int agents_main(const AgentsOptions& opt) {
            {"trusted_output", d.trusted_output},
            {"answer_shape", shape_json(d.answer_shape)}});
     }
+    for (const auto& d : broken) {
+      all.push_back({{"name", d.name},
+                     {"error", d.error},
+                     {"source", source_name(d.source)},
+                     {"file", d.origin}});
+    }
     fmt::print("{}\n", dump_json(all, 2));
     return kExitOk;
   }
-  if (entries.empty()) {
+  if (entries.empty() && broken.empty()) {
     fmt::print(stderr,
                "no agent definitions: add .mecha/agents/NAME.md (or .claude/agents/NAME.md) or "
                "[[subagents]] in .mecha/config.toml\n");
@@ -93,9 +119,30 @@ int agents_main(const AgentsOptions& opt) {
   }
   for (const auto& e : entries) {
     auto caps = legs(e.capabilities);
-    fmt::print("{:<16} {:<15} tools: {:<30} {}\n", e.def.name, source_name(e.def.source),
+    const auto& d = e.def;
+    fmt::print("{:<16} {:<15} tools: {:<30} {}\n", d.name, source_name(d.source),
                e.tools.empty() ? "(none)" : fmt::format("{}", fmt::join(e.tools, ", ")),
                caps.empty() ? "-" : fmt::format("{}", fmt::join(caps, ",")));
+    if (!d.model.empty()) {
+      Json id = model_id(d);
+      fmt::print("  model: {}{}\n", d.model,
+                 id.is_null()                       ? " (the parent's model)"
+                 : id.get<std::string>() == d.model ? ""
+                                                    : fmt::format(" = {}", id.get<std::string>()));
+    }
+    if (d.task_agents) {
+      fmt::print(
+          "  Task may start: {}\n",
+          d.task_agents->empty() ? "(none)" : fmt::format("{}", fmt::join(*d.task_agents, ", ")));
+    }
+    if (!e.dropped_tools.empty())
+      fmt::print("  dropped (not mecha tools): {}\n", fmt::join(e.dropped_tools, ", "));
+    if (!d.mcp_tools.empty())
+      fmt::print("  not available (no MCP yet): {}\n", fmt::join(d.mcp_tools, ", "));
+    if (!d.unsupported.empty()) fmt::print("  not supported: {}\n", fmt::join(d.unsupported, "; "));
+  }
+  for (const auto& d : broken) {
+    fmt::print("{:<16} {:<15} error: {}\n", d.name, source_name(d.source), d.error);
   }
   return kExitOk;
 }

@@ -15,6 +15,10 @@ int report_failure(const Status& s) {
   return kExitError;
 }
 
+void report_warnings(const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) std::fprintf(stderr, "mecha: warning: %s\n", w.c_str());
+}
+
 int run_app(int argc, char** argv) {
   CLI::App app{"mecha: run language-model agents with tools, safely", "mecha"};
   // A plain flag, not CLI11's version flag: that one reports itself by throwing, and the

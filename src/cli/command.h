@@ -6,6 +6,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -35,5 +37,7 @@ inline constexpr int kExitCancelled = 130;
 
 // Prints "mecha: <message>" on stderr and returns the exit code for the status's kind.
 int report_failure(const Status& s);
+// Prints each as "mecha: warning: <warning>" on stderr (agent files skipped, tools dropped).
+void report_warnings(const std::vector<std::string>& warnings);
 
 }  // namespace mecha::cli

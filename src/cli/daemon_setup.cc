@@ -66,6 +66,7 @@ Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags,
   if (flags.max_cost > 0) run_options.max_cost_usd = flags.max_cost;
   auto first = agent::build_run(ws->config(), ws->work_tree(), run_options);
   if (!first) return first.status();
+  report_warnings((*first)->warnings);
   server::DaemonOptions options;
   if (flags.model.starts_with("cassette:")) {
     options.turns.make_plan = [config = ws->config(), tree = ws->work_tree(), run_options] {

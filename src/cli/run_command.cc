@@ -72,6 +72,7 @@ int run_main(const RunOptions& opt) {
   if (opt.max_cost > 0) run_options.max_cost_usd = opt.max_cost;
   auto plan = agent::build_run(ws->config(), ws->work_tree(), run_options);
   if (!plan) return report_failure(plan.status());
+  report_warnings((*plan)->warnings);
   const agent::Agent& main_agent = *(*plan)->agent;
 
   CancelToken cancel;

@@ -241,11 +241,12 @@ TEST_F(SubagentsE2E, AnUnknownAgentIsAUsageError) {
 }
 
 TEST_F(SubagentsE2E, ABadDefinitionStopsTheRunNamingFileAndField) {
-  write(".claude/agents/e.md", "---\nname: Explore\ndescription: d\npermissionMode: plan\n---\n");
+  // mecha's own files are strict (Claude Code's are not: claude_agents_e2e_test.cc).
+  write(".mecha/agents/e.md", "---\nname: Explore\ndescription: d\npermissionMode: plan\n---\n");
   write("c.jsonl", "{\"mecha_cassette\": 1}\n");
   auto r = run_mecha({"run", "--model", "cassette:c.jsonl", "x"}, tree_);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "mecha: " + (tree_ / ".claude/agents/e.md").string() +
+  EXPECT_EQ(r.err, "mecha: " + (tree_ / ".mecha/agents/e.md").string() +
                        ":4: unknown field 'permissionMode' in agent definition (fields: name, "
                        "description, tools, disallowedTools, maxTurns, model, provider, "
                        "trusted_output, answer_shape)\n");
@@ -273,6 +274,12 @@ TEST_F(SubagentsE2E, AgentsListsEffectiveToolsAndCapabilities) {
       {"untrusted_input", false}, {"private_data", false}, {"external_send", false}};
   Json want = Json::array();
   want.push_back({{"name", "judge"},
+                  {"error", nullptr},
+                  {"dropped_tools", Json::array()},
+                  {"mcp_tools", Json::array()},
+                  {"task_agents", nullptr},
+                  {"not_supported", Json::array()},
+                  {"model_id", nullptr},
                   {"description", "Judges."},
                   {"source", "config"},
                   {"file", (tree_ / ".mecha/config.toml").string()},
@@ -285,6 +292,12 @@ TEST_F(SubagentsE2E, AgentsListsEffectiveToolsAndCapabilities) {
                   {"trusted_output", true},
                   {"answer_shape", {"safe", "unsafe"}}});
   want.push_back({{"name", "lead"},
+                  {"error", nullptr},
+                  {"dropped_tools", Json::array()},
+                  {"mcp_tools", Json::array()},
+                  {"task_agents", nullptr},
+                  {"not_supported", Json::array()},
+                  {"model_id", "small"},
                   {"description", "Delegates."},
                   {"source", ".mecha/agents"},
                   {"file", (tree_ / ".mecha/agents/lead.md").string()},
@@ -304,6 +317,12 @@ TEST_F(SubagentsE2E, AgentsListsEffectiveToolsAndCapabilities) {
     if (name != "Bash") inherited.push_back(name);
   }
   want.push_back({{"name", "Explore"},
+                  {"error", nullptr},
+                  {"dropped_tools", Json::array()},
+                  {"mcp_tools", Json::array()},
+                  {"task_agents", nullptr},
+                  {"not_supported", {"color: blue"}},
+                  {"model_id", nullptr},
                   {"description", "Explores."},
                   {"source", ".claude/agents"},
                   {"file", (tree_ / ".claude/agents/Explore.md").string()},

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -21,6 +22,13 @@ namespace {
 
 constexpr size_t kMaxDefinitionBytes = 256 * 1024;
 constexpr int kMaxTurnsLimit = 1000;
+constexpr size_t kMaxClaudeNameBytes = 128;
+
+// Claude Code's documented fields that mecha reads but does not act on (yet); `color` only
+// colours Claude Code's own /agents screen.
+constexpr std::string_view kUnsupportedClaudeFields[] = {
+    "permissionMode", "mcpServers", "hooks",      "skills", "memory",
+    "isolation",      "effort",     "background", "color"};
 
 std::string_view trim(std::string_view s) {
   const char* ws = " \t\n\r\f\v";
@@ -71,10 +79,91 @@ struct Field {
   Value value;
 };
 
+// A value in one short line, for `mecha agents`: "plan", "[a, b]", "(a mapping)".
+std::string brief(const Value& v) {
+  std::string out;
+  switch (v.type) {
+    case Value::Type::kNull:
+      out = "(empty)";
+      break;
+    case Value::Type::kString:
+      out = v.text;
+      break;
+    case Value::Type::kInteger:
+      out = std::to_string(v.integer);
+      break;
+    case Value::Type::kBoolean:
+      out = v.boolean ? "true" : "false";
+      break;
+    case Value::Type::kList: {
+      std::vector<std::string> items;
+      for (const auto& i : v.items) items.push_back(brief(i));
+      out = fmt::format("[{}]", fmt::join(items, ", "));
+      break;
+    }
+    case Value::Type::kOther:
+      out = fmt::format("({})", v.text);
+      break;
+  }
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  }
+  if (out.size() > 60) out = out.substr(0, 57) + "...";
+  return out;
+}
+
+// "Task(a, b)" or "Agent(a)": true with the names inside (none for "Task()").
+bool task_with_agents(std::string_view entry, std::vector<std::string>* agents) {
+  std::string_view head;
+  if (entry.substr(0, 5) == "Task(") head = "Task(";
+  if (entry.substr(0, 6) == "Agent(") head = "Agent(";
+  if (head.empty() || entry.back() != ')') return false;
+  std::string_view inside = entry.substr(head.size(), entry.size() - head.size() - 1);
+  size_t pos = 0;
+  while (pos <= inside.size()) {
+    size_t comma = inside.find(',', pos);
+    if (comma == std::string_view::npos) comma = inside.size();
+    std::string_view name = trim(inside.substr(pos, comma - pos));
+    if (!name.empty()) agents->emplace_back(name);
+    pos = comma + 1;
+  }
+  return true;
+}
+
+// Sorts `tools` entries: Task(...) and Agent into Task with its targets, mcp__ forms into
+// mcp_tools; the rest stay.
+void sort_tool_entries(AgentDef* def) {
+  std::vector<std::string> kept;
+  for (const std::string& entry : *def->tools) {
+    std::vector<std::string> agents;
+    if (task_with_agents(entry, &agents)) {
+      if (!def->task_agents) def->task_agents.emplace();
+      for (auto& a : agents) {
+        if (std::find(def->task_agents->begin(), def->task_agents->end(), a) ==
+            def->task_agents->end())
+          def->task_agents->push_back(std::move(a));
+      }
+      if (std::find(kept.begin(), kept.end(), "Task") == kept.end()) kept.emplace_back("Task");
+    } else if (entry.rfind("mcp__", 0) == 0) {
+      def->mcp_tools.push_back(entry);
+    } else {
+      // Claude Code's newer name for Task.
+      std::string name = entry == "Agent" ? "Task" : entry;
+      if (std::find(kept.begin(), kept.end(), name) == kept.end()) kept.push_back(name);
+    }
+  }
+  // A bare `Task` beside `Task(a)` lifts the limit, as it does in Claude Code.
+  if (std::find(def->tools->begin(), def->tools->end(), "Task") != def->tools->end() ||
+      std::find(def->tools->begin(), def->tools->end(), "Agent") != def->tools->end())
+    def->task_agents.reset();
+  def->tools = std::move(kept);
+}
+
 // Reads one definition's fields; `where(line)` names the file and line in messages.
 class DefReader {
  public:
-  DefReader(std::string file, AgentSource source) : file_(std::move(file)), source_(source) {}
+  DefReader(std::string file, AgentSource source, std::vector<std::string>* warnings = nullptr)
+      : file_(std::move(file)), source_(source), warnings_(warnings) {}
 
   std::string where(int line) const { return line > 0 ? fmt::format("{}:{}", file_, line) : file_; }
 
@@ -87,20 +176,31 @@ class DefReader {
     bool has_description = false;
     for (const Field& f : fields) {
       const std::string canonical = canonical_key(f.key);
+      if (canonical.empty() && is_claude_code_source(source_)) {
+        // Claude Code ignores what it does not know; so does mecha, saying so.
+        if (warnings_) {
+          warnings_->push_back(
+              fmt::format("{}: field '{}' is not one of Claude Code's agent fields; ignored",
+                          where(f.value.line), f.key));
+        }
+        continue;
+      }
       if (canonical.empty()) {
         return Status::error(fmt::format(
             "{}: unknown field '{}' in agent definition (fields: name, description, tools, "
             "disallowedTools, {}maxTurns, model, provider, trusted_output, answer_shape)",
             where(f.value.line), f.key, source_ == AgentSource::kConfig ? "system_prompt, " : ""));
       }
-      if (!seen.insert(canonical).second) {
+      if (!seen.insert(canonical == "unsupported" ? f.key : canonical).second) {
         return Status::error(
             fmt::format("{}: field '{}' is given twice (as '{}' and another "
                         "spelling); give it once",
                         where(f.value.line), canonical, f.key));
       }
       const Value& v = f.value;
-      if (canonical == "name") {
+      if (canonical == "unsupported") {
+        def.unsupported.push_back(fmt::format("{}: {}", f.key, brief(v)));
+      } else if (canonical == "name") {
         MECHA_RETURN_IF_ERROR(string_field(f, &def.name));
         has_name = true;
       } else if (canonical == "description") {
@@ -110,19 +210,15 @@ class DefReader {
         MECHA_RETURN_IF_ERROR(string_field(f, &def.system_prompt));
       } else if (canonical == "model") {
         MECHA_RETURN_IF_ERROR(string_field(f, &def.model));
-        // Claude Code's way of saying "the caller's model".
-        if (def.model == "inherit") def.model.clear();
       } else if (canonical == "provider") {
         MECHA_RETURN_IF_ERROR(string_field(f, &def.provider));
-      } else if (canonical == "color") {
-        // Claude Code's /agents screen writes it; it only colours that screen.
-        std::string ignored;
-        MECHA_RETURN_IF_ERROR(string_field(f, &ignored));
       } else if (canonical == "tools") {
         if (v.type == Value::Type::kNull) continue;  // `tools:` with nothing: as if absent
         auto list = name_list(f);
         if (!list) return list.status();
         def.tools = std::move(*list);
+        def.tools_line = v.line;
+        sort_tool_entries(&def);
       } else if (canonical == "disallowedTools") {
         if (v.type == Value::Type::kNull) continue;
         auto list = name_list(f);
@@ -175,7 +271,11 @@ class DefReader {
     if (auto it = kCommon.find(key); it != kCommon.end()) return it->second;
     // In TOML there is no body, so the prompt is a field; in Markdown it is the body.
     if (key == "system_prompt" && source_ == AgentSource::kConfig) return key;
-    if (key == "color" && source_ == AgentSource::kClaudeDir) return key;
+    if (is_claude_code_source(source_)) {
+      for (std::string_view u : kUnsupportedClaudeFields) {
+        if (key == u) return "unsupported";
+      }
+    }
     return "";
   }
 
@@ -205,12 +305,16 @@ class DefReader {
     if (f.value.type == Value::Type::kString) {
       std::string_view s = f.value.text;
       if (trim(s).empty()) return out;
-      size_t pos = 0;
-      while (pos <= s.size()) {
-        size_t comma = s.find(',', pos);
-        if (comma == std::string_view::npos) comma = s.size();
-        MECHA_RETURN_IF_ERROR(add(s.substr(pos, comma - pos), f.value.line));
-        pos = comma + 1;
+      // Commas inside parentheses belong to the entry: "Read, Task(a, b)".
+      size_t start = 0;
+      int depth = 0;
+      for (size_t i = 0; i <= s.size(); ++i) {
+        if (i < s.size() && s[i] == '(') ++depth;
+        if (i < s.size() && s[i] == ')' && depth > 0) --depth;
+        if (i == s.size() || (s[i] == ',' && depth == 0)) {
+          MECHA_RETURN_IF_ERROR(add(s.substr(start, i - start), f.value.line));
+          start = i + 1;
+        }
       }
       return out;
     }
@@ -272,6 +376,17 @@ class DefReader {
     for (const Field& f : fields) {
       if (f.key == "name") line = f.value.line;
     }
+    if (is_claude_code_source(source_)) {
+      // Only ever a Task subagent_type: any printable text, bounded.
+      bool ok = !trim(name).empty() && name.size() <= kMaxClaudeNameBytes &&
+                std::none_of(name.begin(), name.end(), [](char c) {
+                  return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
+                });
+      if (ok) return ok_status();
+      return Status::error(fmt::format(
+          "{}: field 'name' must be 1 to {} bytes of printable text, got \"{}\"", where(line),
+          kMaxClaudeNameBytes, brief(Value{Value::Type::kString, name, 0, false, {}, 0})));
+    }
     bool ok =
         !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
           return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
@@ -287,6 +402,7 @@ class DefReader {
 
   std::string file_;
   AgentSource source_;
+  std::vector<std::string>* warnings_;
 };
 
 // ---- TOML
@@ -390,7 +506,11 @@ Result<std::string> read_text(const std::filesystem::path& path) {
   return ss.str();
 }
 
-Status read_dir(const std::filesystem::path& dir, AgentSource source, std::vector<AgentDef>* out) {
+Result<AgentDef> parse_markdown(std::string_view text, const std::string& file, AgentSource source,
+                                std::vector<std::string>* warnings, std::string* name_hint);
+
+Status read_dir(const std::filesystem::path& dir, AgentSource source, std::vector<AgentDef>* out,
+                std::vector<std::string>* warnings) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) return ok_status();
   std::vector<std::filesystem::path> files;
@@ -402,13 +522,38 @@ Status read_dir(const std::filesystem::path& dir, AgentSource source, std::vecto
   if (ec) return Status::error(fmt::format("cannot list {}: {}", dir.string(), ec.message()));
   std::sort(files.begin(), files.end());
   for (const auto& f : files) {
+    std::string name_hint;
+    std::vector<std::string> file_warnings;
     auto text = read_text(f);
-    if (!text) return text.status();
-    auto def = parse_agent_markdown(*text, f.string(), source);
+    Result<AgentDef> def =
+        text ? parse_markdown(*text, f.string(), source, &file_warnings, &name_hint)
+             : Result<AgentDef>(text.status());
+    if (!def && is_claude_code_source(source)) {
+      // Claude Code skips a bad file; mecha keeps it by name, so asking for it says why.
+      AgentDef broken;
+      broken.name = name_hint.empty() ? f.stem().string() : name_hint;
+      broken.source = source;
+      broken.origin = f.string();
+      broken.error = def.status().message();
+      if (warnings) {
+        warnings->push_back(fmt::format("{} (agent '{}' skipped)", broken.error, broken.name));
+      }
+      out->push_back(std::move(broken));
+      continue;
+    }
     if (!def) return def.status();
+    if (warnings) warnings->insert(warnings->end(), file_warnings.begin(), file_warnings.end());
     out->push_back(std::move(*def));
   }
   return ok_status();
+}
+
+// Whether a duplicate name is an error: only between mecha's own project definitions.
+bool duplicate_is_error(AgentSource a, AgentSource b) {
+  auto project_strict = [](AgentSource s) {
+    return s == AgentSource::kConfig || s == AgentSource::kMechaDir;
+  };
+  return project_strict(a) && project_strict(b);
 }
 
 }  // namespace
@@ -446,8 +591,24 @@ std::string AnswerShape::describe() const {
   return "";
 }
 
+bool is_claude_code_source(AgentSource s) {
+  return s == AgentSource::kClaudeDir || s == AgentSource::kUserClaudeDir;
+}
+
+bool task_only_source(AgentSource s) {
+  return is_claude_code_source(s) || s == AgentSource::kUserMechaDir || s == AgentSource::kBuiltin;
+}
+
 Result<AgentDef> parse_agent_markdown(std::string_view text, const std::string& file,
-                                      AgentSource source) {
+                                      AgentSource source, std::vector<std::string>* warnings) {
+  std::string name_hint;
+  return parse_markdown(text, file, source, warnings, &name_hint);
+}
+
+namespace {
+
+Result<AgentDef> parse_markdown(std::string_view text, const std::string& file, AgentSource source,
+                                std::vector<std::string>* warnings, std::string* name_hint) {
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   // The front matter: a first line of `---`, then YAML up to the next line of `---`.
   auto line_end = [&](size_t pos) {
@@ -483,6 +644,21 @@ Result<AgentDef> parse_agent_markdown(std::string_view text, const std::string& 
   std::string body(text.substr(std::min(line_end(yaml_end) + 1, text.size())));
   std::string yaml(text.substr(yaml_begin, yaml_end - yaml_begin));
 
+  // The name, for a file whose YAML turns out bad: a top-level `name:` line.
+  for (size_t p = 0; p < yaml.size();) {
+    size_t nl = yaml.find('\n', p);
+    std::string_view l = std::string_view(yaml).substr(p, nl == std::string::npos ? nl : nl - p);
+    if (l.substr(0, 5) == "name:") {
+      std::string_view v = trim(l.substr(5));
+      if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) {
+        v = v.substr(1, v.size() - 2);
+      }
+      *name_hint = std::string(v);
+      break;
+    }
+    if (nl == std::string::npos) break;
+    p = nl + 1;
+  }
   std::vector<Field> fields;
   try {
     YAML::Node root = YAML::Load(yaml);
@@ -494,18 +670,33 @@ Result<AgentDef> parse_agent_markdown(std::string_view text, const std::string& 
       f.key = kv.first.Scalar();
       f.value = from_yaml(kv.second, 2);
       if (f.value.line == 0) f.value.line = kv.first.Mark().line + 2;
+      if (f.key == "name" && f.value.type == Value::Type::kString) *name_hint = f.value.text;
       fields.push_back(std::move(f));
     }
   } catch (const YAML::Exception& e) {
     int l = e.mark.line >= 0 ? e.mark.line + 2 : 0;
     return Status::error(fmt::format("{}:{}: bad YAML in the front matter: {}", file, l, e.msg));
   }
-  DefReader reader(file, source);
+  DefReader reader(file, source, warnings);
   auto def = reader.read(fields, 1);
   if (!def) return def.status();
   std::string_view prompt = trim(body);
   def->system_prompt = std::string(prompt);
   return def;
+}
+
+}  // namespace
+
+UserAgentDirs default_user_agent_dirs() {
+  UserAgentDirs d;
+  const char* home = std::getenv("HOME");
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) {
+    d.mecha = std::filesystem::path(xdg) / "mecha" / "agents";
+  } else if (home && *home) {
+    d.mecha = std::filesystem::path(home) / ".config" / "mecha" / "agents";
+  }
+  if (home && *home) d.claude = std::filesystem::path(home) / ".claude" / "agents";
+  return d;
 }
 
 Status read_subagents(const toml::node& value, const Reading& reading, Config* config) {
@@ -536,16 +727,36 @@ Status read_subagents(const toml::node& value, const Reading& reading, Config* c
 }
 
 Result<std::vector<AgentDef>> load_agent_defs(const Config& config,
-                                              const std::filesystem::path& work_tree) {
-  std::vector<AgentDef> all = config.subagents;
-  MECHA_RETURN_IF_ERROR(read_dir(work_tree / ".mecha" / "agents", AgentSource::kMechaDir, &all));
-  MECHA_RETURN_IF_ERROR(read_dir(work_tree / ".claude" / "agents", AgentSource::kClaudeDir, &all));
-  for (size_t i = 0; i < all.size(); ++i) {
-    for (size_t j = 0; j < i; ++j) {
-      if (all[i].name == all[j].name) {
-        return Status::error(fmt::format("agent '{}' is defined twice: in {} and in {}; keep one",
-                                         all[i].name, all[j].origin, all[i].origin));
-      }
+                                              const std::filesystem::path& work_tree,
+                                              std::vector<std::string>* warnings,
+                                              const UserAgentDirs& user_dirs) {
+  std::vector<AgentDef> read = config.subagents;
+  MECHA_RETURN_IF_ERROR(
+      read_dir(work_tree / ".mecha" / "agents", AgentSource::kMechaDir, &read, warnings));
+  MECHA_RETURN_IF_ERROR(
+      read_dir(work_tree / ".claude" / "agents", AgentSource::kClaudeDir, &read, warnings));
+  if (!user_dirs.mecha.empty()) {
+    MECHA_RETURN_IF_ERROR(read_dir(user_dirs.mecha, AgentSource::kUserMechaDir, &read, warnings));
+  }
+  if (!user_dirs.claude.empty()) {
+    MECHA_RETURN_IF_ERROR(read_dir(user_dirs.claude, AgentSource::kUserClaudeDir, &read, warnings));
+  }
+  std::vector<AgentDef> all;
+  std::map<std::string, size_t> by_name;
+  for (AgentDef& d : read) {
+    auto [it, fresh] = by_name.emplace(d.name, all.size());
+    if (fresh) {
+      all.push_back(std::move(d));
+      continue;
+    }
+    const AgentDef& kept = all[it->second];
+    if (duplicate_is_error(kept.source, d.source)) {
+      return Status::error(fmt::format("agent '{}' is defined twice: in {} and in {}; keep one",
+                                       d.name, kept.origin, d.origin));
+    }
+    if (warnings) {
+      warnings->push_back(fmt::format("{}: agent '{}' is also defined in {}, which is used",
+                                      d.origin, d.name, kept.origin));
     }
   }
   for (AgentDef& b : builtin_agent_defs()) {
@@ -558,14 +769,15 @@ Result<std::vector<AgentDef>> load_agent_defs(const Config& config,
 
 Result<std::vector<std::string>> effective_tools(const AgentDef& def,
                                                  const std::vector<std::string>& available,
-                                                 const std::vector<std::string>& inherited) {
+                                                 const std::vector<std::string>& inherited,
+                                                 std::vector<std::string>* dropped) {
   auto denied = [&](const std::string& n) {
     return std::find(def.disallowed_tools.begin(), def.disallowed_tools.end(), n) !=
            def.disallowed_tools.end();
   };
   std::vector<std::string> out;
   if (!def.tools) {
-    if (def.source != AgentSource::kClaudeDir && def.source != AgentSource::kBuiltin) return out;
+    if (!is_claude_code_source(def.source) && def.source != AgentSource::kBuiltin) return out;
     for (const auto& n : inherited) {
       if (!denied(n)) out.push_back(n);
     }
@@ -574,6 +786,10 @@ Result<std::vector<std::string>> effective_tools(const AgentDef& def,
   for (const auto& n : *def.tools) {
     if (std::find(available.begin(), available.end(), n) == available.end()) {
       if (def.source == AgentSource::kBuiltin) continue;
+      if (is_claude_code_source(def.source)) {
+        if (dropped) dropped->push_back(n);
+        continue;
+      }
       return Status::error(fmt::format(
           "{}: agent '{}' lists tool '{}', but no tool has that name (tools: {})", def.origin,
           def.name, n,

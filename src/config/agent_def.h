@@ -1,19 +1,46 @@
 // Agent definitions: the subagents a run may delegate to (DESIGN.md, "Agent definitions").
 //
-// They come from three places, read in this order:
+// They come from these places, read in this order (an earlier one takes precedence):
 //   1. `[[subagents]]` tables in config.toml (the system prompt is `system_prompt`);
 //   2. Markdown files with YAML front matter in `<work tree>/.mecha/agents/*.md`;
-//   3. the same in `<work tree>/.claude/agents/*.md`, for users coming from Claude Code.
+//   3. the same in `<work tree>/.claude/agents/*.md`, Claude Code's project agents;
+//   4. the user's own: `~/.config/mecha/agents/*.md` (mecha's format) and
+//      `~/.claude/agents/*.md` (Claude Code's);
+//   5. the built-in agents (builtin_agents.h) whose names none of those took.
 // The body of a Markdown file is the system prompt.
 //
-// Reading is strict, unlike Claude Code's (which skips a bad file silently): an unknown
-// field, a value of the wrong type or bad YAML is an error naming the file, the line where
-// known, and the field. A name defined twice is an error naming both places.
+// mecha's own files (config, .mecha/agents, ~/.config/mecha/agents) are read strictly: an
+// unknown field, a value of the wrong type or bad YAML is an error naming the file, the line
+// where known, and the field, and it stops the run. Claude Code's files are read as Claude
+// Code reads them, so that a collection copied into .claude/agents/ works as it is:
+//   - a bad file (bad YAML, no front matter, a field of the wrong type) is kept as a broken
+//     definition carrying its error, with one warning; only a run that asks for it by name
+//     (`--agent`, or a Task call) fails, with that error;
+//   - Claude Code's documented fields are understood: the ones mecha has are used, the rest
+//     (permissionMode, mcpServers, hooks, skills, memory, isolation, effort, background,
+//     color) are kept in `unsupported` and shown by `mecha agents`; an undocumented field is
+//     ignored with a warning;
+//   - a `tools` entry naming no tool of mecha's (WebFetch, MultiEdit, LS, ...) is dropped
+//     with a warning (effective_tools);
+//   - the name may hold any printable character (a dot, say), as it is only ever a Task
+//     `subagent_type`, never a tool name.
+// In every source, `tools` understands `Task(a, b)` (and Claude Code's newer `Agent(a)`):
+// Task, limited to those subagents; and `mcp__server__tool` / `mcp__server__*`, kept in
+// `mcp_tools` and shown as not available (mecha has no MCP client yet), never an error.
+// `model` is kept as written; an alias (sonnet, opus, haiku, inherit) is resolved where the
+// provider is known (model_aliases.h).
+//
+// A name defined twice is an error naming both places when both are mecha's project
+// definitions (config, .mecha/agents); any other duplicate is a warning and the earlier
+// (the project's over the user's) is kept.
 //
 // What `tools` means when it is absent differs by source, on purpose: mecha's own
 // definitions grant nothing unless they say so (a conservative default: a pure
-// summariser), while a file in .claude/agents/ follows Claude Code, where an absent
-// `tools` means every tool the parent has, minus `disallowedTools`.
+// summariser), while a Claude Code file follows Claude Code, where an absent `tools` means
+// every tool the parent has, minus `disallowedTools`.
+//
+// Warnings are returned, never printed here: the caller shows them (cli prints each as
+// "mecha: warning: FILE:LINE: what").
 #pragma once
 
 #include <filesystem>
@@ -46,10 +73,24 @@ struct AnswerShape {
 };
 
 // Where a definition was read from; it decides what an absent `tools` means.
-enum class AgentSource { kConfig, kMechaDir, kClaudeDir, kBuiltin };
+enum class AgentSource {
+  kConfig,         // [[subagents]] in config.toml
+  kMechaDir,       // <work tree>/.mecha/agents
+  kClaudeDir,      // <work tree>/.claude/agents
+  kUserMechaDir,   // ~/.config/mecha/agents
+  kUserClaudeDir,  // ~/.claude/agents
+  kBuiltin,
+};
+
+// Whether definitions from `s` are Claude Code's files, read leniently.
+bool is_claude_code_source(AgentSource s);
+// Whether definitions from `s` are reached through Task only (as in Claude Code) rather than
+// each being a tool of its own: Claude Code's files, the user's, and the built-ins.
+bool task_only_source(AgentSource s);
 
 struct AgentDef {
-  // The tool name the parent sees: letters, digits, '_' and '-', at most 64.
+  // The tool name the parent sees: letters, digits, '_' and '-', at most 64. A Claude Code
+  // file's name, only ever a Task subagent_type, is any printable text up to 128 bytes.
   std::string name;
   // Shown to the parent model; it decides whether delegation happens at all.
   std::string description;
@@ -57,38 +98,62 @@ struct AgentDef {
   // an empty list grants nothing.
   std::optional<std::vector<std::string>> tools;
   std::vector<std::string> disallowed_tools;
+  // `Task(a, b)` in `tools`: the subagents Task may start (nullopt: any).
+  std::optional<std::vector<std::string>> task_agents;
+  // `mcp__server__tool` entries of `tools`: kept, not available until mecha has MCP.
+  std::vector<std::string> mcp_tools;
+  int tools_line = 0;  // where `tools` is, for warnings; 0 when unknown
   std::string system_prompt;
   int max_turns = 12;    // Default: 12 model calls per delegated task.
-  std::string model;     // empty: the caller's model
+  std::string model;     // as written (an alias is resolved later); empty: the caller's
   std::string provider;  // a [providers.NAME] table; empty: the caller's provider
   // Offers trust to answers that have `answer_shape`; checked per answer at return time.
   bool trusted_output = false;
   std::optional<AnswerShape> answer_shape;
 
+  // Claude Code's documented fields mecha does not act on, "field: value" in file order.
+  std::vector<std::string> unsupported;
+
   AgentSource source = AgentSource::kConfig;
   std::string origin;  // the file it came from, for messages: "x/.claude/agents/a.md"
+  // Non-empty: a Claude Code file that could not be read ("FILE:LINE: what"). Its name is the
+  // `name` field when that could be read, else the file's stem; nothing else is set.
+  std::string error;
 
   bool operator==(const AgentDef&) const = default;
 };
 
 // One Markdown definition: front matter between `---` lines at the top, then the body.
+// For a Claude Code source, an undocumented field adds a warning to `warnings` (when given)
+// instead of failing.
 Result<AgentDef> parse_agent_markdown(std::string_view text, const std::string& file,
-                                      AgentSource source);
+                                      AgentSource source,
+                                      std::vector<std::string>* warnings = nullptr);
 
-// Every definition for a work tree: config first (Config::subagents, its [[subagents]]), then
-// .mecha/agents, then .claude/agents (files in name order), then the built-in agents
-// (builtin_agents.h) whose names none of those took. A name defined twice (outside the
-// built-ins) is an error naming both origins.
-Result<std::vector<AgentDef>> load_agent_defs(const Config& config,
-                                              const std::filesystem::path& work_tree);
+// The user's agent folders; an empty path is not read.
+struct UserAgentDirs {
+  std::filesystem::path mecha;   // $XDG_CONFIG_HOME/mecha/agents, else ~/.config/mecha/agents
+  std::filesystem::path claude;  // ~/.claude/agents
+};
+UserAgentDirs default_user_agent_dirs();
+
+// Every definition for a work tree, in the order of the file comment (files in name order).
+// Broken Claude Code files are in the list with `error` set. Warnings (a broken file, an
+// ignored field, a duplicate) are appended to `warnings` when given.
+Result<std::vector<AgentDef>> load_agent_defs(
+    const Config& config, const std::filesystem::path& work_tree,
+    std::vector<std::string>* warnings = nullptr,
+    const UserAgentDirs& user_dirs = default_user_agent_dirs());
 
 // The tool names a definition may call, given the names of the tools that exist
 // (`available`) and the ones a Claude Code definition without `tools` inherits
 // (`inherited`). An allowlist entry that names no tool in `available` is an error naming
-// it (a built-in's is dropped: the build may lack it); a disallowed name that matches
-// nothing is not (there is nothing to take away).
+// it in mecha's own definitions; a Claude Code file's is dropped and appended to `dropped`
+// (when given), and a built-in's silently (the build may lack it). A disallowed name that
+// matches nothing is no error (there is nothing to take away).
 Result<std::vector<std::string>> effective_tools(const AgentDef& def,
                                                  const std::vector<std::string>& available,
-                                                 const std::vector<std::string>& inherited);
+                                                 const std::vector<std::string>& inherited,
+                                                 std::vector<std::string>* dropped = nullptr);
 
 }  // namespace mecha::config

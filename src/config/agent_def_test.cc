@@ -55,6 +55,7 @@ TEST(AgentDef, ReadsEveryFieldOfMarkdown) {
   want.description = "Decides whether a page is safe.";
   want.tools = std::vector<std::string>{"WebFetch", "Grep"};
   want.disallowed_tools = {"Bash"};
+  want.tools_line = 4;
   want.system_prompt = "You judge pages.\nAnswer with one word.";
   want.max_turns = 5;
   want.model = "small-model";
@@ -81,8 +82,57 @@ TEST(AgentDef, ClaudeCodeSpellings) {
          AgentSource::kClaudeDir);
   EXPECT_EQ(d.tools, (std::vector<std::string>{"Grep", "Read", "Glob"}));
   EXPECT_EQ(d.disallowed_tools, std::vector<std::string>{"Bash"});
-  EXPECT_EQ(d.model, "");
+  // Kept as written: the alias is resolved for the provider it runs on (model_aliases.h).
+  EXPECT_EQ(d.model, "inherit");
+  EXPECT_EQ(d.unsupported, std::vector<std::string>{"color: blue"});
   EXPECT_EQ(d.system_prompt, "Explore.");
+}
+
+// What stopped mecha on public collections of Claude Code agents (issue 14), one file.
+TEST(AgentDef, ClaudeCodeFilesAreReadAsClaudeCodeReadsThem) {
+  std::vector<std::string> warnings;
+  auto d = parse_agent_markdown(
+      "---\n"
+      "name: python.expert\n"
+      "description: d\n"
+      "tools: Read, WebFetch, Task(reviewer, tester), mcp__github__create_issue, mcp__fs__*\n"
+      "model: sonnet\n"
+      "permissionMode: plan\n"
+      "mcpServers: [github]\n"
+      "hooks:\n  Stop: []\n"
+      "skills: [pdf]\n"
+      "memory: project\n"
+      "isolation: worktree\n"
+      "effort: high\n"
+      "background: false\n"
+      "color: red\n"
+      "maxTurns: 5\n"
+      "mode: manual\n"
+      "---\n"
+      "Prompt.\n",
+      "x/.claude/agents/p.md", AgentSource::kClaudeDir, &warnings);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d->name, "python.expert") << "only ever a Task subagent_type: the dot stays";
+  EXPECT_EQ(d->tools, (std::vector<std::string>{"Read", "WebFetch", "Task"}))
+      << "WebFetch is dropped later, against the tools that exist";
+  EXPECT_EQ(d->task_agents, (std::vector<std::string>{"reviewer", "tester"}));
+  EXPECT_EQ(d->mcp_tools, (std::vector<std::string>{"mcp__github__create_issue", "mcp__fs__*"}));
+  EXPECT_EQ(d->tools_line, 4);
+  EXPECT_EQ(d->model, "sonnet");
+  EXPECT_EQ(d->max_turns, 5);
+  EXPECT_EQ(d->unsupported,
+            (std::vector<std::string>{"permissionMode: plan", "mcpServers: [github]",
+                                      "hooks: (a mapping)", "skills: [pdf]", "memory: project",
+                                      "isolation: worktree", "effort: high", "background: false",
+                                      "color: red"}));
+  EXPECT_EQ(warnings, std::vector<std::string>{"x/.claude/agents/p.md:17: field 'mode' is not one "
+                                               "of Claude Code's agent fields; ignored"});
+  // In mecha's own files the same field is an error, and so is a name that is no tool name.
+  EXPECT_NE(
+      md_error("---\nname: a\ndescription: d\nmode: manual\n---\n").find("unknown field 'mode'"),
+      std::string::npos);
+  EXPECT_NE(md_error("---\nname: a.b\ndescription: d\n---\n").find("field 'name' must be"),
+            std::string::npos);
 }
 
 TEST(AgentDef, MaxTurnsInEitherSpelling) {
@@ -178,6 +228,7 @@ answer_shape = "boolean"
   r.tools = std::vector<std::string>{"WebFetch"};
   r.system_prompt = "Research.";
   r.max_turns = 7;
+  r.tools_line = 5;
   r.origin = "config.toml";
   EXPECT_EQ((*defs)[0], r);
   EXPECT_EQ((*defs)[1].answer_shape, (AnswerShape{Kind::kBoolean, {}}));
@@ -263,6 +314,14 @@ TEST(AgentDef, EffectiveToolsByWhereTheDefinitionCameFrom) {
   d.tools = std::vector<std::string>{};
   EXPECT_EQ(*effective_tools(d, all, all), std::vector<std::string>{}) << "empty means none";
 
+  d.tools = std::vector<std::string>{"Grep", "Grpe", "WebFetch"};
+  std::vector<std::string> dropped;
+  auto lenient = effective_tools(d, all, all, &dropped);
+  ASSERT_TRUE(lenient.ok()) << lenient.status().message();
+  EXPECT_EQ(*lenient, std::vector<std::string>{"Grep"}) << "Claude Code drops unknown tools";
+  EXPECT_EQ(dropped, (std::vector<std::string>{"Grpe", "WebFetch"}));
+
+  d.source = AgentSource::kMechaDir;
   d.tools = std::vector<std::string>{"Grep", "Grpe"};
   auto bad = effective_tools(d, all, all);
   ASSERT_FALSE(bad.ok());
@@ -343,25 +402,81 @@ TEST_F(AgentDirs, BuiltInAllowlistsKeepExploreAndPlanReadOnly) {
   EXPECT_EQ(*without_glob, (std::vector<std::string>{"Read", "Grep"}));
 }
 
-TEST_F(AgentDirs, ANameDefinedTwiceIsAnError) {
-  write(".claude/agents/e.md", "---\nname: Explore\ndescription: d\n---\n");
+TEST_F(AgentDirs, ANameDefinedTwiceInMechasOwnFilesIsAnError) {
   write(".mecha/agents/e.md", "---\nname: Explore\ndescription: d\n---\n");
-  auto defs = load_agent_defs(Config{}, dir_);
+  auto cfg = parse_config("[[subagents]]\nname = \"Explore\"\ndescription = \"d\"\n", "c.toml");
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  auto defs = load_agent_defs(*cfg, dir_, nullptr, UserAgentDirs{});
   ASSERT_FALSE(defs.ok());
-  EXPECT_EQ(defs.status().message(), "agent 'Explore' is defined twice: in " +
-                                         (dir_ / ".mecha/agents/e.md").string() + " and in " +
-                                         (dir_ / ".claude/agents/e.md").string() + "; keep one");
+  EXPECT_EQ(defs.status().message(), "agent 'Explore' is defined twice: in c.toml and in " +
+                                         (dir_ / ".mecha/agents/e.md").string() + "; keep one");
 }
 
-TEST_F(AgentDirs, ABadFileIsAnErrorNamingIt) {
-  write(".claude/agents/e.md", "---\nname: Explore\ndescription: d\npermissionMode: x\n---\n");
-  auto defs = load_agent_defs(Config{}, dir_);
+// The project's take precedence over the user's, mecha's over Claude Code's; a duplicate
+// involving a Claude Code file or a user's file is a warning.
+TEST_F(AgentDirs, ADuplicateOfAClaudeCodeOrUserFileIsAWarning) {
+  write(".mecha/agents/e.md", "---\nname: Explore\ndescription: mecha's\n---\n");
+  write(".claude/agents/e.md", "---\nname: Explore\ndescription: claude's\n---\n");
+  std::filesystem::create_directories(dir_ / "home/mecha");
+  std::filesystem::create_directories(dir_ / "home/claude");
+  write("home/mecha/r.md", "---\nname: reviewer\ndescription: user mecha\n---\n");
+  write("home/claude/r.md", "---\nname: reviewer\ndescription: user claude\n---\n");
+  write("home/claude/s.md", "---\nname: solo\ndescription: user claude\n---\n");
+  std::vector<std::string> warnings;
+  auto defs = load_agent_defs(Config{}, dir_, &warnings,
+                              UserAgentDirs{dir_ / "home/mecha", dir_ / "home/claude"});
+  ASSERT_TRUE(defs.ok()) << defs.status().message();
+  ASSERT_EQ(defs->size(), 5u);
+  EXPECT_EQ((*defs)[0].description, "mecha's");
+  EXPECT_EQ((*defs)[1].name, "reviewer");
+  EXPECT_EQ((*defs)[1].source, AgentSource::kUserMechaDir);
+  EXPECT_EQ((*defs)[2].name, "solo");
+  EXPECT_EQ((*defs)[2].source, AgentSource::kUserClaudeDir);
+  EXPECT_EQ((*defs)[3].name, "general-purpose");
+  EXPECT_EQ(warnings,
+            (std::vector<std::string>{
+                (dir_ / ".claude/agents/e.md").string() + ": agent 'Explore' is also defined in " +
+                    (dir_ / ".mecha/agents/e.md").string() + ", which is used",
+                (dir_ / "home/claude/r.md").string() + ": agent 'reviewer' is also defined in " +
+                    (dir_ / "home/mecha/r.md").string() + ", which is used"}));
+}
+
+TEST_F(AgentDirs, ABadFileOfMechasIsAnErrorNamingIt) {
+  write(".mecha/agents/e.md", "---\nname: Explore\ndescription: d\npermissionMode: x\n---\n");
+  auto defs = load_agent_defs(Config{}, dir_, nullptr, UserAgentDirs{});
   ASSERT_FALSE(defs.ok());
   EXPECT_EQ(defs.status().message(),
-            (dir_ / ".claude/agents/e.md").string() +
+            (dir_ / ".mecha/agents/e.md").string() +
                 ":4: unknown field 'permissionMode' in agent definition (fields: name, "
                 "description, tools, disallowedTools, maxTurns, model, provider, trusted_output, "
                 "answer_shape)");
+}
+
+// Claude Code skips a bad file; mecha keeps it by name with its error, and one warning.
+TEST_F(AgentDirs, ABadClaudeCodeFileIsKeptBrokenWithAWarning) {
+  write(".claude/agents/bad-yaml.md", "---\nname: lint\ndescription: Use when: x\n---\n");
+  write(".claude/agents/no-front.md", "Just prose.\n");
+  write(".claude/agents/wrong-type.md", "---\nname: slow\ndescription: d\nmaxTurns: many\n---\n");
+  write(".claude/agents/ok.md", "---\nname: ok\ndescription: d\n---\n");
+  std::vector<std::string> warnings;
+  auto defs = load_agent_defs(Config{}, dir_, &warnings, UserAgentDirs{});
+  ASSERT_TRUE(defs.ok()) << defs.status().message();
+  std::vector<std::pair<std::string, bool>> got;
+  for (const auto& d : *defs) got.emplace_back(d.name, d.error.empty());
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, bool>>{{"lint", false},
+                                                            {"no-front", false},
+                                                            {"ok", true},
+                                                            {"slow", false},
+                                                            {"general-purpose", true},
+                                                            {"Explore", true},
+                                                            {"Plan", true}}));
+  EXPECT_EQ((*defs)[3].error, (dir_ / ".claude/agents/wrong-type.md").string() +
+                                  ":4: field 'maxTurns' must be a positive integer, got a string");
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_EQ(warnings[0], (dir_ / ".claude/agents/bad-yaml.md").string() +
+                             ":3: bad YAML in the front matter: illegal map value (agent 'lint' "
+                             "skipped)");
+  EXPECT_EQ(warnings[1].rfind((dir_ / ".claude/agents/no-front.md").string() + ":1: ", 0), 0u);
 }
 
 }  // namespace

@@ -124,15 +124,16 @@ struct Section {
 
 // The tables mecha reads, in the order they are read: [sandbox] needs the providers.
 constexpr Section kSections[] = {
-    {"providers", read_providers}, {"pricing", read_pricing}, {"limits", read_limits},
-    {"bash", read_bash},           {"sandbox", read_sandbox}, {"guard", read_guard},
-    {"subagents", read_subagents},
+    {"providers", read_providers}, {"pricing", read_pricing},
+    {"limits", read_limits},       {"bash", read_bash},
+    {"sandbox", read_sandbox},     {"guard", read_guard},
+    {"subagents", read_subagents}, {"model_aliases", read_model_aliases},
 };
 
 // Tables of features planned but not built: refused by name, so that a config written for
 // them does not silently do nothing.
-constexpr std::string_view kPlannedSections[] = {"permissions", "hooks",  "mcp_servers",
-                                                 "tools",       "server", "model_aliases"};
+constexpr std::string_view kPlannedSections[] = {"permissions", "hooks", "mcp_servers", "tools",
+                                                 "server"};
 
 // The top level's keys that are neither `provider` nor a table mecha reads, the first in
 // file order, refused with the file, line and table.

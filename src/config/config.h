@@ -38,9 +38,9 @@
 // read here into the struct its layer receives (Config's fields below; the layers above
 // never see TOML). The tables: provider (a key), [providers.NAME], [pricing."MODEL"],
 // [limits], [bash] and [sandbox] (bash_config.h), [guard] (guard_config.h), [[subagents]]
-// (agent_def.h). A table planned but not read yet ([permissions], [hooks], [mcp_servers],
-// [tools], [server], [model_aliases]) is an error naming the file, line and table, so a
-// config written for it does not silently do nothing; so is any other table.
+// (agent_def.h), [model_aliases] (model_aliases.h). A table planned but not read yet
+// ([permissions], [hooks], [mcp_servers], [tools], [server]) is an error naming the file, line and
+// table, so a config written for it does not silently do nothing; so is any other table.
 #pragma once
 
 #include <cstdint>
@@ -56,6 +56,7 @@
 #include "config/agent_def.h"
 #include "config/bash_config.h"
 #include "config/guard_config.h"
+#include "config/model_aliases.h"
 #include "config/pricing.h"
 
 namespace mecha::config {
@@ -126,7 +127,9 @@ struct Config {
   BashConfig bash;
   SandboxConfig sandbox;
   GuardConfig guard;
-  std::vector<AgentDef> subagents;   // [[subagents]], in file order
+  std::vector<AgentDef> subagents;  // [[subagents]], in file order
+  // [model_aliases]: alias -> model id (model_aliases.h); merged key by key over the files.
+  std::map<std::string, std::string> model_aliases;
   std::vector<std::string> sources;  // files read, in order
 };
 

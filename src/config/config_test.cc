@@ -252,17 +252,17 @@ TEST(Config, TablesNotReadAreRefusedNamingFileLineAndTable) {
        "then it would do nothing); remove it"},
       {"[limits]\nmax_turns = 3\n[foo]\nbar = 1\n",
        "config.toml:3: unknown table [foo] (tables: providers, pricing, limits, bash, sandbox, "
-       "guard, subagents)"},
+       "guard, subagents, model_aliases)"},
       {"[[foo]]\n",
        "config.toml:1: unknown table [[foo]] (tables: providers, pricing, limits, "
-       "bash, sandbox, guard, subagents)"},
+       "bash, sandbox, guard, subagents, model_aliases)"},
       {"colour = 1\n",
        "config.toml:1: unknown key 'colour' in the top level (keys: provider; tables: providers, "
-       "pricing, limits, bash, sandbox, guard, subagents)"},
+       "pricing, limits, bash, sandbox, guard, subagents, model_aliases)"},
       // The first in the file, whatever the order of the names.
       {"[zzz]\n[aaa]\n",
        "config.toml:1: unknown table [zzz] (tables: providers, pricing, limits, "
-       "bash, sandbox, guard, subagents)"},
+       "bash, sandbox, guard, subagents, model_aliases)"},
       {"provider = 1\n", "config.toml:1: key 'provider' in the top level must be a string"},
       {"limits = 1\n", "config.toml:1: [limits] must be a table"},
       {"[limits]\nmax_time = \"1h\"\n",

@@ -28,5 +28,6 @@ Status read_bash(const toml::node& value, const Reading& reading, Config* config
 Status read_sandbox(const toml::node& value, const Reading& reading, Config* config);
 Status read_guard(const toml::node& value, const Reading& reading, Config* config);
 Status read_subagents(const toml::node& value, const Reading& reading, Config* config);
+Status read_model_aliases(const toml::node& value, const Reading& reading, Config* config);
 
 }  // namespace mecha::config
