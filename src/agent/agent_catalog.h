@@ -65,9 +65,9 @@ class AgentCatalog : public std::enable_shared_from_this<AgentCatalog> {
   // no tool's name, each allowlist entry names a tool that exists (a base tool, such a
   // definition, or Task; a Claude Code file's other entries are dropped, with a warning),
   // trusted_output comes with an answer_shape. Broken Claude Code files (AgentDef::error)
-  // are kept apart, in broken(), so that Task names their error. `base` holds the tools that exist apart from delegation (the builtin
-  // tools). A null `resolver` builds no providers: for listing (mecha agents); running a
-  // subagent from such a catalog fails with a message saying so.
+  // are kept apart, in broken(), so that Task names their error. `base` holds the tools that exist
+  // apart from delegation (the builtin tools). A null `resolver` builds no providers: for listing
+  // (mecha agents); running a subagent from such a catalog fails with a message saying so.
   static Result<std::shared_ptr<const AgentCatalog>> create(std::vector<config::AgentDef> defs,
                                                             tools::ToolRegistry base,
                                                             const ProviderResolver& resolver,
