@@ -8,7 +8,6 @@
 
 #include "cli/command.h"
 #include "cli/renderer.h"
-#include "cli/run_session.h"
 #include "cli/workspace.h"
 #include "store/session_store.h"
 
@@ -26,11 +25,8 @@ struct SessionsOptions {
 Result<std::unique_ptr<store::SessionStore>> open_store(const SessionsOptions& opt) {
   auto tree = Workspace::tree_of(opt.work_tree);
   if (!tree) return tree.status();
-  auto path = store_path_for(opt.store);
+  auto path = Workspace::store_path_of(*tree, opt.store);
   if (!path) return path.status();
-  if (std::string note = legacy_store_note(*tree, *path); !note.empty()) {
-    std::fputs(note.c_str(), stderr);
-  }
   if (!std::filesystem::exists(*path)) {
     return Status::usage(fmt::format("no session store at {} (a run creates it)", path->string()));
   }

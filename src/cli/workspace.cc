@@ -31,11 +31,12 @@ Result<Workspace> Workspace::open(const WorkspaceFlags& flags) {
   return Workspace(std::move(*tree), std::move(*cfg), flags.store);
 }
 
-Result<std::filesystem::path> Workspace::store_path() const {
-  auto path = store_path_for(store_flag_);
+Result<std::filesystem::path> Workspace::store_path_of(const std::filesystem::path& tree,
+                                                       const std::string& store_flag) {
+  auto path = store_path_for(store_flag);
   if (!path) return path.status();
   static std::atomic<bool> noted{false};
-  if (std::string note = legacy_store_note(tree_, *path); !note.empty() && !noted.exchange(true)) {
+  if (std::string note = legacy_store_note(tree, *path); !note.empty() && !noted.exchange(true)) {
     std::fputs(note.c_str(), stderr);
   }
   return path;

@@ -29,7 +29,10 @@ class Workspace {
   // `--store PATH` (made absolute), else the user's state directory's sessions.db, that
   // directory made private (0700). When the tree still holds an older mecha's store, a note
   // saying why it is not read goes to stderr (once per process).
-  Result<std::filesystem::path> store_path() const;
+  Result<std::filesystem::path> store_path() const { return store_path_of(tree_, store_flag_); }
+  // The same for a tree whose config is not needed (mecha sessions).
+  static Result<std::filesystem::path> store_path_of(const std::filesystem::path& tree,
+                                                     const std::string& store_flag);
   // The tools and agent definitions a top-level run in this tree gets, built the run
   // pipeline's way but without a provider: for listing (mecha tools, mecha agents), which
   // never talks to a model and needs no API key.
