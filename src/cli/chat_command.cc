@@ -298,13 +298,13 @@ Ended Chat::command(const ChatCommand& c) {
         return Ended::kAnswered;
       }
       if (c.arg.empty()) {
-        const std::string& provider = flags_.daemon.provider;
+        const std::string& provider = flags_.daemon.run.provider;
         fmt::print(stderr, "model: {} · provider: {}\n", conn_.model(),
                    provider.empty() ? "the config's default" : provider);
         return Ended::kAnswered;
       }
       DaemonFlags next = flags_.daemon;
-      next.model = c.arg;
+      next.run.model = c.arg;
       if (Status s = conn_.restart_own(next); !s.ok()) {
         fmt::print(stderr, "{}mecha: cannot switch to {}: {}{}\n", p_.red, c.arg, s.message(),
                    p_.reset);

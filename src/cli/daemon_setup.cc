@@ -17,25 +17,25 @@ namespace mecha::cli {
 void add_daemon_flags(CLI::App* app, DaemonFlags* f) {
   app->add_option("--socket", f->socket,
                   "Unix socket of the daemon (default $XDG_RUNTIME_DIR/mecha.sock)");
-  app->add_option("--model", f->model,
+  app->add_option("--model", f->run.model,
                   "Model name, or cassette:PATH: each session replays the cassette from its start");
-  app->add_option("--provider", f->provider, "A [providers.NAME] table of the config");
+  app->add_option("--provider", f->run.provider, "A [providers.NAME] table of the config");
   app->add_option("--config", f->config_file, "Read only this config file");
   app->add_option("-C,--work-tree", f->work_tree, "The directory the agents work in")
       ->check(CLI::ExistingDirectory);
   app->add_option("--store", f->store,
                   "Session store (default $XDG_STATE_HOME/mecha/sessions.db, "
                   "~/.local/state/mecha/sessions.db)");
-  app->add_option("--system", f->system_prompt,
+  app->add_option("--system", f->run.system_prompt,
                   "Replaces the built-in part of the system prompt (the environment and the "
                   "project's instructions stay; see mecha prompt)");
-  app->add_option("--append-system", f->append_system_prompt,
+  app->add_option("--append-system", f->run.append_system_prompt,
                   "Text added at the end of the system prompt");
-  app->add_option("--max-turns", f->max_turns, "Model calls one turn may make (default 50)")
+  app->add_option("--max-turns", f->run.max_turns, "Model calls one turn may make (default 50)")
       ->check(whole_number_at_least(1));
-  app->add_option("--max-time", f->max_time, "Wall-clock seconds one turn may take")
+  app->add_option("--max-time", f->run.max_time, "Wall-clock seconds one turn may take")
       ->check(positive_number());
-  app->add_option("--max-cost", f->max_cost, "US dollars one turn may spend")
+  app->add_option("--max-cost", f->run.max_cost, "US dollars one turn may spend")
       ->check(positive_number());
   app->add_option("--approval-timeout", f->approval_timeout_s,
                   "Seconds an approval waits for its answer before it is a denial (default 60)")
@@ -57,18 +57,12 @@ Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags,
   auto ws = Workspace::open({flags.work_tree, flags.config_file, flags.store});
   if (!ws) return ws.status();
 
-  agent::RunOptions run_options;
-  run_options.choice = {flags.provider, flags.model, ""};
-  run_options.system_prompt = flags.system_prompt;
-  run_options.append_system_prompt = flags.append_system_prompt;
-  if (flags.max_turns > 0) run_options.max_turns = flags.max_turns;
-  if (flags.max_time > 0) run_options.max_time_s = flags.max_time;
-  if (flags.max_cost > 0) run_options.max_cost_usd = flags.max_cost;
+  const agent::RunOptions run_options = flags.run.options();
   auto first = agent::build_run(ws->config(), ws->work_tree(), run_options);
   if (!first) return first.status();
   report_warnings((*first)->warnings);
   server::DaemonOptions options;
-  if (flags.model.starts_with("cassette:")) {
+  if (flags.run.model.starts_with("cassette:")) {
     options.turns.make_plan = [config = ws->config(), tree = ws->work_tree(), run_options] {
       return agent::build_run(config, tree, run_options);
     };

@@ -9,22 +9,17 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/command.h"
+#include "cli/run_flags.h"
 #include "server/daemon.h"
 
 namespace mecha::cli {
 
 struct DaemonFlags {
   std::string socket;  // empty: server::default_socket_path()
-  std::string model;
-  std::string provider;
+  RunFlags run;        // the limits are per turn
   std::string config_file;
   std::string work_tree;
   std::string store;  // empty: store::default_store_path()
-  std::string system_prompt;
-  std::string append_system_prompt;
-  int max_turns = 0;
-  double max_time = 0;  // per turn; 0: [limits] max_time, else none
-  double max_cost = 0;  // per turn; 0: [limits] max_cost, else none
   double approval_timeout_s = 60;
   double grace_s = 10;
   int workers = 16;

@@ -13,6 +13,7 @@
 #include "cli/interrupt.h"
 #include "cli/option_checks.h"
 #include "cli/renderer.h"
+#include "cli/run_flags.h"
 #include "cli/run_session.h"
 #include "cli/task_text.h"
 #include "cli/workspace.h"
@@ -27,17 +28,9 @@ struct RunOptions {
   std::vector<std::string> task_words;  // the command line's; task_text() makes `task`
   std::string task;
   bool json = false;
-  std::string model;
-  std::string provider;
+  RunFlags run;
   std::string config_file;
-  std::string record;
   std::string work_tree;
-  std::string system_prompt;
-  std::string append_system_prompt;
-  std::string agent;
-  int max_turns = 0;
-  double max_time = 0;
-  double max_cost = 0;
   std::string resume;
   std::string store;
 };
@@ -62,15 +55,7 @@ int run_main(const RunOptions& opt) {
   auto ws = Workspace::open({opt.work_tree, opt.config_file, opt.store});
   if (!ws) return report_failure(ws.status());
 
-  agent::RunOptions run_options;
-  run_options.choice = {opt.provider, opt.model, opt.record};
-  run_options.agent = opt.agent;
-  run_options.system_prompt = opt.system_prompt;
-  run_options.append_system_prompt = opt.append_system_prompt;
-  if (opt.max_turns > 0) run_options.max_turns = opt.max_turns;
-  if (opt.max_time > 0) run_options.max_time_s = opt.max_time;
-  if (opt.max_cost > 0) run_options.max_cost_usd = opt.max_cost;
-  auto plan = agent::build_run(ws->config(), ws->work_tree(), run_options);
+  auto plan = agent::build_run(ws->config(), ws->work_tree(), opt.run.options());
   if (!plan) return report_failure(plan.status());
   report_warnings((*plan)->warnings);
   const agent::Agent& main_agent = *(*plan)->agent;
@@ -131,26 +116,26 @@ void define_run_command(CLI::App& sub, Action* chosen) {
                   "What the agent should do: words (quotes not needed), or - to read it from "
                   "stdin");
   run->add_flag("--json", opt->json, "Print one JSON event per line on stdout");
-  run->add_option("--model", opt->model,
+  run->add_option("--model", opt->run.model,
                   "Model name, or cassette:PATH to replay a recorded or scripted model");
-  run->add_option("--provider", opt->provider, "A [providers.NAME] table of the config");
+  run->add_option("--provider", opt->run.provider, "A [providers.NAME] table of the config");
   run->add_option("--config", opt->config_file, "Read only this config file");
-  run->add_option("--record", opt->record, "Write a cassette of this run's model responses");
+  run->add_option("--record", opt->run.record, "Write a cassette of this run's model responses");
   run->add_option("-C,--work-tree", opt->work_tree, "The directory the agent works in")
       ->check(CLI::ExistingDirectory);
-  run->add_option("--system", opt->system_prompt,
+  run->add_option("--system", opt->run.system_prompt,
                   "Replaces the built-in part of the system prompt (the environment and the "
                   "project's instructions stay; see mecha prompt)");
-  run->add_option("--append-system", opt->append_system_prompt,
+  run->add_option("--append-system", opt->run.append_system_prompt,
                   "Text added at the end of the system prompt");
-  run->add_option("--agent", opt->agent,
+  run->add_option("--agent", opt->run.agent,
                   "Run this agent definition (.mecha/agents, .claude/agents, [[subagents]]) as "
                   "the top-level agent");
-  run->add_option("--max-turns", opt->max_turns, "Model calls this run may make (default 50)")
+  run->add_option("--max-turns", opt->run.max_turns, "Model calls this run may make (default 50)")
       ->check(whole_number_at_least(1));
-  run->add_option("--max-time", opt->max_time, "Wall-clock seconds this run may take")
+  run->add_option("--max-time", opt->run.max_time, "Wall-clock seconds this run may take")
       ->check(positive_number());
-  run->add_option("--max-cost", opt->max_cost, "US dollars this run may spend")
+  run->add_option("--max-cost", opt->run.max_cost, "US dollars this run may spend")
       ->check(positive_number());
   run->add_option("--resume", opt->resume,
                   "Continue a session with its whole conversation: an id, or \"last\"");
