@@ -4,15 +4,10 @@
 #include "wire/frame_fit.h"
 
 namespace mecha::server {
-namespace {
-
-constexpr int kCopyDepth = wire::Limits{}.max_depth;
-
-Json shallow(const Json& input) {
-  return input.is_object() ? wire::without_deep_members(input, kCopyDepth) : Json::object();
+Json frame_input(const Json& input) {
+  return input.is_object() ? wire::without_deep_members(input, wire::Limits{}.max_depth)
+                           : Json::object();
 }
-
-}  // namespace
 
 std::optional<wire::Frame> frame_for(const agent::Event& event) {
   using R = std::optional<wire::Frame>;
@@ -24,7 +19,7 @@ std::optional<wire::Frame> frame_for(const agent::Event& event) {
                           return wire::TextDelta{e.agent, e.delta};
                         },
                         [](const agent::ToolCallEvent& e) -> R {
-                          return wire::ToolCall{e.agent, e.id, e.name, shallow(e.input)};
+                          return wire::ToolCall{e.agent, e.id, e.name, frame_input(e.input)};
                         },
                         [](const agent::ToolResultEvent& e) -> R {
                           return wire::ToolResult{e.agent,     e.id,           e.is_error,

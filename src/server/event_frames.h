@@ -18,6 +18,10 @@ namespace mecha::server {
 // levels cannot make the daemon recurse.
 std::optional<wire::Frame> frame_for(const agent::Event& event);
 
+// A tool's input as a frame may carry it: members nested deeper than a frame allows replaced
+// (wire::without_deep_members), and anything but an object given as {}.
+Json frame_input(const Json& input);
+
 // The event a frame carries, or nullopt for a frame that is not an event (hello, turn_done,
 // ...). A nested frame's inner event was checked when the frame was decoded.
 std::optional<agent::Event> event_for(const wire::Frame& frame);

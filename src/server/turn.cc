@@ -8,12 +8,9 @@
 #include "agent/session_journal.h"
 #include "server/event_frames.h"
 #include "wire/codec.h"
-#include "wire/frame_fit.h"
 
 namespace mecha::server {
 namespace {
-
-constexpr int kCopyDepth = wire::Limits{}.max_depth;
 
 // Forwards a run's events to the client as frames.
 class FrameSink final : public agent::EventSink {
@@ -44,7 +41,7 @@ class ConnectionApprover final : public agent::Approver {
     r.action = std::string(agent::approval_kind_name(request.kind));
     r.agent = request.agent;
     r.tool = request.tool;
-    if (request.input.is_object()) r.input = wire::without_deep_members(request.input, kCopyDepth);
+    r.input = frame_input(request.input);
     r.reason = request.reason;
     r.timeout_ms = timeout_.count();
     return connection_->ask(r, timeout_, cancel_);
