@@ -1,0 +1,94 @@
+// Permissions: whether a tool call may run, ask a person first, or is refused, from the
+// rules of permission_settings.h and the run's mode (Claude Code's semantics).
+//
+// Order: a deny rule that matches refuses; else an ask rule that matches asks; else an
+// allow rule that matches allows; else the mode decides:
+//   plan               read-only tools run; every other tool is refused
+//   default            read-only tools run; a write, a shell command, a send or any tool
+//                      that is not read-only asks
+//   acceptEdits        as default, but Write and Edit inside the work tree run
+//   bypassPermissions  everything runs (deny and ask rules still apply; so do the command
+//                      guard and the sandbox, which are not permissions)
+//
+// Rules use Claude Code's syntax: "Tool" or "Tool(specifier)".
+//   Bash(git status)       one command, exactly (after the guard has unwrapped it)
+//   Bash(npm run test:*)   a command starting with "npm run test"
+//   Read(./.env), Read(~/secrets/**), Edit(src/**), Read(//abs/path): gitignore-style
+//                          paths: ./ and bare paths from the work tree, ~/ from home, //
+//                          from the root
+//   WebFetch(domain:example.com)
+//   mcp__server, mcp__server__tool, mcp__server__*
+//   Task(agent)            a subagent by name
+//   Write, Edit, Read, ... the whole tool
+// A Bash rule is matched against every command the command guard finds in the line (after
+// lists, pipelines, substitutions and wrappers such as env, sudo, xargs, sh -c): a deny or
+// ask rule fires when it matches ANY of them; an allow rule allows the line only when it
+// matches EVERY one of them. So `git status && rm -rf x` is not allowed by Bash(git status),
+// and `env FOO=1 rm -rf x` is caught by Bash(rm:*). A line the guard cannot read is never
+// allowed by a rule.
+//
+// Edit rules cover every tool that writes files (Edit, Write); Read rules cover every tool
+// that reads files (Read, Glob, Grep), as in Claude Code.
+//
+// Thread-safety: a PermissionPolicy is immutable; decide() may run on several threads.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "base/strict_json.h"
+#include "config/permission_settings.h"
+#include "tools/tool.h"
+
+namespace mecha::agent {
+
+enum class Verdict { kAllow, kAsk, kDeny };
+
+struct PermissionDecision {
+  Verdict verdict = Verdict::kAllow;
+  // What decided, for the refusal event and the model: "deny rule Read(./secret.txt)
+  // (/t/.claude/settings.json:4)" or "mode default: Bash asks before running".
+  std::string source;
+  // The rule's text when a rule decided ("Read(./secret.txt)"), else "".
+  std::string rule;
+};
+
+class PermissionPolicy {
+ public:
+  // Parses every rule; a malformed rule is an error naming its file, line and text, and
+  // what is wrong with it. `home` expands ~/ in path rules.
+  static Result<PermissionPolicy> build(const config::PermissionSettings& settings,
+                                        config::PermissionMode mode,
+                                        const std::filesystem::path& home);
+
+  // `tool` is the tool about to run with `input` (already validated against its schema);
+  // `work_tree` is the run's (absolute, canonical).
+  PermissionDecision decide(const tools::Tool& tool, const Json& input,
+                            const std::filesystem::path& work_tree) const;
+
+  config::PermissionMode mode() const;
+  // The same rules under another mode: for a child, whose mode may be narrower only.
+  // REQUIRES: permission_mode_rank(mode) <= permission_mode_rank(this->mode()).
+  PermissionPolicy with_mode(config::PermissionMode mode) const;
+  // The same rules plus `rules` (a definition's narrowing, or "always allow" of a session).
+  Result<PermissionPolicy> with_rules(const std::vector<config::PermissionRuleText>& rules) const;
+
+  // The rules in force, with where each came from, for `mecha permissions`.
+  const std::vector<config::PermissionRuleText>& rules() const;
+
+ private:
+  struct Impl;
+  explicit PermissionPolicy(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<const Impl> impl_;
+};
+
+// The rules that allow exactly this call again, for "always allow this" in a session:
+// Bash(<command>) for each command the guard finds in a shell line, Edit(<path>) for a
+// write, the tool's name otherwise.
+std::vector<std::string> always_allow_rules(const tools::Tool& tool, const Json& input,
+                                            const std::filesystem::path& work_tree);
+
+}  // namespace mecha::agent
