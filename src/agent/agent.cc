@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "agent/deadline_watchdog.h"
+#include "agent/tool_gate.h"
 #include "tools/schema.h"
 #include "tools/tree_watch.h"
 
@@ -45,6 +46,8 @@ std::vector<providers::ToolSpec> Agent::offered_tools(const RunContext& ctx) con
   std::vector<providers::ToolSpec> out;
   for (const auto& t : tools_.all()) {
     if (ctx.withheld_tools.count(t->name())) continue;
+    // In plan phase (plan mode) a tool that changes state is not offered at all.
+    if (ctx.phase == tools::Phase::kPlan && !t->read_only()) continue;
     out.push_back({t->name(), t->description(), t->input_schema()});
   }
   return out;
@@ -97,14 +100,19 @@ ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventS
                               "read-only tools may run until the plan is approved",
                               use.name));
   }
+  GateResult gate = pass_gate(*tool, use, ctx, sink);
+  if (!gate.run) {
+    outcome.blocked_tools.push_back(use.name);
+    return refuse(gate.rule, std::move(gate.message));
+  }
   const tools::Capabilities caps = tool->capabilities();
   if (caps.external_send && ctx.taint.both()) {
     bool approved = false;
     if (ctx.approver) {
-      ApprovalRequest request{ApprovalKind::kSend, spec_.name, use.name, use.input,
+      ApprovalRequest request{ApprovalKind::kSend, spec_.name, use.name, gate.input,
                               "the run has read both untrusted and private content"};
       if (sink) sink->on_event(request);
-      approved = ctx.approver->approve(request);
+      approved = ctx.approver->approve(request) != ApprovalReply::kDeny;
     }
     if (!approved) {
       ++outcome.blocked_sends;
@@ -119,7 +127,7 @@ ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventS
   }
 
   ctx.untrusted = ctx.taint.untrusted;
-  tools::ToolOutput out = tools::call_keeping_taint(*tool, use.input, ctx);
+  tools::ToolOutput out = tools::call_keeping_taint(*tool, gate.input, ctx);
   // A result that shows a tainted file is untrusted whatever the tool declares.
   const bool untrusted = (caps.untrusted_input && out.external) || out.tainted_source;
   *untrusted_result = untrusted;
@@ -128,7 +136,9 @@ ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventS
   if (out.refusal_rule && sink) {
     sink->on_event(RefusalEvent{spec_.name, use.id, *out.refusal_rule, out.content});
   }
-  result.content = std::move(out.content);
+  std::string added = after_call(use, gate.input, out, ctx, sink);
+  if (!gate.context.empty()) added += "\n\nPreToolUse hook context: " + gate.context;
+  result.content = std::move(out.content) + added;
   result.is_error = out.is_error;
   return result;
 }
@@ -180,7 +190,31 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
     return finish(RunStatus::kError);
   };
 
+  if (ctx.depth == 0 && ctx.hooks && ctx.hooks->wants(config::HookEvent::kUserPromptSubmit)) {
+    std::vector<Message> messages = conv.lend();
+    HookInput in = hook_input(ctx, config::HookEvent::kUserPromptSubmit);
+    if (!messages.empty()) in.prompt = messages.back().text();
+    HookResult hr = ctx.hooks->run(in, ctx.cancel);
+    take_hook_result(hr, ctx, sink);
+    if (hr.decision != HookDecision::kBlock && !hr.additional_context.empty() &&
+        !messages.empty()) {
+      messages.back().blocks.push_back(
+          TextBlock{fmt::format("(context from a UserPromptSubmit hook)\n{}",
+                                hr.additional_context)});
+    }
+    conv.restore(std::move(messages));
+    if (hr.decision == HookDecision::kBlock) {
+      outcome.error = fmt::format("the prompt was blocked by a UserPromptSubmit hook ({}): {}",
+                                  hr.hook, hr.reason.empty() ? "no reason given" : hr.reason);
+      return finish(RunStatus::kError);
+    }
+  }
+  // A hook's `continue: false`: the run ends where it is (the note says which hook and why).
+  auto stopped_by_hook = [&] { return finish(RunStatus::kCompleted); };
+  if (ctx.hook_stop) return stopped_by_hook();
+
   bool noted_bad_usage = false;
+  bool stop_hook_active = false;
   while (true) {
     if (out_of_time()) return time_limit();
     if (cancelled()) return finish(RunStatus::kCancelled);
@@ -275,6 +309,27 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
             "the model's output limit (its reply was cut off; raise max_tokens of the "
             "provider)");
       }
+      // Stop (SubagentStop in a child) hooks may keep the model going, with their reason.
+      const config::HookEvent stop_event =
+          ctx.depth == 0 ? config::HookEvent::kStop : config::HookEvent::kSubagentStop;
+      if (ctx.hooks && ctx.hooks->wants(stop_event)) {
+        HookInput in = hook_input(ctx, stop_event);
+        in.stop_hook_active = stop_hook_active;
+        HookResult hr = ctx.hooks->run(in, ctx.cancel);
+        take_hook_result(hr, ctx, sink);
+        if (hr.decision == HookDecision::kBlock && !ctx.hook_stop) {
+          stop_hook_active = true;
+          conv.append(Message::user_text(fmt::format(
+              "A {} hook ({}) did not let you stop yet: {}", config::hook_event_name(stop_event),
+              hr.hook, hr.reason.empty() ? "no reason given" : hr.reason)));
+          if (journal) {
+            if (Status s = journal->record_message(spec_.name, conv.messages().back()); !s.ok()) {
+              return journal_failed(s);
+            }
+          }
+          continue;
+        }
+      }
       return finish(RunStatus::kCompleted);
     }
 
@@ -314,6 +369,7 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
         return journal_failed(s);
       }
     }
+    if (ctx.hook_stop) return stopped_by_hook();
   }
 }
 

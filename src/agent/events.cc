@@ -20,8 +20,17 @@ std::string_view approval_kind_name(ApprovalKind kind) {
   switch (kind) {
     case ApprovalKind::kSend:
       return "send";
+    case ApprovalKind::kPermission:
+      return "permission";
   }
   return "send";
+}
+
+std::optional<ApprovalKind> approval_kind_from_name(std::string_view name) {
+  for (ApprovalKind k : {ApprovalKind::kSend, ApprovalKind::kPermission}) {
+    if (approval_kind_name(k) == name) return k;
+  }
+  return std::nullopt;
 }
 
 Event nested(std::string tool, std::string id, Event inner) {

@@ -43,8 +43,12 @@ struct Outcome {
 };
 
 // A held action a person must allow: what it is, who asks, and why it was held.
-enum class ApprovalKind { kSend };
-std::string_view approval_kind_name(ApprovalKind kind);  // "send"
+// What is held: a send of a tainted run (the trifecta), or a call a permission rule or mode
+// asks about.
+enum class ApprovalKind { kSend, kPermission };
+std::string_view approval_kind_name(ApprovalKind kind);  // "send", "permission"
+// The reverse; nullopt for a name it does not know.
+std::optional<ApprovalKind> approval_kind_from_name(std::string_view name);
 
 struct ApprovalRequest {
   ApprovalKind kind = ApprovalKind::kSend;

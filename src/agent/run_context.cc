@@ -33,4 +33,40 @@ int SpendMeter::unpriced_calls() const {
   return unpriced_;
 }
 
+void SessionGrants::add(const std::vector<std::string>& rules) {
+  std::lock_guard<std::mutex> lock(mu_);
+  config::PermissionSettings settings;
+  for (const std::string& r : rules_) {
+    settings.rules.push_back({config::RuleAction::kAllow, r, {"always allow this", 0}});
+  }
+  for (const std::string& r : rules) {
+    config::PermissionSettings one;
+    one.rules.push_back({config::RuleAction::kAllow, r, {"always allow this", 0}});
+    if (!PermissionPolicy::build(one, config::PermissionMode::kPlan, home_).ok()) continue;
+    rules_.push_back(r);
+    settings.rules.push_back(one.rules.front());
+  }
+  // Under plan mode nothing but a rule allows a call that is not read-only, and a read-only
+  // one is allowed without a rule: allows() counts only what a rule decided.
+  auto policy = PermissionPolicy::build(settings, config::PermissionMode::kPlan, home_);
+  if (policy.ok()) policy_ = std::make_shared<const PermissionPolicy>(std::move(*policy));
+}
+
+bool SessionGrants::allows(const tools::Tool& tool, const Json& input,
+                           const std::filesystem::path& work_tree) const {
+  std::shared_ptr<const PermissionPolicy> policy;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    policy = policy_;
+  }
+  if (!policy) return false;
+  PermissionDecision d = policy->decide(tool, input, work_tree);
+  return d.verdict == Verdict::kAllow && !d.rule.empty();
+}
+
+std::vector<std::string> SessionGrants::rules() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return rules_;
+}
+
 }  // namespace mecha::agent

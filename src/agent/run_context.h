@@ -6,6 +6,8 @@
 #pragma once
 
 #include <chrono>
+#include <filesystem>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -13,6 +15,8 @@
 #include <vector>
 
 #include "agent/events.h"
+#include "agent/hooks.h"
+#include "agent/permissions.h"
 #include "agent/run_journal.h"
 #include "base/clock.h"
 #include "base/message.h"
@@ -21,11 +25,35 @@
 
 namespace mecha::agent {
 
+// A person's answer to an ApprovalRequest. kAlways ("always allow this") is remembered for
+// the session for a permission ask (SessionGrants); for a send it is one approval.
+enum class ApprovalReply { kDeny, kAllow, kAlways };
+
 // Asks a person whether a held action may go ahead. Blocking; thread-safe.
 class Approver {
  public:
   virtual ~Approver() = default;
-  virtual bool approve(const ApprovalRequest& request) = 0;
+  virtual ApprovalReply approve(const ApprovalRequest& request) = 0;
+};
+
+// What a person allowed with "always allow this", for the rest of a session: shared by a
+// run's subagents and by the turns of a daemon's session. Thread-safe.
+class SessionGrants {
+ public:
+  explicit SessionGrants(std::filesystem::path home) : home_(std::move(home)) {}
+  // Adds allow rules (PermissionPolicy::always_allow_rules); a rule that does not parse is
+  // dropped (it came from always_allow_rules, so it does not happen).
+  void add(const std::vector<std::string>& rules);
+  // Whether a granted rule allows this call.
+  bool allows(const tools::Tool& tool, const Json& input,
+              const std::filesystem::path& work_tree) const;
+  std::vector<std::string> rules() const;
+
+ private:
+  const std::filesystem::path home_;
+  mutable std::mutex mu_;
+  std::vector<std::string> rules_;                  // GUARDED_BY(mu_)
+  std::shared_ptr<const PermissionPolicy> policy_;  // GUARDED_BY(mu_): of rules_ alone
 };
 
 // What a run has read (DESIGN.md, security model 1). Legs only ever become true.
@@ -89,7 +117,18 @@ struct RunContext : tools::ToolContext {
   // below it too.
   std::vector<std::string> nested_blocked_tools;
   int nested_blocked_sends = 0;
-  // Not yet here, and inherited by subagents when they come: hooks, the outbox route.
+  // Permission rules and mode (agent/permissions.h); null: every call may run (a run built
+  // by a library user or a unit test). A subagent inherits them, narrowed by its definition.
+  std::shared_ptr<const PermissionPolicy> permissions;
+  // "Always allow this" answers of the session; null: none are remembered. Shared with
+  // subagents.
+  std::shared_ptr<SessionGrants> grants;
+  // The user's hooks (agent/hooks.h); null: none. Inherited by subagents.
+  std::shared_ptr<const HookRunner> hooks;
+  // Set by a hook that answered `continue: false`: the run ends after the current step, and
+  // this is shown as the reason.
+  std::optional<std::string> hook_stop;
+  // Not yet here, and inherited by subagents when they come: the outbox route.
   // Never inherited: a mailbox and queued input (steering is addressed to the top run).
 };
 

@@ -1,6 +1,10 @@
 #include "agent/run_pipeline.h"
 
 #include <fmt/format.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include "agent/run_tools.h"
 
@@ -18,6 +22,29 @@ void RunPlan::start(RunContext& ctx) const {
                                std::chrono::duration<double>(*max_time_s));
   }
   ctx.max_cost_usd = max_cost_usd;
+  ctx.permissions = permissions;
+  ctx.hooks = hooks;
+  ctx.phase = permissions && permissions->mode() == config::PermissionMode::kPlan
+                  ? tools::Phase::kPlan
+                  : tools::Phase::kExecute;
+}
+
+config::PermissionMode top_level_mode(const config::Config& config,
+                                      const config::AgentDef* top_def, const RunOptions& options) {
+  config::PermissionMode mode = options.permission_mode.value_or(
+      config.permissions.default_mode.value_or(config::PermissionMode::kDefault));
+  if (top_def && top_def->permission_mode &&
+      config::permission_mode_rank(*top_def->permission_mode) <
+          config::permission_mode_rank(mode)) {
+    mode = *top_def->permission_mode;
+  }
+  return mode;
+}
+
+std::filesystem::path home_directory() {
+  if (const char* home = std::getenv("HOME"); home && *home) return home;
+  if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_dir) return pw->pw_dir;
+  return "/";
 }
 
 Result<const config::AgentDef*> find_top_agent(const std::vector<config::AgentDef>& defs,
@@ -90,12 +117,21 @@ Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
     registry = run_tools->catalog->registry_for(*entry);
   }
 
+  const config::PermissionMode mode = top_level_mode(config, top_def, options);
+  auto permissions = PermissionPolicy::build(config.permissions, mode, home_directory());
+  if (!permissions) return permissions.status();
+
   auto plan = std::make_shared<RunPlan>();
+  plan->permissions = std::make_shared<const PermissionPolicy>(std::move(*permissions));
+  plan->hooks = std::make_shared<const HookRunner>(config.hooks);
   plan->agent = std::make_shared<const Agent>(spec, *provider, std::move(registry));
   plan->work_tree = work_tree;
   plan->warnings = std::move(warnings);
   plan->warnings.insert(plan->warnings.end(), run_tools->warnings.begin(),
                         run_tools->warnings.end());
+  plan->warnings.insert(plan->warnings.end(), config.permissions.notes.begin(),
+                        config.permissions.notes.end());
+  plan->warnings.insert(plan->warnings.end(), config.hooks.notes.begin(), config.hooks.notes.end());
   plan->pricing = config.pricing;
   plan->max_time_s = options.max_time_s ? options.max_time_s : config.limits.max_time_s;
   plan->max_cost_usd = options.max_cost_usd ? options.max_cost_usd : config.limits.max_cost_usd;

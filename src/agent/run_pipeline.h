@@ -34,6 +34,9 @@ struct RunOptions {
   std::optional<int> max_turns;      // model calls per run
   std::optional<double> max_time_s;  // wall-clock seconds per run
   std::optional<double> max_cost_usd;
+  // --permission-mode: wins over the config's defaultMode. An --agent definition's
+  // permissionMode may narrow the mode further, never widen it.
+  std::optional<config::PermissionMode> permission_mode;
 };
 
 // A run ready to start, as many times as wanted (each run gets its own RunContext and
@@ -44,12 +47,16 @@ struct RunPlan {
   config::PriceTable pricing = config::PriceTable::defaults();
   std::optional<double> max_time_s;
   std::optional<double> max_cost_usd;
+  // The permission rules and mode, and the hooks, every run of the plan (and every subagent
+  // below it) runs under. Never null.
+  std::shared_ptr<const PermissionPolicy> permissions;
+  std::shared_ptr<const HookRunner> hooks;
   // What the user should be told before the run (RunTools::warnings): the caller shows them.
   std::vector<std::string> warnings;
 
-  // Sets what the plan decides in `ctx`: work tree, agent name, pricing, and the limits, the
-  // deadline counted from now. The rest (cancel token, approver, journal, taint, session)
-  // is the caller's.
+  // Sets what the plan decides in `ctx`: work tree, agent name, pricing, the limits (the
+  // deadline counted from now), permissions (plan mode is the plan phase) and hooks. The
+  // rest (cancel token, approver, journal, taint, session, grants) is the caller's.
   void start(RunContext& ctx) const;
 };
 
@@ -64,8 +71,17 @@ Result<const config::AgentDef*> find_top_agent(const std::vector<config::AgentDe
 std::string top_level_system_prompt(const PromptContext& context, const config::AgentDef* top_def,
                                     const RunOptions& options);
 
+// The permission mode a run starts in: `--permission-mode`, else the config's defaultMode,
+// else default; narrowed (never widened) by the --agent definition's permissionMode.
+config::PermissionMode top_level_mode(const config::Config& config,
+                                      const config::AgentDef* top_def, const RunOptions& options);
+
+// The user's home directory, which `~/` in a permission rule names ($HOME, else the
+// password database's).
+std::filesystem::path home_directory();
+
 // Every error names what was wrong: the file and field of a definition, the agent asked for
-// and the agents that exist (a usage error), the provider.
+// and the agents that exist (a usage error), the provider, a malformed permission rule.
 Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
                                                  const std::filesystem::path& work_tree,
                                                  const RunOptions& options);

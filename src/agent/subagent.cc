@@ -45,6 +45,20 @@ RunContext child_context(const AgentCatalog::Entry& entry, tools::ToolContext& c
   // starts where the caller is: a caller tainted both ways cannot get a send made by
   // handing the data to a clean child.
   child.taint = parent->taint;
+  // Rules, mode, hooks and the session's "always allow" answers reach every depth. A
+  // definition's permissionMode may narrow the mode, never widen it; plan is plan below.
+  child.permissions = parent->permissions;
+  child.grants = parent->grants;
+  child.hooks = parent->hooks;
+  if (const auto& mode = entry.def.permission_mode; mode && child.permissions &&
+      config::permission_mode_rank(*mode) <
+          config::permission_mode_rank(child.permissions->mode())) {
+    child.permissions =
+        std::make_shared<const PermissionPolicy>(child.permissions->with_mode(*mode));
+  }
+  if (child.permissions && child.permissions->mode() == config::PermissionMode::kPlan) {
+    child.phase = tools::Phase::kPlan;
+  }
   child.parent_meter = parent->meter;
   if (parent->max_cost_usd) {
     const double spent = parent->meter ? parent->meter->cost() : 0;
@@ -102,6 +116,8 @@ tools::ToolOutput run_subagent(const AgentCatalog& catalog, const AgentCatalog::
   const Outcome o = agent.run(child, conv, parent_sink ? &nested : nullptr);
 
   if (parent) {
+    // A hook's `continue: false` below stops the run that started the child too.
+    if (child.hook_stop && !parent->hook_stop) parent->hook_stop = child.hook_stop;
     parent->nested_blocked_tools.insert(parent->nested_blocked_tools.end(), o.blocked_tools.begin(),
                                         o.blocked_tools.end());
     parent->nested_blocked_sends += o.blocked_sends;

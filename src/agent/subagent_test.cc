@@ -351,9 +351,9 @@ TEST(Subagent, CancellingTheParentCancelsTheChild) {
 
 class RecordingApprover final : public Approver {
  public:
-  bool approve(const ApprovalRequest& request) override {
+  ApprovalReply approve(const ApprovalRequest& request) override {
     requests.push_back(to_json(request));
-    return false;
+    return ApprovalReply::kDeny;
   }
   std::vector<Json> requests;
 };

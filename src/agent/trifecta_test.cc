@@ -36,9 +36,9 @@ Outcome run_main(const Agent& agent, RunContext& ctx, EventSink* sink,
 class RecordingApprover final : public Approver {
  public:
   explicit RecordingApprover(bool answer) : answer_(answer) {}
-  bool approve(const ApprovalRequest& request) override {
+  ApprovalReply approve(const ApprovalRequest& request) override {
     requests.push_back(to_json(request));
-    return answer_;
+    return answer_ ? ApprovalReply::kAllow : ApprovalReply::kDeny;
   }
   std::vector<Json> requests;
 

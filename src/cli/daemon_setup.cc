@@ -37,6 +37,11 @@ void add_daemon_flags(CLI::App* app, DaemonFlags* f) {
       ->check(positive_number());
   app->add_option("--max-cost", f->run.max_cost, "US dollars one turn may spend")
       ->check(positive_number());
+  app->add_option("--permission-mode", f->run.permission_mode,
+                  "default (ask before writes and commands), acceptEdits, plan (read-only "
+                  "tools) or bypassPermissions (only deny and ask rules; the guard and sandbox "
+                  "stay)")
+      ->check(permission_mode_name());
   app->add_option("--approval-timeout", f->approval_timeout_s,
                   "Seconds an approval waits for its answer before it is a denial (default 60)")
       ->check(positive_number());

@@ -51,7 +51,8 @@ TEST_F(DemoTest, TheScriptedModelFixesTheBug) {
   EXPECT_NE(before.err.text().find("FAIL: test_median_even_length"), std::string::npos);
 
   SubprocessResult agent =
-      run({std::string(MECHA_BINARY_DIR) + "/mecha", "run", "--model",
+      run({std::string(MECHA_BINARY_DIR) + "/mecha", "run", "--permission-mode", "acceptEdits",
+           "--model",
            "cassette:" + std::string(MECHA_SOURCE_DIR) + "/examples/demo/cassette.jsonl",
            "The test test_median_even_length fails. Find the bug and fix it."});
   ASSERT_EQ(agent.exit_code, 0) << agent.err.text();

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "config/permission_settings.h"
+
 namespace mecha::cli {
 
 CLI::Validator whole_number_at_least(int min) {
@@ -34,6 +36,15 @@ CLI::Validator positive_number() {
         return fmt::format("expected a number greater than 0, got '{}'", value);
       },
       "NUMBER>0");
+}
+
+CLI::Validator permission_mode_name() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        auto mode = config::parse_permission_mode(value);
+        return mode ? std::string() : mode.status().message();
+      },
+      "MODE", "permission mode");
 }
 
 }  // namespace mecha::cli

@@ -13,5 +13,7 @@ namespace mecha::cli {
 CLI::Validator whole_number_at_least(int min);
 // A finite number greater than 0 (seconds, dollars): 0.5 and 30 pass; 0, -1, x, inf fail.
 CLI::Validator positive_number();
+// One of the permission modes by Claude Code's name (config/permission_settings.h).
+CLI::Validator permission_mode_name();
 
 }  // namespace mecha::cli

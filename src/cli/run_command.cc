@@ -9,6 +9,7 @@
 
 #include "agent/agent.h"
 #include "agent/run_pipeline.h"
+#include "agent/session_hooks.h"
 #include "cli/command.h"
 #include "cli/interrupt.h"
 #include "cli/option_checks.h"
@@ -16,6 +17,7 @@
 #include "cli/run_flags.h"
 #include "cli/run_session.h"
 #include "cli/task_text.h"
+#include "cli/terminal_approver.h"
 #include "cli/workspace.h"
 #include "config/config.h"
 #include "providers/factory.h"
@@ -92,12 +94,20 @@ int run_main(const RunOptions& opt) {
   ctx.taint.untrusted = (*session)->untrusted();
   ctx.taint.private_data = (*session)->private_data();
 
+  // A person at the terminal answers what the permissions ask; without one, an ask refuses.
+  std::unique_ptr<TerminalApprover> approver = TerminalApprover::open(&cancel);
+  ctx.approver = approver.get();
+  ctx.grants = std::make_shared<agent::SessionGrants>(agent::home_directory());
+
   agent::Conversation conv(std::move(*messages));
   InterruptScope interrupts(&cancel);
   // The limits count from here, once the session is open.
   (*plan)->start(ctx);
+  agent::run_session_start_hooks(ctx, opt.resume.empty() ? "startup" : "resume", conv,
+                                 sink.get());
   if (auto* human = dynamic_cast<HumanRenderer*>(sink.get())) human->waiting_for_model();
   agent::Outcome outcome = main_agent.run(ctx, conv, sink.get());
+  agent::run_session_end_hooks(ctx, "other", sink.get());
   if (Status s = (*session)->finish(outcome);
       !s.ok() && outcome.status != agent::RunStatus::kError) {
     outcome.status = agent::RunStatus::kError;
@@ -137,6 +147,11 @@ void define_run_command(CLI::App& sub, Action* chosen) {
       ->check(positive_number());
   run->add_option("--max-cost", opt->run.max_cost, "US dollars this run may spend")
       ->check(positive_number());
+  run->add_option("--permission-mode", opt->run.permission_mode,
+                  "default (ask before writes and commands; without a terminal, refuse), "
+                  "acceptEdits, plan (read-only tools; the plan is the answer) or "
+                  "bypassPermissions (only deny and ask rules; the guard and sandbox stay)")
+      ->check(permission_mode_name());
   run->add_option("--resume", opt->resume,
                   "Continue a session with its whole conversation: an id, or \"last\"");
   run->add_option("--store", opt->store,

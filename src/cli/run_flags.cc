@@ -11,6 +11,10 @@ agent::RunOptions RunFlags::options() const {
   if (max_turns > 0) o.max_turns = max_turns;
   if (max_time > 0) o.max_time_s = max_time;
   if (max_cost > 0) o.max_cost_usd = max_cost;
+  // The option's check has vouched for the name.
+  if (auto mode = config::parse_permission_mode(permission_mode); mode.ok()) {
+    o.permission_mode = *mode;
+  }
   return o;
 }
 

@@ -19,6 +19,7 @@ struct RunFlags {
   int max_turns = 0;
   double max_time = 0;
   double max_cost = 0;
+  std::string permission_mode;  // --permission-mode, checked by permission_mode_name()
 
   agent::RunOptions options() const;
 };

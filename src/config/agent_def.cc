@@ -27,8 +27,7 @@ constexpr size_t kMaxClaudeNameBytes = 128;
 // Claude Code's documented fields that mecha reads but does not act on (yet); `color` only
 // colours Claude Code's own /agents screen.
 constexpr std::string_view kUnsupportedClaudeFields[] = {
-    "permissionMode", "mcpServers", "hooks",      "skills", "memory",
-    "isolation",      "effort",     "background", "color"};
+    "mcpServers", "hooks", "skills", "memory", "isolation", "effort", "background", "color"};
 
 std::string_view trim(std::string_view s) {
   const char* ws = " \t\n\r\f\v";
@@ -188,7 +187,8 @@ class DefReader {
       if (canonical.empty()) {
         return Status::error(fmt::format(
             "{}: unknown field '{}' in agent definition (fields: name, description, tools, "
-            "disallowedTools, {}maxTurns, model, provider, trusted_output, answer_shape)",
+            "disallowedTools, {}maxTurns, model, provider, permissionMode, trusted_output, "
+            "answer_shape)",
             where(f.value.line), f.key, source_ == AgentSource::kConfig ? "system_prompt, " : ""));
       }
       if (!seen.insert(canonical == "unsupported" ? f.key : canonical).second) {
@@ -231,6 +231,15 @@ class DefReader {
                                            where(v.line), f.key, kMaxTurnsLimit, v.integer));
         }
         def.max_turns = static_cast<int>(v.integer);
+      } else if (canonical == "permissionMode") {
+        if (v.type != Value::Type::kString) return wrong(f, "a string");
+        auto mode = parse_permission_mode(v.text);
+        if (!mode) {
+          return Status::error(fmt::format("{}: field '{}': {}", where(v.line), f.key,
+                                           mode.status().message()));
+        }
+        def.permission_mode = *mode;
+        def.permission_mode_line = v.line;
       } else if (canonical == "trusted_output") {
         if (v.type != Value::Type::kBoolean) return wrong(f, "true or false");
         def.trusted_output = v.boolean;
@@ -267,6 +276,8 @@ class DefReader {
         {"model", "model"},
         {"provider", "provider"},
         {"trusted_output", "trusted_output"},
+        {"permissionMode", "permissionMode"},
+        {"permission_mode", "permissionMode"},
         {"answer_shape", "answer_shape"}};
     if (auto it = kCommon.find(key); it != kCommon.end()) return it->second;
     // In TOML there is no body, so the prompt is a field; in Markdown it is the body.

@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "config/permission_settings.h"
 
 namespace mecha::config {
 
@@ -107,6 +108,10 @@ struct AgentDef {
   int max_turns = 12;    // Default: 12 model calls per delegated task.
   std::string model;     // as written (an alias is resolved later); empty: the caller's
   std::string provider;  // a [providers.NAME] table; empty: the caller's provider
+  // `permissionMode`: the mode this agent runs under. It may narrow its caller's mode, never
+  // widen it (a wider one is ignored with a warning at run time); nullopt: the caller's.
+  std::optional<PermissionMode> permission_mode;
+  int permission_mode_line = 0;
   // Offers trust to answers that have `answer_shape`; checked per answer at return time.
   bool trusted_output = false;
   std::optional<AnswerShape> answer_shape;

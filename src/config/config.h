@@ -56,6 +56,8 @@
 #include "config/agent_def.h"
 #include "config/bash_config.h"
 #include "config/guard_config.h"
+#include "config/hook_settings.h"
+#include "config/permission_settings.h"
 #include "config/model_aliases.h"
 #include "config/pricing.h"
 
@@ -130,6 +132,8 @@ struct Config {
   std::vector<AgentDef> subagents;  // [[subagents]], in file order
   // [model_aliases]: alias -> model id (model_aliases.h); merged key by key over the files.
   std::map<std::string, std::string> model_aliases;
+  PermissionSettings permissions;
+  HookSettings hooks;
   std::vector<std::string> sources;  // files read, in order
 };
 

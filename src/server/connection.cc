@@ -132,21 +132,21 @@ void Connection::close_with(const wire::Error& reason) {
   channel_.shutdown();
 }
 
-bool Connection::ask(const wire::ApprovalRequest& request, std::chrono::milliseconds timeout,
+wire::ApprovalAnswer Connection::ask(const wire::ApprovalRequest& request, std::chrono::milliseconds timeout,
                      const CancelToken& cancel) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (closed_) return false;
+    if (closed_) return wire::ApprovalAnswer{request.request_id, false, false};
     waiting_[request.request_id] = std::nullopt;
   }
   send_waiting(request);
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   std::unique_lock<std::mutex> lock(mu_);
-  bool approved = false;
+  wire::ApprovalAnswer answer{request.request_id, false, false};
   while (true) {
     auto it = waiting_.find(request.request_id);
     if (it->second.has_value()) {
-      approved = *it->second;
+      answer = *it->second;
       break;
     }
     if (closed_ || cancel.cancelled() || std::chrono::steady_clock::now() >= deadline) break;
@@ -155,7 +155,7 @@ bool Connection::ask(const wire::ApprovalRequest& request, std::chrono::millisec
                                                 std::chrono::milliseconds(100)));
   }
   waiting_.erase(request.request_id);
-  return approved;
+  return answer;
 }
 
 bool Connection::answer(const wire::ApprovalAnswer& answer) {
@@ -163,7 +163,7 @@ bool Connection::answer(const wire::ApprovalAnswer& answer) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = waiting_.find(answer.request_id);
     if (it == waiting_.end() || it->second.has_value()) return false;
-    it->second = answer.approved;
+    it->second = answer;
   }
   cv_.notify_all();
   return true;

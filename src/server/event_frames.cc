@@ -74,8 +74,9 @@ std::optional<agent::Event> event_for(const wire::Frame& frame) {
                           return agent::nested(f.tool, f.id, std::move(*inner));
                         },
                         [](const wire::ApprovalRequest& f) -> R {
-                          return agent::ApprovalRequest{agent::ApprovalKind::kSend, f.agent, f.tool,
-                                                        f.input, f.reason};
+                          auto kind = agent::approval_kind_from_name(f.action);
+                          if (!kind) return std::nullopt;
+                          return agent::ApprovalRequest{*kind, f.agent, f.tool, f.input, f.reason};
                         },
                         [](const auto&) -> R { return std::nullopt; },
                     },

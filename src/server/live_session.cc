@@ -1,6 +1,16 @@
 #include "server/live_session.h"
 
+#include "agent/session_hooks.h"
+
 namespace mecha::server {
+
+LiveSession::~LiveSession() {
+  if (!plan_ || !plan_->hooks) return;
+  agent::RunContext ctx;
+  plan_->start(ctx);
+  ctx.session_id = id();
+  agent::run_session_end_hooks(ctx, "other", nullptr);
+}
 
 bool LiveSession::begin_turn() {
   bool expected = false;

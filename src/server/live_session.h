@@ -27,6 +27,8 @@ class LiveSession {
     taint_.untrusted = log_->untrusted();
     taint_.private_data = log_->private_data();
   }
+  // Runs the SessionEnd hooks of a session that ran a turn.
+  ~LiveSession();
   LiveSession(const LiveSession&) = delete;
   LiveSession& operator=(const LiveSession&) = delete;
 
@@ -48,6 +50,8 @@ class LiveSession {
   // What the session has read, carried from turn to turn so the trifecta interlock sees
   // the whole session. The untrusted leg comes from the log when the session is opened.
   agent::Taint& taint() { return taint_; }
+  // "Always allow this" answers, for the rest of the session. Thread-safe.
+  const std::shared_ptr<agent::SessionGrants>& grants() const { return grants_; }
 
  private:
   std::unique_ptr<store::Session> log_;
@@ -57,6 +61,8 @@ class LiveSession {
   std::vector<Message> conversation_;
   std::shared_ptr<const agent::RunPlan> plan_;  // made at the first turn
   agent::Taint taint_;
+  const std::shared_ptr<agent::SessionGrants> grants_ =
+      std::make_shared<agent::SessionGrants>(agent::home_directory());
 };
 
 }  // namespace mecha::server

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <map>
 
+#include "agent/session_hooks.h"
 #include "agent/session_journal.h"
 #include "server/event_frames.h"
 #include "wire/codec.h"
@@ -35,7 +36,7 @@ class ConnectionApprover final : public agent::Approver {
         timeout_(timeout),
         cancel_(cancel) {}
 
-  bool approve(const agent::ApprovalRequest& request) override {
+  agent::ApprovalReply approve(const agent::ApprovalRequest& request) override {
     wire::ApprovalRequest r;
     r.request_id = fmt::format("{}-a{}", session_id_, ++count_);
     r.action = std::string(agent::approval_kind_name(request.kind));
@@ -44,7 +45,9 @@ class ConnectionApprover final : public agent::Approver {
     r.input = frame_input(request.input);
     r.reason = request.reason;
     r.timeout_ms = timeout_.count();
-    return connection_->ask(r, timeout_, cancel_);
+    const wire::ApprovalAnswer answer = connection_->ask(r, timeout_, cancel_);
+    if (!answer.approved) return agent::ApprovalReply::kDeny;
+    return answer.always ? agent::ApprovalReply::kAlways : agent::ApprovalReply::kAllow;
   }
 
  private:
@@ -79,7 +82,8 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
     return std::vector<wire::Frame>{wire::Error{std::string(code), std::move(message)},
                                     wire::TurnDone{"", Usage{}, session.log().untrusted()}};
   };
-  if (!session.plan()) {
+  const bool first_turn = !session.plan();
+  if (first_turn) {
     auto plan = settings.make_plan();
     if (!plan) return fail(wire::codes::kTurnFailed, plan.message());
     session.plan() = std::move(*plan);
@@ -105,7 +109,13 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
   ctx.taint = session.taint();
   ctx.file_taint = settings.file_taint.get();
   ctx.session_id = session.id();
+  ctx.grants = session.grants();
   FrameSink sink(connection);
+  if (first_turn) {
+    // The session starts for its hooks at its first turn here: new, or one the log holds.
+    agent::run_session_start_hooks(ctx, session.conversation().empty() ? "startup" : "resume",
+                                   conv, &sink);
+  }
   agent::Outcome outcome = plan.agent->run(ctx, conv, &sink);
   session.taint() = ctx.taint;
 

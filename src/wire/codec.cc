@@ -169,10 +169,11 @@ Json write(const ApprovalRequest& b) {
 
 Status read(StrictObject& o, ApprovalAnswer* b) {
   MECHA_RETURN_IF_ERROR(o.get("request_id", &b->request_id));
-  return o.get("approved", &b->approved);
+  MECHA_RETURN_IF_ERROR(o.get("approved", &b->approved));
+  return o.get_optional("always", &b->always);
 }
 Json write(const ApprovalAnswer& b) {
-  return {{"request_id", b.request_id}, {"approved", b.approved}};
+  return {{"request_id", b.request_id}, {"approved", b.approved}, {"always", b.always}};
 }
 
 Status read(StrictObject& o, TurnDone* b) {

@@ -28,7 +28,9 @@ namespace mecha::wire {
 // Bumped when a frame changes in a way an older peer would misread. Both peers send it in
 // `hello`; a daemon refuses a client whose version differs, naming both.
 // Version 2: tool_result carries "private".
-inline constexpr int64_t kProtocolVersion = 2;
+// Version 3: approval_request's action may be "permission" (a permission rule, mode or hook
+// asks); approval_answer carries "always" (remember the answer for the session).
+inline constexpr int64_t kProtocolVersion = 3;
 
 // The `code` of an error frame.
 namespace codes {
@@ -151,7 +153,7 @@ struct Nested {
 struct ApprovalRequest {
   static constexpr std::string_view kKind = "approval_request";
   std::string request_id;
-  std::string action;  // "send", ...
+  std::string action;  // "send" (a tainted run's send), "permission" (a rule, mode or hook asks)
   std::string agent;
   std::string tool;
   Json input = Json::object();  // the tool's own input: any object
@@ -164,6 +166,9 @@ struct ApprovalAnswer {
   static constexpr std::string_view kKind = "approval_answer";
   std::string request_id;
   bool approved = false;
+  // "Always allow this": the daemon remembers an approved permission ask for the rest of the
+  // session (a send is approved once whatever this says). Default: false.
+  bool always = false;
   bool operator==(const ApprovalAnswer&) const = default;
 };
 

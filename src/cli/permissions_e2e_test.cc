@@ -1,0 +1,316 @@
+// Permission rules, modes and hooks through the binary (issue 15): Claude Code's settings
+// files in the tree and the user's home, each attack checked on the host, not only in what
+// mecha said.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/testing/cassette_run.h"
+
+namespace mecha::cli {
+namespace {
+
+using testing::BinaryResult;
+using testing::json_lines;
+using testing::of_type;
+using testing::text_line;
+using testing::tool_line;
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class PermissionsE2E : public testing::CassetteRunTest {
+ protected:
+  PermissionsE2E() : CassetteRunTest("do the task") {}
+  void SetUp() override { dir_.write("secret.txt", "TOP-SECRET-42\n"); }
+
+  std::filesystem::path path(const std::string& rel) const { return dir_.path() / rel; }
+
+  // `mecha run --json` on `lines` with `extra` arguments, whatever its exit code.
+  BinaryResult attempt(const std::string& lines, std::vector<std::string> extra = {}) {
+    dir_.write("c.jsonl", "{\"mecha_cassette\": 1}\n" + lines);
+    std::vector<std::string> args = {"run", "--json", "--model", "cassette:c.jsonl"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back("do the task");
+    return mecha(args);
+  }
+
+  void trust(const std::string& rel) {
+    BinaryResult r = mecha({"trust", rel});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+
+  // The tool_result of call `id`, wherever it was nested.
+  static Json result_of(const std::vector<Json>& all, const std::string& id) {
+    for (Json e : all) {
+      while (e.at("type") == "nested") e = e.at("event");
+      if (e.at("type") == "tool_result" && e.at("id") == id) return e;
+    }
+    return nullptr;
+  }
+  // The refusal of call `id`, wherever it was nested.
+  static Json refusal_of(const std::vector<Json>& all, const std::string& id) {
+    for (Json e : all) {
+      while (e.at("type") == "nested") e = e.at("event");
+      if (e.at("type") == "refusal" && e.at("id") == id) return e;
+    }
+    return nullptr;
+  }
+};
+
+TEST_F(PermissionsE2E, ADenyRuleStopsTheReadAndTheSameReadThroughBash) {
+  dir_.write(".claude/settings.json", R"({
+  "permissions": {
+    "deny": ["Read(./secret.txt)", "Bash(cat:*)"]
+  }
+})");
+  trust(".claude/settings.json");
+  const std::string lines =
+      tool_line("main", "r1", "Read", {{"file_path", "secret.txt"}}) +
+      tool_line("main", "r2", "Read", {{"file_path", "sub/../secret.txt"}}) +
+      tool_line("main", "b1", "Bash", {{"command", "cat secret.txt"}}) +
+      tool_line("main", "b2", "Bash", {{"command", "echo hi && env cat secret.txt"}}) +
+      text_line("main", "done");
+  std::filesystem::create_directories(path("sub"));
+  auto events = run(lines, {"--permission-mode", "bypassPermissions"});
+  for (const char* id : {"r1", "r2", "b1", "b2"}) {
+    Json result = result_of(events, id);
+    ASSERT_TRUE(result.is_object()) << id;
+    EXPECT_TRUE(result.at("is_error").get<bool>()) << id;
+    EXPECT_EQ(result.at("content").get<std::string>().find("TOP-SECRET-42"), std::string::npos)
+        << id;
+    Json refusal = refusal_of(events, id);
+    ASSERT_TRUE(refusal.is_object()) << id;
+    EXPECT_EQ(refusal.at("rule"), "permission") << id;
+    EXPECT_NE(refusal.at("message").get<std::string>().find(".claude/settings.json"),
+              std::string::npos)
+        << refusal.dump();
+  }
+  // The secret reached no event at all.
+  for (const Json& e : events) EXPECT_EQ(e.dump().find("TOP-SECRET-42"), std::string::npos);
+}
+
+TEST_F(PermissionsE2E, AnUntrustedProjectFileStillDenies) {
+  // A deny rule only tightens, so it applies before the file is trusted; its allow rule
+  // does not.
+  dir_.write(".claude/settings.json",
+             R"({"permissions": {"deny": ["Read(./secret.txt)"], "allow": ["Bash(touch:*)"]}})");
+  const std::string lines = tool_line("main", "r1", "Read", {{"file_path", "secret.txt"}}) +
+                            tool_line("main", "b1", "Bash", {{"command", "touch made"}}) +
+                            text_line("main", "done");
+  BinaryResult r = attempt(lines);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto events = json_lines(r.out);
+  EXPECT_EQ(refusal_of(events, "r1").at("rule"), "permission");
+  EXPECT_EQ(refusal_of(events, "b1").at("rule"), "permission");
+  EXPECT_FALSE(std::filesystem::exists(path("made")));
+  EXPECT_NE(r.err.find("mecha trust"), std::string::npos) << r.err;
+}
+
+TEST_F(PermissionsE2E, AnAllowedCommandDoesNotCarryAnotherOneWithIt) {
+  dir_.write(".claude/settings.json", R"({"permissions": {"allow": ["Bash(git status)"]}})");
+  trust(".claude/settings.json");
+  std::filesystem::create_directories(path("x"));
+  dir_.write("x/keep", "keep me\n");
+  const std::string lines =
+      tool_line("main", "b1", "Bash", {{"command", "git status"}}) +
+      tool_line("main", "b2", "Bash", {{"command", "git status && rm -rf x"}}) +
+      tool_line("main", "b3", "Bash", {{"command", "git status; sh -c 'rm -rf x'"}}) +
+      tool_line("main", "b4", "Bash", {{"command", "git status $(rm -rf x)"}}) +
+      text_line("main", "done");
+  BinaryResult r = attempt(lines);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto events = json_lines(r.out);
+  EXPECT_TRUE(refusal_of(events, "b1").is_null()) << refusal_of(events, "b1").dump();
+  for (const char* id : {"b2", "b3", "b4"}) {
+    Json refusal = refusal_of(events, id);
+    ASSERT_TRUE(refusal.is_object()) << id;
+    EXPECT_EQ(refusal.at("rule"), "permission") << id;
+    // Nobody can answer here: the message says what asked and how to allow it.
+    const std::string message = refusal.at("message").get<std::string>();
+    EXPECT_NE(message.find("nobody can answer"), std::string::npos) << message;
+    EXPECT_NE(message.find("mode default"), std::string::npos) << message;
+  }
+  EXPECT_TRUE(std::filesystem::exists(path("x/keep")));
+}
+
+TEST_F(PermissionsE2E, AcceptEditsLetsEditsThroughAndAsksForBash) {
+  dir_.write("notes.txt", "colour\n");
+  const std::string lines =
+      tool_line("main", "e1", "Edit",
+                {{"file_path", "notes.txt"}, {"old_string", "colour"}, {"new_string", "color"}}) +
+      tool_line("main", "b1", "Bash", {{"command", "touch made-by-bash"}}) +
+      text_line("main", "done");
+  BinaryResult r = attempt(lines, {"--permission-mode", "acceptEdits"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto events = json_lines(r.out);
+  EXPECT_FALSE(result_of(events, "e1").at("is_error").get<bool>());
+  EXPECT_EQ(slurp(path("notes.txt")), "color\n");
+  EXPECT_EQ(refusal_of(events, "b1").at("rule"), "permission");
+  EXPECT_FALSE(std::filesystem::exists(path("made-by-bash")));
+}
+
+TEST_F(PermissionsE2E, DefaultModeWithoutATerminalRefusesAWriteAndSaysHowToAllowIt) {
+  const std::string lines =
+      tool_line("main", "w1", "Write", {{"file_path", "new.txt"}, {"content", "x"}}) +
+      text_line("main", "done");
+  BinaryResult r = attempt(lines);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto events = json_lines(r.out);
+  Json refusal = refusal_of(events, "w1");
+  ASSERT_TRUE(refusal.is_object());
+  const std::string message = refusal.at("message").get<std::string>();
+  EXPECT_NE(message.find("--permission-mode"), std::string::npos) << message;
+  EXPECT_NE(message.find("Write"), std::string::npos) << message;
+  EXPECT_FALSE(std::filesystem::exists(path("new.txt")));
+}
+
+TEST_F(PermissionsE2E, PlanModeOffersNoWritingToolAtAnyDepth) {
+  dir_.write(".mecha/agents/helper.md",
+             "---\nname: helper\ndescription: does things\ntools: Read, Write, Bash\n---\nHelp.\n");
+  const std::string main_expect =
+      R"({"agent": "main", "expect": {"tools_include": ["Read", "Task"], "tools_exclude": ["Write", "Edit", "Bash"]}, )"
+      R"("response": {"content": [{"type": "tool_use", "id": "t1", "name": "Task", "input": {"description": "d", "prompt": "write it", "subagent_type": "helper"}}], "stop_reason": "tool_use"}})"
+      "\n";
+  const std::string child_expect =
+      R"({"agent": "helper", "expect": {"tools_include": ["Read"], "tools_exclude": ["Write", "Bash"]}, )"
+      R"("response": {"content": [{"type": "tool_use", "id": "w1", "name": "Write", "input": {"file_path": "planned.txt", "content": "x"}}], "stop_reason": "tool_use"}})"
+      "\n";
+  const std::string lines = main_expect + child_expect + text_line("helper", "could not write") +
+                            text_line("main", "the plan: write planned.txt");
+  BinaryResult r = attempt(lines, {"--permission-mode", "plan"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto events = json_lines(r.out);
+  Json refusal = refusal_of(events, "w1");
+  ASSERT_TRUE(refusal.is_object()) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(path("planned.txt")));
+}
+
+TEST_F(PermissionsE2E, APreToolUseHookBlocksRmTwoLevelsDown) {
+  dir_.write(".mecha/agents/outer.md",
+             "---\nname: outer\ndescription: delegates\ntools: Task(inner)\n---\nDelegate.\n");
+  dir_.write(".mecha/agents/inner.md",
+             "---\nname: inner\ndescription: removes\ntools: Bash\n---\nRemove.\n");
+  dir_.write("victim/keep", "keep me\n");
+  dir_.write("guard.sh",
+             "#!/bin/sh\n"
+             "input=$(cat)\n"
+             "case \"$input\" in *'rm '*) echo \"no rm here, use trash\" >&2; exit 2;; esac\n"
+             "exit 0\n");
+  dir_.write(".home/.claude/settings.json",
+             fmt::format(R"({{"hooks": {{"PreToolUse": [{{"matcher": "Bash", "hooks": [{{"type": "command", "command": "sh {}"}}]}}]}}}})",
+                         (dir_.path() / "guard.sh").string()));
+  const std::string lines =
+      tool_line("main", "t1", "Task",
+                {{"description", "d"}, {"prompt", "clean"}, {"subagent_type", "outer"}}) +
+      tool_line("outer", "t2", "Task",
+                {{"description", "d"}, {"prompt", "clean"}, {"subagent_type", "inner"}}) +
+      tool_line("inner", "b1", "Bash", {{"command", "rm -rf victim"}}) +
+      text_line("inner", "blocked") + text_line("outer", "blocked") + text_line("main", "done");
+  auto events = run(lines, {"--permission-mode", "bypassPermissions"});
+  Json result = result_of(events, "b1");
+  ASSERT_TRUE(result.is_object());
+  EXPECT_TRUE(result.at("is_error").get<bool>());
+  EXPECT_NE(result.at("content").get<std::string>().find("no rm here, use trash"),
+            std::string::npos)
+      << result.dump();
+  EXPECT_EQ(refusal_of(events, "b1").at("rule"), "hook");
+  EXPECT_TRUE(std::filesystem::exists(path("victim/keep")));
+}
+
+TEST_F(PermissionsE2E, AHookRewritesTheInputAndAPostToolUseHookSeesTheResult) {
+  // Hooks in the shapes of Claude Code's documentation: a Python script reading the JSON
+  // on stdin, hookSpecificOutput with updatedInput, and a PostToolUse hook logging with jq's
+  // stand-in (python) what the tool answered.
+  dir_.write("rewrite.py",
+             "import json, sys\n"
+             "data = json.load(sys.stdin)\n"
+             "cmd = data['tool_input']['command']\n"
+             "out = {'hookSpecificOutput': {'hookEventName': 'PreToolUse',\n"
+             "       'permissionDecision': 'allow',\n"
+             "       'updatedInput': {'command': cmd.replace('hello', 'rewritten')}}}\n"
+             "print(json.dumps(out))\n");
+  dir_.write("log.py",
+             "import json, os, sys\n"
+             "data = json.load(sys.stdin)\n"
+             "with open(os.path.join(os.environ['CLAUDE_PROJECT_DIR'], 'post.json'), 'w') as f:\n"
+             "    json.dump(data, f)\n");
+  dir_.write(".home/.claude/settings.json",
+             fmt::format(R"({{"hooks": {{
+  "PreToolUse": [{{"matcher": "Bash", "hooks": [{{"type": "command", "command": "python3 {}"}}]}}],
+  "PostToolUse": [{{"matcher": "Bash|Write", "hooks": [{{"type": "command", "command": "python3 {}", "timeout": 30}}]}}]
+}}}})",
+                         (dir_.path() / "rewrite.py").string(), (dir_.path() / "log.py").string()));
+  const std::string lines = tool_line("main", "b1", "Bash", {{"command", "echo hello"}}) +
+                            text_line("main", "done");
+  // Default mode would ask for Bash; the hook's "allow" answers the ask.
+  auto events = run(lines);
+  Json result = result_of(events, "b1");
+  ASSERT_TRUE(result.is_object());
+  EXPECT_FALSE(result.at("is_error").get<bool>()) << result.dump();
+  EXPECT_NE(result.at("content").get<std::string>().find("rewritten"), std::string::npos)
+      << result.dump();
+  auto post = parse_json(slurp(path("post.json")), "post.json");
+  ASSERT_TRUE(post.ok());
+  EXPECT_EQ(post->at("hook_event_name"), "PostToolUse");
+  EXPECT_EQ(post->at("tool_name"), "Bash");
+  EXPECT_EQ(post->at("tool_input").at("command"), "echo rewritten");
+  EXPECT_NE(post->at("tool_response").dump().find("rewritten"), std::string::npos);
+  EXPECT_EQ(post->at("cwd"), dir_.path().string());
+}
+
+TEST_F(PermissionsE2E, AHookThatHangsIsKilledAtItsTimeoutAndTheRunGoesOn) {
+  dir_.write("hang.sh", "#!/bin/sh\necho $$ > \"$CLAUDE_PROJECT_DIR/hook.pid\"\nexec sleep 600\n");
+  dir_.write(".home/.claude/settings.json",
+             fmt::format(R"({{"hooks": {{"PreToolUse": [{{"matcher": "*", "hooks": [{{"type": "command", "command": "sh {}", "timeout": 1}}]}}]}}}})",
+                         (dir_.path() / "hang.sh").string()));
+  const std::string lines = tool_line("main", "r1", "Read", {{"file_path", "secret.txt"}}) +
+                            text_line("main", "done");
+  const auto start = std::chrono::steady_clock::now();
+  auto events = run(lines);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  Json result = result_of(events, "r1");
+  ASSERT_TRUE(result.is_object());
+  EXPECT_FALSE(result.at("is_error").get<bool>());
+  bool noted = false;
+  for (const Json& n : of_type(events, "note")) {
+    noted = noted || n.at("text").get<std::string>().find("timed out") != std::string::npos ||
+            n.at("text").get<std::string>().find("timeout") != std::string::npos;
+  }
+  EXPECT_TRUE(noted) << Json(events).dump();
+  // The hook's process is gone.
+  const std::string pid_text = slurp(path("hook.pid"));
+  ASSERT_FALSE(pid_text.empty());
+  const int pid = std::stoi(pid_text);
+  EXPECT_NE(::kill(pid, 0), 0) << "hook process " << pid << " survived its timeout";
+}
+
+TEST_F(PermissionsE2E, AnUntrustedProjectsHooksDoNotRunAndTheMessageSaysHowToTrustThem) {
+  dir_.write(".claude/settings.json",
+             R"({"hooks": {"PreToolUse": [{"matcher": "", "hooks": [{"type": "command", "command": "touch pwned"}]}]}})");
+  const std::string lines = tool_line("main", "r1", "Read", {{"file_path", "secret.txt"}}) +
+                            text_line("main", "done");
+  BinaryResult r = attempt(lines);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("pwned")));
+  EXPECT_NE(r.err.find("mecha trust"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(".claude/settings.json"), std::string::npos) << r.err;
+
+  // Once trusted, they run.
+  trust(".claude/settings.json");
+  r = attempt(lines);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(path("pwned")));
+}
+
+}  // namespace
+}  // namespace mecha::cli
