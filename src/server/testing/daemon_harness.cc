@@ -38,6 +38,7 @@ void DaemonHarness::start() {
     plan->work_tree = run.work_tree;
     plan->max_time_s = run.max_time_s;
     plan->max_cost_usd = run.max_cost_usd;
+    plan->permissions = run.permissions;
     return std::shared_ptr<const agent::RunPlan>(std::move(plan));
   };
   options.workers = 8;
@@ -70,6 +71,20 @@ std::unique_ptr<Client> DaemonHarness::connect() {
 std::vector<wire::Frame> run_turn(
     Client& client, const std::string& text,
     std::function<std::optional<bool>(const wire::ApprovalRequest&)> on_approval) {
+  if (!on_approval) return run_turn_answering(client, text, nullptr);
+  return run_turn_answering(
+      client, text,
+      [&](const wire::ApprovalRequest& a) -> std::optional<wire::ApprovalAnswer> {
+        auto yes = on_approval(a);
+        if (!yes) return std::nullopt;
+        return wire::ApprovalAnswer{a.request_id, *yes, false};
+      });
+}
+
+std::vector<wire::Frame> run_turn_answering(
+    Client& client, const std::string& text,
+    std::function<std::optional<wire::ApprovalAnswer>(const wire::ApprovalRequest&)>
+        on_approval) {
   std::vector<wire::Frame> frames;
   if (!client.send(wire::UserTurn{text}).ok()) return frames;
   while (auto d = client.receive()) {
@@ -80,9 +95,7 @@ std::vector<wire::Frame> run_turn(
     wire::Frame f = std::move(*d->frame);
     if (std::holds_alternative<wire::TextDelta>(f)) continue;
     if (const auto* a = std::get_if<wire::ApprovalRequest>(&f); a && on_approval) {
-      if (auto answer = on_approval(*a)) {
-        (void)client.send(wire::ApprovalAnswer{a->request_id, *answer});
-      }
+      if (auto answer = on_approval(*a)) (void)client.send(*answer);
     }
     const bool done = std::holds_alternative<wire::TurnDone>(f);
     frames.push_back(std::move(f));

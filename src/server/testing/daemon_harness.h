@@ -25,6 +25,8 @@ struct HarnessRun {
   agent::AgentSpec spec;
   std::optional<double> max_time_s;
   std::optional<double> max_cost_usd;
+  // Null: no permission rules or mode (every call may run), as in a run built by a library.
+  std::shared_ptr<const agent::PermissionPolicy> permissions;
 };
 
 class DaemonHarness {
@@ -65,6 +67,10 @@ class DaemonHarness {
 std::vector<wire::Frame> run_turn(
     Client& client, const std::string& text,
     std::function<std::optional<bool>(const wire::ApprovalRequest&)> on_approval = nullptr);
+// The same, with the whole answer (`always` included) in the test's hands.
+std::vector<wire::Frame> run_turn_answering(
+    Client& client, const std::string& text,
+    std::function<std::optional<wire::ApprovalAnswer>(const wire::ApprovalRequest&)> on_approval);
 
 // One cassette line: {"response": {"content": blocks, "stop_reason", "usage"}}.
 std::string cassette_line(const Json& content, const std::string& stop_reason, int input_tokens,
