@@ -1,7 +1,8 @@
 // Permissions: whether a tool call may run, ask a person first, or is refused, from the
 // rules of permission_settings.h and the run's mode (Claude Code's semantics).
 //
-// Order: a deny rule that matches refuses; else an ask rule that matches asks; else an
+// Order: a deny rule that matches refuses; else, in plan mode, a tool that is not read-only
+// is refused (allow rules do not widen plan); else an ask rule that matches asks; else an
 // allow rule that matches allows; else the mode decides:
 //   plan               read-only tools run; every other tool is refused
 //   default            read-only tools run; a write, a shell command, a send or any tool
@@ -14,8 +15,8 @@
 //   Bash(git status)       one command, exactly (after the guard has unwrapped it)
 //   Bash(npm run test:*)   a command starting with "npm run test"
 //   Read(./.env), Read(~/secrets/**), Edit(src/**), Read(//abs/path): gitignore-style
-//                          paths: ./ and bare paths from the work tree, ~/ from home, //
-//                          from the root
+//                          paths: ./, / and paths with a slash from the work tree, a bare
+//                          name at any depth under it, ~/ from home, // from the root
 //   WebFetch(domain:example.com)
 //   mcp__server, mcp__server__tool, mcp__server__*
 //   Task(agent)            a subagent by name
@@ -27,8 +28,27 @@
 // and `env FOO=1 rm -rf x` is caught by Bash(rm:*). A line the guard cannot read is never
 // allowed by a rule.
 //
+// How a Bash rule is held against a command (exact spelling to allow; name, options in any
+// order and grouping, and words in order to deny or ask) is agent/bash_rule_match.h. A line
+// the guard cannot read, or one that runs a script nobody could see (`curl x | sh`), fires
+// every Bash deny and ask rule.
+//
 // Edit rules cover every tool that writes files (Edit, Write); Read rules cover every tool
-// that reads files (Read, Glob, Grep), as in Claude Code.
+// that reads files (Read, Glob, Grep), as in Claude Code. Paths are gitignore patterns
+// (agent/permission_paths.h) matched against the tool's path made absolute from the work
+// tree: a deny or ask rule against both its written form (`..` applied) and its form with
+// symlinks resolved, an allow rule (and acceptEdits) against the resolved form only, so a
+// link inside src/ to a file outside does not pass Edit(src/**). A rule naming a folder
+// covers what it holds. Grep reads every file under its path, so a Read deny or ask rule
+// fires on a Grep whose path holds anything the rule may name (narrow the path); Glob lists
+// names and is matched on its path alone.
+//
+// Beyond Claude Code, Read and Edit (and Write) deny and ask rules with a path reach into
+// shell lines too: a file a command reads (cat, cp's sources, grep -r's folders, a <
+// redirection) is held against Read rules and one it writes (a > redirection, cp's
+// destination, rm, sed -i) against Edit and Write rules, as the guard finds them
+// (guard/operands.h), a path known only at run time standing for anything under the folder
+// it is known to be in. So Read(./secret.txt) refuses `cat secret.txt` as well.
 //
 // Thread-safety: a PermissionPolicy is immutable; decide() may run on several threads.
 #pragma once
@@ -86,8 +106,10 @@ class PermissionPolicy {
 };
 
 // The rules that allow exactly this call again, for "always allow this" in a session:
-// Bash(<command>) for each command the guard finds in a shell line, Edit(<path>) for a
-// write, the tool's name otherwise.
+// Bash(<command>) for each command the guard finds in a shell line (words quoted where the
+// rule syntax needs it; a command with a word known only at run time gets none, and a line
+// the guard cannot read gets none), Edit(./path) for a write inside the work tree or
+// Edit(//path) outside it (symlinks resolved, wildcards escaped), the tool's name otherwise.
 std::vector<std::string> always_allow_rules(const tools::Tool& tool, const Json& input,
                                             const std::filesystem::path& work_tree);
 

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "config/claude_settings.h"
+#include "config/permission_sources.h"
 #include "config/project_trust.h"
 #include "config/section_readers.h"
 #include "config/toml_reader.h"
@@ -116,6 +118,14 @@ Status read_limits(const toml::node& value, const Reading& reading, Config* c) {
   return r.finish();
 }
 
+}  // namespace
+
+Status read_permissions(const toml::node& value, const Reading& reading, Config* c) {
+  return add_toml_permissions(value, {reading.file, ""}, &c->permissions);
+}
+
+namespace {
+
 using SectionReader = Status (*)(const toml::node& value, const Reading& reading, Config* c);
 struct Section {
   std::string_view key;
@@ -124,16 +134,16 @@ struct Section {
 
 // The tables mecha reads, in the order they are read: [sandbox] needs the providers.
 constexpr Section kSections[] = {
-    {"providers", read_providers}, {"pricing", read_pricing},
-    {"limits", read_limits},       {"bash", read_bash},
-    {"sandbox", read_sandbox},     {"guard", read_guard},
-    {"subagents", read_subagents}, {"model_aliases", read_model_aliases},
+    {"providers", read_providers},     {"pricing", read_pricing},
+    {"limits", read_limits},           {"bash", read_bash},
+    {"sandbox", read_sandbox},         {"guard", read_guard},
+    {"subagents", read_subagents},     {"model_aliases", read_model_aliases},
+    {"permissions", read_permissions},
 };
 
 // Tables of features planned but not built: refused by name, so that a config written for
 // them does not silently do nothing.
-constexpr std::string_view kPlannedSections[] = {"permissions", "hooks", "mcp_servers", "tools",
-                                                 "server"};
+constexpr std::string_view kPlannedSections[] = {"hooks", "mcp_servers", "tools", "server"};
 
 // The top level's keys that are neither `provider` nor a table mecha reads, the first in
 // file order, refused with the file, line and table.
@@ -314,10 +324,11 @@ Result<std::string> read_file(const std::filesystem::path& path) {
   return ss.str();
 }
 
-// Refuses an untrusted project file that sets security keys, naming them all at once.
-Status check_project_trust(const std::filesystem::path& file, std::string_view text,
-                           const toml::table& project, const toml::table& base,
-                           const std::optional<std::filesystem::path>& trust_file) {
+// Refuses an untrusted project file that sets security keys, naming them all at once;
+// else says how far the file is trusted.
+Result<TrustVerdict> check_project_trust(const std::filesystem::path& file, std::string_view text,
+                                         const toml::table& project, const toml::table& base,
+                                         const std::optional<std::filesystem::path>& trust_file) {
   FileIdentity id = identify(file, text);
   TrustVerdict verdict = TrustVerdict::kUntrusted;
   if (trust_file) {
@@ -325,9 +336,9 @@ Status check_project_trust(const std::filesystem::path& file, std::string_view t
     if (!trust) return trust.status();
     verdict = trust->check(id.path, id.sha256);
   }
-  if (verdict == TrustVerdict::kTrusted) return ok_status();
+  if (verdict == TrustVerdict::kTrusted) return verdict;
   std::vector<SecurityKey> keys = security_keys(project, base);
-  if (keys.empty()) return ok_status();
+  if (keys.empty()) return verdict;
   std::string listed;
   for (const auto& k : keys) {
     if (!listed.empty()) listed += ", ";
@@ -339,6 +350,39 @@ Status check_project_trust(const std::filesystem::path& file, std::string_view t
       id.path,
       verdict == TrustVerdict::kChanged ? "changed since you trusted it" : "is not trusted", listed,
       shell_quoted(id.path)));
+}
+
+// The permissions of every source, in the order of permission_settings.h. `tables` are the
+// mecha files read (the user's or the explicit one, then the project's when
+// `with_project`).
+Result<PermissionSettings> merge_permissions(const ConfigFiles& files,
+                                             const std::vector<toml::table>& tables,
+                                             const std::vector<std::string>& sources,
+                                             bool with_project, TrustVerdict project_verdict) {
+  auto claude = read_claude_settings({files.claude_user_file, files.claude_project_file,
+                                      files.claude_project_local, files.trust_file});
+  if (!claude) return claude.status();
+  PermissionSettings p;
+  auto add_toml = [&](size_t i, std::string untrusted_why) -> Status {
+    const toml::node* n = tables[i].get("permissions");
+    if (n == nullptr) return ok_status();
+    return add_toml_permissions(*n, {sources[i], std::move(untrusted_why)}, &p);
+  };
+  const size_t mecha_user_files = tables.size() - (with_project ? 1 : 0);
+  for (const auto& f : *claude) {
+    if (!f.project) MECHA_RETURN_IF_ERROR(add_json_permissions(f, &p));
+  }
+  for (size_t i = 0; i < mecha_user_files; ++i) MECHA_RETURN_IF_ERROR(add_toml(i, ""));
+  for (const auto& f : *claude) {
+    if (f.project) MECHA_RETURN_IF_ERROR(add_json_permissions(f, &p));
+  }
+  if (with_project) {
+    const char* why = project_verdict == TrustVerdict::kTrusted   ? ""
+                      : project_verdict == TrustVerdict::kChanged ? "changed since you trusted it"
+                                                                  : "is not trusted";
+    MECHA_RETURN_IF_ERROR(add_toml(tables.size() - 1, why));
+  }
+  return p;
 }
 
 }  // namespace
@@ -363,6 +407,11 @@ ConfigFiles default_config_files(const std::filesystem::path& work_tree) {
     f.user_file = std::filesystem::path(home) / ".config" / "mecha" / "config.toml";
   }
   f.project_file = work_tree / ".mecha" / "config.toml";
+  if (const char* home = std::getenv("HOME"); home && *home) {
+    f.claude_user_file = std::filesystem::path(home) / ".claude" / "settings.json";
+  }
+  f.claude_project_file = work_tree / ".claude" / "settings.json";
+  f.claude_project_local = work_tree / ".claude" / "settings.local.json";
   if (auto trust = TrustStore::default_file()) f.trust_file = *trust;
   return f;
 }
@@ -391,6 +440,7 @@ Result<Config> load_config(const ConfigFiles& files) {
     }
   }
   toml::table merged;
+  TrustVerdict project_verdict = TrustVerdict::kTrusted;
   std::vector<toml::table> tables;
   std::vector<Config> configs;
   std::vector<std::string> sources;
@@ -405,7 +455,9 @@ Result<Config> load_config(const ConfigFiles& files) {
     // The trust check sees the very bytes that are parsed, so a file changed in between
     // cannot pass with the old content's trust.
     if (with_project && &p == &paths.back()) {
-      MECHA_RETURN_IF_ERROR(check_project_trust(p, *text, *t, merged, files.trust_file));
+      auto verdict = check_project_trust(p, *text, *t, merged, files.trust_file);
+      if (!verdict) return verdict.status();
+      project_verdict = *verdict;
     }
     if (paths.size() > 1) merge_into(merged, *t);
     tables.push_back(std::move(*t));
@@ -431,6 +483,9 @@ Result<Config> load_config(const ConfigFiles& files) {
     if (tables[i].contains("subagents")) c->subagents = configs[i].subagents;
   }
   c->sources = sources;
+  auto permissions = merge_permissions(files, tables, sources, with_project, project_verdict);
+  if (!permissions) return permissions.status();
+  c->permissions = std::move(*permissions);
   return c;
 }
 

@@ -30,17 +30,30 @@
 // [sandbox] (mode = "off", network = true, pass_env, set_env, and keys added later), a
 // [guard] writable beyond the user's, a non-empty disable_rules, higher limits, lower prices,
 // a subagent's trusted_output = true or provider, and all of [tools], [mcp_servers],
-// [hooks], [permissions] and [server]. A key not named here is a security key: new keys
-// need consent until they are listed.
+// [hooks] and [server]. A key not named here is a security key: new keys need consent
+// until they are listed.
+//
+// [permissions] (allow, ask, deny, defaultMode; permission_sources.h) is not refused: from
+// an untrusted project file its deny and ask rules and a defaultMode of "plan" are taken,
+// and its allow rules and wider modes are left out with a note (Config::permissions.notes),
+// as from the tree's .claude/settings.json and .claude/settings.local.json.
 //
 // Reading is strict: a syntax error names the file, line and column; an unknown key or a
 // value of the wrong type names the file, line and key. Nothing is guessed. Each table is
 // read here into the struct its layer receives (Config's fields below; the layers above
 // never see TOML). The tables: provider (a key), [providers.NAME], [pricing."MODEL"],
 // [limits], [bash] and [sandbox] (bash_config.h), [guard] (guard_config.h), [[subagents]]
-// (agent_def.h), [model_aliases] (model_aliases.h). A table planned but not read yet
-// ([permissions], [hooks], [mcp_servers], [tools], [server]) is an error naming the file, line and
-// table, so a config written for it does not silently do nothing; so is any other table.
+// (agent_def.h), [model_aliases] (model_aliases.h), [permissions] (permission_sources.h).
+// A table planned but not read yet ([hooks], [mcp_servers], [tools], [server]) is an error
+// naming the file, line and table, so a config written for it does not silently do nothing;
+// so is any other table.
+//
+// Permissions come also from Claude Code's settings files (claude_settings.h), merged in the
+// order permission_settings.h gives: ~/.claude/settings.json, the user's [permissions], the
+// tree's .claude/settings.json and .claude/settings.local.json, the project's [permissions].
+// With --config, the Claude Code files are still read (they are Claude Code's, not mecha's
+// config, and a user who brings their rules expects them to hold); only the mecha files are
+// replaced by the one given.
 #pragma once
 
 #include <cstdint>
@@ -59,6 +72,7 @@
 #include "config/hook_settings.h"
 #include "config/permission_settings.h"
 #include "config/model_aliases.h"
+#include "config/permission_settings.h"
 #include "config/pricing.h"
 
 namespace mecha::config {
@@ -132,6 +146,7 @@ struct Config {
   std::vector<AgentDef> subagents;  // [[subagents]], in file order
   // [model_aliases]: alias -> model id (model_aliases.h); merged key by key over the files.
   std::map<std::string, std::string> model_aliases;
+  // [permissions] and Claude Code's `permissions`, merged over every source.
   PermissionSettings permissions;
   HookSettings hooks;
   std::vector<std::string> sources;  // files read, in order
@@ -143,9 +158,14 @@ struct ConfigFiles {
   std::optional<std::filesystem::path> project_file;   // <work tree>/.mecha/config.toml
   // The trust records for project_file (trust_store.h). Unset: nothing is trusted.
   std::optional<std::filesystem::path> trust_file;
+  // Claude Code's settings, read for their permissions (also with explicit_file).
+  std::optional<std::filesystem::path> claude_user_file;      // ~/.claude/settings.json
+  std::optional<std::filesystem::path> claude_project_file;   // <tree>/.claude/settings.json
+  std::optional<std::filesystem::path> claude_project_local;  // <tree>/.claude/settings.local.json
 };
 
-// The usual places for a work tree, honouring $XDG_CONFIG_HOME, $XDG_STATE_HOME and $HOME.
+// The usual places for a work tree, honouring $XDG_CONFIG_HOME, $XDG_STATE_HOME and $HOME
+// (~/.claude/ is $HOME/.claude, as Claude Code has it).
 ConfigFiles default_config_files(const std::filesystem::path& work_tree);
 
 // Reads and checks the files that exist (an explicit file must exist).

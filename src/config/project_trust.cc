@@ -39,6 +39,9 @@ class Classifier {
     for (const auto& [k, v] : project) {
       std::string key(k.str());
       if (same(v, base_.get(key))) continue;
+      // Permissions are merged by their own rule: an untrusted file's allow rules and wider
+      // modes are left out with a note (permission_sources.h), not refused.
+      if (key == "permissions") continue;
       if (key == "limits") {
         limits(v);
       } else if (key == "bash") {
@@ -66,7 +69,7 @@ class Classifier {
           }
         }
       } else {
-        flag(key, v);  // provider, tools, mcp_servers, hooks, permissions, server, and the rest
+        flag(key, v);  // provider, tools, mcp_servers, hooks, server, and the rest
       }
     }
   }

@@ -101,7 +101,7 @@ TEST(ProjectTrust, SecurityKeys) {
        "", "subagents[0].trusted_output:4, subagents[0].provider:5"},
       {"sections that run things",
        "[hooks]\nx = 1\n[mcp_servers.a]\ncommand = \"sh\"\n[tools]\n[permissions]\n[server]\n", "",
-       "hooks:1, mcp_servers:3, tools:5, permissions:6, server:7"},
+       "hooks:1, mcp_servers:3, tools:5, server:7"},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(keys_of(c.project, c.user), c.keys) << c.what;

@@ -29,5 +29,8 @@ Status read_sandbox(const toml::node& value, const Reading& reading, Config* con
 Status read_guard(const toml::node& value, const Reading& reading, Config* config);
 Status read_subagents(const toml::node& value, const Reading& reading, Config* config);
 Status read_model_aliases(const toml::node& value, const Reading& reading, Config* config);
+// Fills config->permissions as if the file were trusted; load_config merges the sources
+// again, each with its trust.
+Status read_permissions(const toml::node& value, const Reading& reading, Config* config);
 
 }  // namespace mecha::config

@@ -1,0 +1,156 @@
+#include "agent/permission_paths.h"
+
+#include <fmt/format.h>
+#include <fnmatch.h>
+
+#include <algorithm>
+
+namespace mecha::agent {
+namespace {
+
+bool has_wildcard(std::string_view c) { return c.find_first_of("*?[\\") != std::string_view::npos; }
+
+bool component_matches(const std::string& pattern, std::string_view name) {
+  if (!has_wildcard(pattern)) return pattern == name;
+  std::string n(name);
+  return ::fnmatch(pattern.c_str(), n.c_str(), 0) == 0;
+}
+
+}  // namespace
+
+std::vector<std::string_view> path_components(std::string_view path) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < path.size()) {
+    size_t j = path.find('/', i);
+    if (j == std::string_view::npos) j = path.size();
+    if (j > i) out.push_back(path.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+Result<PathPattern> PathPattern::parse(std::string_view pattern,
+                                       const std::filesystem::path& home) {
+  PathPattern p;
+  std::string_view rest = pattern;
+  std::vector<std::string> homes;
+  std::vector<std::string> components;
+  if (rest.starts_with("//")) {
+    p.from_tree_ = false;
+    rest.remove_prefix(2);
+  } else if (rest == "~" || rest.starts_with("~/")) {
+    p.from_tree_ = false;
+    rest.remove_prefix(1);
+    std::error_code ec;
+    std::string given = home.lexically_normal().string();
+    std::string canonical = std::filesystem::weakly_canonical(home, ec).string();
+    homes.push_back(ec ? given : canonical);
+    if (given != homes[0]) homes.push_back(given);
+  } else {
+    // "x" without a slash (but for a trailing one) names x at any depth, as in gitignore.
+    std::string_view trimmed = rest;
+    while (trimmed.ends_with('/')) trimmed.remove_suffix(1);
+    if (trimmed.find('/') == std::string_view::npos && trimmed != "." && trimmed != "..") {
+      components.push_back("**");
+    }
+  }
+  bool wild = false;
+  int up = 0;
+  for (std::string_view c : path_components(rest)) {
+    if (c == ".") continue;
+    if (c == "..") {
+      if (wild) {
+        return Status::error(
+            fmt::format("path \"{}\": .. after a wildcard is not understood", pattern));
+      }
+      if (!components.empty()) {
+        components.pop_back();
+      } else {
+        ++up;
+      }
+      continue;
+    }
+    wild = wild || has_wildcard(c);
+    components.emplace_back(c);
+  }
+  if (p.from_tree_) {
+    p.up_ = up;
+    p.alternatives_.push_back(std::move(components));
+    return p;
+  }
+  if (homes.empty()) homes.push_back("/");
+  for (const auto& h : homes) {
+    std::vector<std::string_view> base = path_components(h);
+    base.resize(base.size() - std::min<size_t>(base.size(), up));
+    std::vector<std::string> full(base.begin(), base.end());
+    full.insert(full.end(), components.begin(), components.end());
+    p.alternatives_.push_back(std::move(full));
+  }
+  return p;
+}
+
+// Walks the path's components after the anchor through the pattern's, as an automaton
+// whose states are pattern positions (`**` stays or moves on). kMatch: the pattern was
+// consumed by the path or a folder above it; kUnder: the path was consumed with pattern
+// left, so the pattern may match below it.
+PathPattern::Outcome PathPattern::walk(const std::vector<std::string>& components,
+                                       std::string_view path, std::string_view work_tree) const {
+  std::vector<std::string_view> subject = path_components(path);
+  std::vector<std::string_view> base;
+  if (from_tree_) {
+    base = path_components(work_tree);
+    if (static_cast<size_t>(up_) > base.size()) return Outcome::kNone;
+    base.resize(base.size() - up_);
+  }
+  size_t k = 0;
+  for (; k < base.size() && k < subject.size(); ++k) {
+    if (base[k] != subject[k]) return Outcome::kNone;
+  }
+  if (k < base.size()) return Outcome::kUnder;  // the path is a folder above the anchor
+  const size_t n = components.size();
+  std::vector<char> state(n + 1, 0), next(n + 1, 0);
+  auto close = [&](std::vector<char>& s) {
+    for (size_t i = 0; i < n; ++i) {
+      if (s[i] && components[i] == "**") s[i + 1] = 1;
+    }
+  };
+  state[0] = 1;
+  close(state);
+  if (state[n]) return Outcome::kMatch;
+  for (size_t j = k; j < subject.size(); ++j) {
+    std::fill(next.begin(), next.end(), 0);
+    bool any = false;
+    for (size_t i = 0; i < n; ++i) {
+      if (!state[i]) continue;
+      if (components[i] == "**") {
+        next[i] = 1;
+        any = true;
+      } else if (component_matches(components[i], subject[j])) {
+        next[i + 1] = 1;
+        any = true;
+      }
+    }
+    if (!any) return Outcome::kNone;
+    close(next);
+    if (next[n]) return Outcome::kMatch;
+    state.swap(next);
+  }
+  return Outcome::kUnder;
+}
+
+bool PathPattern::matches(std::string_view path, std::string_view work_tree) const {
+  for (const auto& c : alternatives_) {
+    if (walk(c, path, work_tree) == Outcome::kMatch) return true;
+  }
+  return false;
+}
+
+bool PathPattern::may_match_under(std::string_view dir, std::string_view work_tree) const {
+  for (const auto& c : alternatives_) {
+    if (walk(c, dir, work_tree) != Outcome::kNone) return true;
+  }
+  return false;
+}
+
+}  // namespace mecha::agent
