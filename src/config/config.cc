@@ -128,12 +128,12 @@ constexpr Section kSections[] = {
     {"limits", read_limits},       {"bash", read_bash},
     {"sandbox", read_sandbox},     {"guard", read_guard},
     {"subagents", read_subagents}, {"model_aliases", read_model_aliases},
+    {"hooks", read_hooks},
 };
 
 // Tables of features planned but not built: refused by name, so that a config written for
 // them does not silently do nothing.
-constexpr std::string_view kPlannedSections[] = {"permissions", "hooks", "mcp_servers", "tools",
-                                                 "server"};
+constexpr std::string_view kPlannedSections[] = {"permissions", "mcp_servers", "tools", "server"};
 
 // The top level's keys that are neither `provider` nor a table mecha reads, the first in
 // file order, refused with the file, line and table.
@@ -314,18 +314,31 @@ Result<std::string> read_file(const std::filesystem::path& path) {
   return ss.str();
 }
 
-// Refuses an untrusted project file that sets security keys, naming them all at once.
-Status check_project_trust(const std::filesystem::path& file, std::string_view text,
-                           const toml::table& project, const toml::table& base,
-                           const std::optional<std::filesystem::path>& trust_file) {
-  FileIdentity id = identify(file, text);
+struct ProjectTrust {
+  FileIdentity id;
   TrustVerdict verdict = TrustVerdict::kUntrusted;
+};
+
+Result<ProjectTrust> project_trust(const std::filesystem::path& file, std::string_view text,
+                                   const std::optional<std::filesystem::path>& trust_file) {
+  ProjectTrust trust{identify(file, text), TrustVerdict::kUntrusted};
   if (trust_file) {
-    auto trust = TrustStore::load(*trust_file);
-    if (!trust) return trust.status();
-    verdict = trust->check(id.path, id.sha256);
+    auto store = TrustStore::load(*trust_file);
+    if (!store) return store.status();
+    trust.verdict = store->check(trust.id.path, trust.id.sha256);
   }
-  if (verdict == TrustVerdict::kTrusted) return ok_status();
+  return trust;
+}
+
+std::string untrusted_because(const ProjectTrust& trust) {
+  return trust.verdict == TrustVerdict::kChanged ? "changed since you trusted it"
+                                                 : "is not trusted";
+}
+
+// Refuses an untrusted project file that sets security keys, naming them all at once.
+Status check_project_trust(const ProjectTrust& trust, const toml::table& project,
+                           const toml::table& base) {
+  if (trust.verdict == TrustVerdict::kTrusted) return ok_status();
   std::vector<SecurityKey> keys = security_keys(project, base);
   if (keys.empty()) return ok_status();
   std::string listed;
@@ -336,9 +349,17 @@ Status check_project_trust(const std::filesystem::path& file, std::string_view t
   return Status::error(fmt::format(
       "{} {} and sets security keys: {}. A project's config may only tighten security until "
       "you trust it; read it, and if you accept what it does, run: mecha trust {}",
-      id.path,
-      verdict == TrustVerdict::kChanged ? "changed since you trusted it" : "is not trusted", listed,
-      shell_quoted(id.path)));
+      trust.id.path, untrusted_because(trust), listed, shell_quoted(trust.id.path)));
+}
+
+// Hooks run as the user's own commands, outside the sandbox: an untrusted project file's
+// are left out (not refused, so the rest of the file still applies), with this note.
+std::string untrusted_hooks_note(const ProjectTrust& trust, const toml::node& hooks) {
+  return fmt::format(
+      "{}: [hooks] left out: {} {} (hooks run as your own commands, outside the sandbox); read "
+      "it, and if you accept what it does, run: mecha trust {}",
+      where(hooks, trust.id.path), trust.id.path, untrusted_because(trust),
+      shell_quoted(trust.id.path));
 }
 
 }  // namespace
@@ -394,19 +415,29 @@ Result<Config> load_config(const ConfigFiles& files) {
   std::vector<toml::table> tables;
   std::vector<Config> configs;
   std::vector<std::string> sources;
+  std::vector<std::string> hook_notes;
   for (const auto& p : paths) {
     auto text = read_file(p);
     if (!text) return text.status();
     auto t = parse_table(*text, p.string());
     if (!t) return t.status();
+    // The trust check sees the very bytes that are parsed, so a file changed in between
+    // cannot pass with the old content's trust.
+    std::optional<ProjectTrust> trust;
+    if (with_project && &p == &paths.back()) {
+      auto checked = project_trust(p, *text, files.trust_file);
+      if (!checked) return checked.status();
+      trust = std::move(*checked);
+      if (const toml::node* hooks = t->get("hooks");
+          hooks && trust->verdict != TrustVerdict::kTrusted) {
+        hook_notes.push_back(untrusted_hooks_note(*trust, *hooks));
+        t->erase("hooks");
+      }
+    }
     // Each file is checked on its own, so an error names the file and line it is in.
     auto c = interpret(*t, p.string(), false);
     if (!c) return c.status();
-    // The trust check sees the very bytes that are parsed, so a file changed in between
-    // cannot pass with the old content's trust.
-    if (with_project && &p == &paths.back()) {
-      MECHA_RETURN_IF_ERROR(check_project_trust(p, *text, *t, merged, files.trust_file));
-    }
+    if (trust) MECHA_RETURN_IF_ERROR(check_project_trust(*trust, *t, merged));
     if (paths.size() > 1) merge_into(merged, *t);
     tables.push_back(std::move(*t));
     configs.push_back(std::move(*c));
@@ -430,6 +461,15 @@ Result<Config> load_config(const ConfigFiles& files) {
     append(c->guard.rules, configs[i].guard.rules);
     if (tables[i].contains("subagents")) c->subagents = configs[i].subagents;
   }
+  // Hooks add up, in file order; the merged table replaced one file's list with the other's.
+  c->hooks = HookSettings{};
+  for (const Config& file : configs) {
+    for (const auto& [event, groups] : file.hooks.events) {
+      auto& to = c->hooks.events[event];
+      to.insert(to.end(), groups.begin(), groups.end());
+    }
+  }
+  c->hooks.notes = std::move(hook_notes);
   c->sources = sources;
   return c;
 }

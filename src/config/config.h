@@ -30,17 +30,20 @@
 // [sandbox] (mode = "off", network = true, pass_env, set_env, and keys added later), a
 // [guard] writable beyond the user's, a non-empty disable_rules, higher limits, lower prices,
 // a subagent's trusted_output = true or provider, and all of [tools], [mcp_servers],
-// [hooks], [permissions] and [server]. A key not named here is a security key: new keys
-// need consent until they are listed.
+// [permissions] and [server]. A key not named here is a security key: new keys need consent
+// until they are listed. [hooks] is not refused but left out: an untrusted project file's
+// hooks do not run (they would run as the user's own commands, outside the sandbox), and
+// Config::hooks.notes says so, naming the file and the `mecha trust` command.
 //
 // Reading is strict: a syntax error names the file, line and column; an unknown key or a
 // value of the wrong type names the file, line and key. Nothing is guessed. Each table is
 // read here into the struct its layer receives (Config's fields below; the layers above
 // never see TOML). The tables: provider (a key), [providers.NAME], [pricing."MODEL"],
 // [limits], [bash] and [sandbox] (bash_config.h), [guard] (guard_config.h), [[subagents]]
-// (agent_def.h), [model_aliases] (model_aliases.h). A table planned but not read yet
-// ([permissions], [hooks], [mcp_servers], [tools], [server]) is an error naming the file, line and
-// table, so a config written for it does not silently do nothing; so is any other table.
+// (agent_def.h), [model_aliases] (model_aliases.h), [hooks] (hook_settings.h; they add up
+// over the files). A table planned but not read yet ([permissions], [mcp_servers], [tools],
+// [server]) is an error naming the file, line and table, so a config written for it does not
+// silently do nothing; so is any other table.
 #pragma once
 
 #include <cstdint>
@@ -56,6 +59,7 @@
 #include "config/agent_def.h"
 #include "config/bash_config.h"
 #include "config/guard_config.h"
+#include "config/hook_settings.h"
 #include "config/model_aliases.h"
 #include "config/pricing.h"
 
@@ -130,6 +134,9 @@ struct Config {
   std::vector<AgentDef> subagents;  // [[subagents]], in file order
   // [model_aliases]: alias -> model id (model_aliases.h); merged key by key over the files.
   std::map<std::string, std::string> model_aliases;
+  // [hooks]: the user's file's, then the project file's once it is trusted (an untrusted
+  // project file's hooks are left out, with a note in hooks.notes).
+  HookSettings hooks;
   std::vector<std::string> sources;  // files read, in order
 };
 

@@ -29,5 +29,7 @@ Status read_sandbox(const toml::node& value, const Reading& reading, Config* con
 Status read_guard(const toml::node& value, const Reading& reading, Config* config);
 Status read_subagents(const toml::node& value, const Reading& reading, Config* config);
 Status read_model_aliases(const toml::node& value, const Reading& reading, Config* config);
+// [hooks] (hook_settings.h): appends the file's hooks to config->hooks.
+Status read_hooks(const toml::node& value, const Reading& reading, Config* config);
 
 }  // namespace mecha::config
