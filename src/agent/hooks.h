@@ -52,7 +52,7 @@ struct HookInput {
   // The other events' one field each: the prompt (UserPromptSubmit), the source
   // (SessionStart) or trigger (PreCompact) the matcher is matched against, the reason
   // (SessionEnd), the message (Notification).
-  std::string prompt;
+  std::string prompt;  // PreCompact: the custom instructions (custom_instructions)
   std::string source;
   std::string reason;
   std::string message;
@@ -90,7 +90,8 @@ class HookRunner {
   const config::HookSettings& settings() const;
 
  private:
-  std::shared_ptr<const config::HookSettings> settings_;
+  struct Compiled;  // the settings and each group's matcher, compiled once
+  std::shared_ptr<const Compiled> compiled_;
 };
 
 }  // namespace mecha::agent

@@ -53,11 +53,18 @@ void SessionJournal::record_event(const Event& event) {
                        e.agent, fmt::format("asked a person to allow {} '{}': {}",
                                             approval_kind_name(e.kind), e.tool, e.reason)));
                  },
-                 // Text is in the assistant message, deltas are its pieces, a subagent's events
-                 // belong to its own run, and run_end is written by whoever finishes the run.
+                 // A subagent's events belong to its own run, but what was refused below (a
+                 // rule, a hook, the interlock) is the session's business too.
+                 [&](const NestedEvent& e) {
+                   const Event& inner = innermost(*e.event);
+                   if (const auto* r = std::get_if<RefusalEvent>(&inner.kind())) {
+                     (void)append(store::Record::refusal(r->agent, r->id, r->rule, r->message));
+                   }
+                 },
+                 // Text is in the assistant message, deltas are its pieces, and run_end is
+                 // written by whoever finishes the run.
                  [](const TextEvent&) {},
                  [](const TextDeltaEvent&) {},
-                 [](const NestedEvent&) {},
                  [](const DoneEvent&) {},
              },
              event.kind());

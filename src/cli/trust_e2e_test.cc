@@ -135,10 +135,10 @@ TEST_F(PlantedConfig, AFileThatOnlyTightensLoadsAndApplies) {
 // permissions a user wrote did nothing. Now the run stops before anything runs, naming it.
 TEST_F(PlantedConfig, ATableNotReadYetStopsTheRunNamingFileAndLine) {
   dir_.write("tree/.mecha/config.toml",
-             "[limits]\nmax_turns = 5\n\n[hooks]\nPreToolUse = \"./check.sh\"\n");
+             "[limits]\nmax_turns = 5\n\n[tools]\nfetch = false\n");
   BinaryResult r = run();
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, fmt::format("mecha: {}:4: [hooks] is not supported yet by this mecha (it is "
+  EXPECT_EQ(r.err, fmt::format("mecha: {}:4: [tools] is not supported yet by this mecha (it is "
                                "planned, and until then it would do nothing); remove it\n",
                                config().string()));
   EXPECT_EQ(r.out, "");

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "config/claude_settings.h"
+#include "config/hook_settings.h"
 #include "config/permission_sources.h"
 #include "config/project_trust.h"
 #include "config/section_readers.h"
@@ -138,12 +139,12 @@ constexpr Section kSections[] = {
     {"limits", read_limits},           {"bash", read_bash},
     {"sandbox", read_sandbox},         {"guard", read_guard},
     {"subagents", read_subagents},     {"model_aliases", read_model_aliases},
-    {"permissions", read_permissions},
+    {"permissions", read_permissions}, {"hooks", read_hooks},
 };
 
 // Tables of features planned but not built: refused by name, so that a config written for
 // them does not silently do nothing.
-constexpr std::string_view kPlannedSections[] = {"hooks", "mcp_servers", "tools", "server"};
+constexpr std::string_view kPlannedSections[] = {"mcp_servers", "tools", "server"};
 
 // The top level's keys that are neither `provider` nor a table mecha reads, the first in
 // file order, refused with the file, line and table.
@@ -324,19 +325,31 @@ Result<std::string> read_file(const std::filesystem::path& path) {
   return ss.str();
 }
 
-// Refuses an untrusted project file that sets security keys, naming them all at once;
-// else says how far the file is trusted.
-Result<TrustVerdict> check_project_trust(const std::filesystem::path& file, std::string_view text,
-                                         const toml::table& project, const toml::table& base,
-                                         const std::optional<std::filesystem::path>& trust_file) {
-  FileIdentity id = identify(file, text);
+struct ProjectTrust {
+  FileIdentity id;
   TrustVerdict verdict = TrustVerdict::kUntrusted;
+};
+
+Result<ProjectTrust> project_trust(const std::filesystem::path& file, std::string_view text,
+                                   const std::optional<std::filesystem::path>& trust_file) {
+  ProjectTrust trust{identify(file, text), TrustVerdict::kUntrusted};
   if (trust_file) {
-    auto trust = TrustStore::load(*trust_file);
-    if (!trust) return trust.status();
-    verdict = trust->check(id.path, id.sha256);
+    auto store = TrustStore::load(*trust_file);
+    if (!store) return store.status();
+    trust.verdict = store->check(trust.id.path, trust.id.sha256);
   }
-  if (verdict == TrustVerdict::kTrusted) return verdict;
+  return trust;
+}
+
+std::string untrusted_because(const ProjectTrust& trust) {
+  return trust.verdict == TrustVerdict::kChanged ? "changed since you trusted it"
+                                                 : "is not trusted";
+}
+
+// Refuses an untrusted project file that sets security keys, naming them all at once.
+Status check_project_trust(const ProjectTrust& trust, const toml::table& project,
+                           const toml::table& base) {
+  if (trust.verdict == TrustVerdict::kTrusted) return ok_status();
   std::vector<SecurityKey> keys = security_keys(project, base);
   if (keys.empty()) return verdict;
   std::string listed;
@@ -347,21 +360,26 @@ Result<TrustVerdict> check_project_trust(const std::filesystem::path& file, std:
   return Status::error(fmt::format(
       "{} {} and sets security keys: {}. A project's config may only tighten security until "
       "you trust it; read it, and if you accept what it does, run: mecha trust {}",
-      id.path,
-      verdict == TrustVerdict::kChanged ? "changed since you trusted it" : "is not trusted", listed,
-      shell_quoted(id.path)));
+      trust.id.path, untrusted_because(trust), listed, shell_quoted(trust.id.path)));
+}
+
+// Hooks run as the user's own commands, outside the sandbox: an untrusted project file's
+// are left out (not refused, so the rest of the file still applies), with this note.
+std::string untrusted_hooks_note(const ProjectTrust& trust, const toml::node& hooks) {
+  return fmt::format(
+      "{}: [hooks] left out: {} {} (hooks run as your own commands, outside the sandbox); read "
+      "it, and if you accept what it does, run: mecha trust {}",
+      where(hooks, trust.id.path), trust.id.path, untrusted_because(trust),
+      shell_quoted(trust.id.path));
 }
 
 // The permissions of every source, in the order of permission_settings.h. `tables` are the
 // mecha files read (the user's or the explicit one, then the project's when
 // `with_project`).
-Result<PermissionSettings> merge_permissions(const ConfigFiles& files,
+Result<PermissionSettings> merge_permissions(const std::vector<ClaudeSettingsFile>& claude,
                                              const std::vector<toml::table>& tables,
                                              const std::vector<std::string>& sources,
                                              bool with_project, TrustVerdict project_verdict) {
-  auto claude = read_claude_settings({files.claude_user_file, files.claude_project_file,
-                                      files.claude_project_local, files.trust_file});
-  if (!claude) return claude.status();
   PermissionSettings p;
   auto add_toml = [&](size_t i, std::string untrusted_why) -> Status {
     const toml::node* n = tables[i].get("permissions");
@@ -369,11 +387,11 @@ Result<PermissionSettings> merge_permissions(const ConfigFiles& files,
     return add_toml_permissions(*n, {sources[i], std::move(untrusted_why)}, &p);
   };
   const size_t mecha_user_files = tables.size() - (with_project ? 1 : 0);
-  for (const auto& f : *claude) {
+  for (const auto& f : claude) {
     if (!f.project) MECHA_RETURN_IF_ERROR(add_json_permissions(f, &p));
   }
   for (size_t i = 0; i < mecha_user_files; ++i) MECHA_RETURN_IF_ERROR(add_toml(i, ""));
-  for (const auto& f : *claude) {
+  for (const auto& f : claude) {
     if (f.project) MECHA_RETURN_IF_ERROR(add_json_permissions(f, &p));
   }
   if (with_project) {
@@ -383,6 +401,41 @@ Result<PermissionSettings> merge_permissions(const ConfigFiles& files,
     MECHA_RETURN_IF_ERROR(add_toml(tables.size() - 1, why));
   }
   return p;
+}
+
+// The hooks of every source, in the same order as the permissions: ~/.claude/settings.json,
+// the mecha files' [hooks] (an untrusted project file's were left out already), then the
+// tree's Claude Code files, whose hooks count only once the user trusts them.
+Result<HookSettings> merge_hooks(const std::vector<ClaudeSettingsFile>& claude,
+                                 const std::vector<Config>& configs,
+                                 std::vector<std::string> notes) {
+  HookSettings h;
+  auto add_json = [&](const ClaudeSettingsFile& f) -> Status {
+    auto it = f.doc.find("hooks");
+    if (it == f.doc.end()) return ok_status();
+    if (!f.trusted) {
+      notes.push_back(fmt::format(
+          "{}:{}: hooks left out: {} is not trusted (hooks run as your own commands, outside "
+          "the sandbox); read it, and if you accept what it does, run: mecha trust {}",
+          f.path, std::max(1, line_of(f.text, "\"hooks\"")), f.path, shell_quoted(f.path)));
+      return ok_status();
+    }
+    return add_json_hooks(*it, f.path, f.text, &h);
+  };
+  for (const auto& f : claude) {
+    if (!f.project) MECHA_RETURN_IF_ERROR(add_json(f));
+  }
+  for (const Config& file : configs) {
+    for (const auto& [event, groups] : file.hooks.events) {
+      auto& to = h.events[event];
+      to.insert(to.end(), groups.begin(), groups.end());
+    }
+  }
+  for (const auto& f : claude) {
+    if (f.project) MECHA_RETURN_IF_ERROR(add_json(f));
+  }
+  h.notes = std::move(notes);
+  return h;
 }
 
 }  // namespace
@@ -439,26 +492,38 @@ Result<Config> load_config(const ConfigFiles& files) {
       with_project = true;
     }
   }
+  auto claude = read_claude_settings({files.claude_user_file, files.claude_project_file,
+                                      files.claude_project_local, files.trust_file});
+  if (!claude) return claude.status();
   toml::table merged;
   TrustVerdict project_verdict = TrustVerdict::kTrusted;
   std::vector<toml::table> tables;
   std::vector<Config> configs;
   std::vector<std::string> sources;
+  std::vector<std::string> hook_notes;
   for (const auto& p : paths) {
     auto text = read_file(p);
     if (!text) return text.status();
     auto t = parse_table(*text, p.string());
     if (!t) return t.status();
+    // The trust check sees the very bytes that are parsed, so a file changed in between
+    // cannot pass with the old content's trust.
+    std::optional<ProjectTrust> trust;
+    if (with_project && &p == &paths.back()) {
+      auto checked = project_trust(p, *text, files.trust_file);
+      if (!checked) return checked.status();
+      trust = std::move(*checked);
+      project_verdict = trust->verdict;
+      if (const toml::node* hooks = t->get("hooks");
+          hooks && trust->verdict != TrustVerdict::kTrusted) {
+        hook_notes.push_back(untrusted_hooks_note(*trust, *hooks));
+        t->erase("hooks");
+      }
+    }
     // Each file is checked on its own, so an error names the file and line it is in.
     auto c = interpret(*t, p.string(), false);
     if (!c) return c.status();
-    // The trust check sees the very bytes that are parsed, so a file changed in between
-    // cannot pass with the old content's trust.
-    if (with_project && &p == &paths.back()) {
-      auto verdict = check_project_trust(p, *text, *t, merged, files.trust_file);
-      if (!verdict) return verdict.status();
-      project_verdict = *verdict;
-    }
+    if (trust) MECHA_RETURN_IF_ERROR(check_project_trust(*trust, *t, merged));
     if (paths.size() > 1) merge_into(merged, *t);
     tables.push_back(std::move(*t));
     configs.push_back(std::move(*c));
@@ -482,8 +547,13 @@ Result<Config> load_config(const ConfigFiles& files) {
     append(c->guard.rules, configs[i].guard.rules);
     if (tables[i].contains("subagents")) c->subagents = configs[i].subagents;
   }
+  // Hooks and permissions add up over the files, in file order (the merged table replaced one
+  // file's lists with the other's).
+  auto hooks = merge_hooks(*claude, configs, std::move(hook_notes));
+  if (!hooks) return hooks.status();
+  c->hooks = std::move(*hooks);
   c->sources = sources;
-  auto permissions = merge_permissions(files, tables, sources, with_project, project_verdict);
+  auto permissions = merge_permissions(*claude, tables, sources, with_project, project_verdict);
   if (!permissions) return permissions.status();
   c->permissions = std::move(*permissions);
   return c;

@@ -30,8 +30,10 @@
 // [sandbox] (mode = "off", network = true, pass_env, set_env, and keys added later), a
 // [guard] writable beyond the user's, a non-empty disable_rules, higher limits, lower prices,
 // a subagent's trusted_output = true or provider, and all of [tools], [mcp_servers],
-// [hooks] and [server]. A key not named here is a security key: new keys need consent
-// until they are listed.
+// [server]. A key not named here is a security key: new keys need consent until they are
+// listed. [hooks] is not refused but left out: an untrusted project file's hooks do not run
+// (they would run as the user's own commands, outside the sandbox), and Config::hooks.notes
+// says so, naming the file and the `mecha trust` command.
 //
 // [permissions] (allow, ask, deny, defaultMode; permission_sources.h) is not refused: from
 // an untrusted project file its deny and ask rules and a defaultMode of "plan" are taken,
@@ -43,10 +45,13 @@
 // read here into the struct its layer receives (Config's fields below; the layers above
 // never see TOML). The tables: provider (a key), [providers.NAME], [pricing."MODEL"],
 // [limits], [bash] and [sandbox] (bash_config.h), [guard] (guard_config.h), [[subagents]]
-// (agent_def.h), [model_aliases] (model_aliases.h), [permissions] (permission_sources.h).
-// A table planned but not read yet ([hooks], [mcp_servers], [tools], [server]) is an error
-// naming the file, line and table, so a config written for it does not silently do nothing;
-// so is any other table.
+// (agent_def.h), [model_aliases] (model_aliases.h), [permissions] (permission_sources.h),
+// [hooks] (hook_settings.h). A table planned but not read yet ([mcp_servers], [tools],
+// [server]) is an error naming the file, line and table, so a config written for it does not
+// silently do nothing; so is any other table.
+//
+// Hooks come also from Claude Code's settings files, in the permissions' order; a project
+// Claude Code file's hooks count only once the user trusts that file.
 //
 // Permissions come also from Claude Code's settings files (claude_settings.h), merged in the
 // order permission_settings.h gives: ~/.claude/settings.json, the user's [permissions], the
@@ -70,7 +75,6 @@
 #include "config/bash_config.h"
 #include "config/guard_config.h"
 #include "config/hook_settings.h"
-#include "config/permission_settings.h"
 #include "config/model_aliases.h"
 #include "config/permission_settings.h"
 #include "config/pricing.h"
@@ -148,6 +152,8 @@ struct Config {
   std::map<std::string, std::string> model_aliases;
   // [permissions] and Claude Code's `permissions`, merged over every source.
   PermissionSettings permissions;
+  // [hooks] and Claude Code's `hooks`: the user's files', then the project's once trusted
+  // (an untrusted project file's hooks are left out, with a note in hooks.notes).
   HookSettings hooks;
   std::vector<std::string> sources;  // files read, in order
 };

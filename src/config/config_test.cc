@@ -232,8 +232,8 @@ TEST(Config, TablesNotReadAreRefusedNamingFileLineAndTable) {
     const char* error;
   };
   const Case cases[] = {
-      {"[limits]\nmax_turns = 3\n\n[hooks]\nx = 1\n",
-       "config.toml:4: [hooks] is not supported yet by this mecha (it is planned, and until then "
+      {"[limits]\nmax_turns = 3\n\n[tools]\nx = 1\n",
+       "config.toml:4: [tools] is not supported yet by this mecha (it is planned, and until then "
        "it would do nothing); remove it"},
       {"[mcp_servers.fs]\ncommand = \"npx\"\n",
        "config.toml:1: [mcp_servers] is not supported yet by this mecha (it is planned, and until "
@@ -244,22 +244,22 @@ TEST(Config, TablesNotReadAreRefusedNamingFileLineAndTable) {
       {"[server]\nsocket = \"/tmp/s\"\n",
        "config.toml:1: [server] is not supported yet by this mecha (it is planned, and until then "
        "it would do nothing); remove it"},
-      {"[[hooks]]\nx = 1\n",
-       "config.toml:1: [[hooks]] is not supported yet by this mecha (it is planned, and until "
+      {"[[server]]\nx = 1\n",
+       "config.toml:1: [[server]] is not supported yet by this mecha (it is planned, and until "
        "then it would do nothing); remove it"},
       {"[limits]\nmax_turns = 3\n[foo]\nbar = 1\n",
        "config.toml:3: unknown table [foo] (tables: providers, pricing, limits, bash, sandbox, "
-       "guard, subagents, model_aliases, permissions)"},
+       "guard, subagents, model_aliases, permissions, hooks)"},
       {"[[foo]]\n",
        "config.toml:1: unknown table [[foo]] (tables: providers, pricing, limits, "
-       "bash, sandbox, guard, subagents, model_aliases, permissions)"},
+       "bash, sandbox, guard, subagents, model_aliases, permissions, hooks)"},
       {"colour = 1\n",
        "config.toml:1: unknown key 'colour' in the top level (keys: provider; tables: providers, "
-       "pricing, limits, bash, sandbox, guard, subagents, model_aliases, permissions)"},
+       "pricing, limits, bash, sandbox, guard, subagents, model_aliases, permissions, hooks)"},
       // The first in the file, whatever the order of the names.
       {"[zzz]\n[aaa]\n",
        "config.toml:1: unknown table [zzz] (tables: providers, pricing, limits, "
-       "bash, sandbox, guard, subagents, model_aliases, permissions)"},
+       "bash, sandbox, guard, subagents, model_aliases, permissions, hooks)"},
       {"provider = 1\n", "config.toml:1: key 'provider' in the top level must be a string"},
       {"limits = 1\n", "config.toml:1: [limits] must be a table"},
       {"[limits]\nmax_time = \"1h\"\n",
@@ -379,11 +379,11 @@ TEST_F(ConfigMerge, AnErrorNamesTheFileItIsIn) {
   EXPECT_EQ(c.message(), (dir_ / "project.toml").string() +
                              ":3: key 'mode' in [sandbox] must be \"bwrap\" or \"off\"");
 
-  write("project.toml", "[hooks]\n");
+  write("project.toml", "[tools]\n");
   c = load_config(files_);
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.message(), (dir_ / "project.toml").string() +
-                             ":1: [hooks] is not supported yet by this mecha (it is planned, and "
+                             ":1: [tools] is not supported yet by this mecha (it is planned, and "
                              "until then it would do nothing); remove it");
 }
 
@@ -397,6 +397,76 @@ TEST_F(ConfigMerge, AProblemOfTheMergeNamesBothFiles) {
   EXPECT_EQ(c.message(), (dir_ / "user.toml").string() + " merged with " +
                              (dir_ / "project.toml").string() +
                              ": [bash] has default_timeout_s = 300 above max_timeout_s = 200");
+}
+
+// Hooks run as the user's own commands, outside the sandbox: a project file's run only once
+// the user trusts it. Untrusted, they are left out (the rest of the file still applies) and
+// a note names the file and the command that trusts it.
+TEST_F(ConfigMerge, AProjectsHooksAreTakenOnlyOnceTheFileIsTrusted) {
+  write("user.toml", "[[hooks.Stop]]\nhooks = [{ type = \"command\", command = \"user-hook\" }]\n");
+  const std::string project_text =
+      "[limits]\nmax_turns = 4\n\n[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n"
+      "hooks = [{ type = \"command\", command = \"project-hook\" }]\n";
+  write("project.toml", project_text);
+  const std::string user = (dir_ / "user.toml").string();
+  const std::string project = std::filesystem::canonical(dir_ / "project.toml").string();
+  const HookGroup user_group{
+      "", {HookCommand{"user-hook", std::chrono::milliseconds(60000), SettingOrigin{user, 2}}}};
+
+  auto untrusted = load_config(files_);
+  ASSERT_TRUE(untrusted.ok()) << untrusted.message();
+  EXPECT_EQ(untrusted->limits.max_turns, 4);
+  std::map<HookEvent, std::vector<HookGroup>> only_user = {{HookEvent::kStop, {user_group}}};
+  EXPECT_EQ(untrusted->hooks.events, only_user);
+  EXPECT_EQ(untrusted->hooks.notes,
+            std::vector<std::string>{
+                project + ":4: [hooks] left out: " + project +
+                " is not trusted (hooks run as your own commands, outside the sandbox); read it, "
+                "and if you accept what it does, run: mecha trust " +
+                project});
+
+  auto trust = TrustStore::load(*files_.trust_file);
+  ASSERT_TRUE(trust.ok()) << trust.message();
+  ASSERT_TRUE(trust->trust(project, sha256_hex(project_text)).ok());
+  auto trusted = load_config(files_);
+  ASSERT_TRUE(trusted.ok()) << trusted.message();
+  std::map<HookEvent, std::vector<HookGroup>> both = {
+      {HookEvent::kStop, {user_group}},
+      {HookEvent::kPreToolUse,
+       {HookGroup{"Bash",
+                  {HookCommand{"project-hook", std::chrono::milliseconds(60000),
+                               SettingOrigin{(dir_ / "project.toml").string(), 6}}}}}}};
+  EXPECT_EQ(trusted->hooks.events, both);
+  EXPECT_TRUE(trusted->hooks.notes.empty());
+
+  // Changed after it was trusted, its hooks are left out again.
+  write("project.toml", project_text + "\n[[hooks.Stop]]\nhooks = []\n");
+  auto changed = load_config(files_);
+  ASSERT_TRUE(changed.ok()) << changed.message();
+  EXPECT_EQ(changed->hooks.events, only_user);
+  ASSERT_EQ(changed->hooks.notes.size(), 1u);
+  EXPECT_NE(changed->hooks.notes[0].find(" changed since you trusted it (hooks run"),
+            std::string::npos)
+      << changed->hooks.notes[0];
+}
+
+// Both files' hooks run, the user's first, also when both name the same event (the merged
+// table alone would keep only the project's list).
+TEST_F(ConfigMerge, HooksOfBothFilesAddUpInFileOrder) {
+  write("user.toml", "[[hooks.Stop]]\nhooks = [{ type = \"command\", command = \"first\" }]\n");
+  const std::string project_text =
+      "[[hooks.Stop]]\nhooks = [{ type = \"command\", command = \"second\" }]\n";
+  write("project.toml", project_text);
+  const std::string project = std::filesystem::canonical(dir_ / "project.toml").string();
+  auto trust = TrustStore::load(*files_.trust_file);
+  ASSERT_TRUE(trust.ok()) << trust.message();
+  ASSERT_TRUE(trust->trust(project, sha256_hex(project_text)).ok());
+  auto c = load_config(files_);
+  ASSERT_TRUE(c.ok()) << c.message();
+  const auto& stop = c->hooks.events.at(HookEvent::kStop);
+  ASSERT_EQ(stop.size(), 2u);
+  EXPECT_EQ(stop[0].hooks.at(0).command, "first");
+  EXPECT_EQ(stop[1].hooks.at(0).command, "second");
 }
 
 }  // namespace

@@ -32,5 +32,7 @@ Status read_model_aliases(const toml::node& value, const Reading& reading, Confi
 // Fills config->permissions as if the file were trusted; load_config merges the sources
 // again, each with its trust.
 Status read_permissions(const toml::node& value, const Reading& reading, Config* config);
+// [hooks] (hook_settings.h): appends the file's hooks to config->hooks.
+Status read_hooks(const toml::node& value, const Reading& reading, Config* config);
 
 }  // namespace mecha::config
