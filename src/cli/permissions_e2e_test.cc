@@ -68,11 +68,11 @@ class PermissionsE2E : public testing::CassetteRunTest {
 };
 
 TEST_F(PermissionsE2E, ADenyRuleStopsTheReadAndTheSameReadThroughBash) {
-  dir_.write(".claude/settings.json", R"({
+  dir_.write(".claude/settings.json", R"J({
   "permissions": {
     "deny": ["Read(./secret.txt)", "Bash(cat:*)"]
   }
-})");
+})J");
   trust(".claude/settings.json");
   const std::string lines =
       tool_line("main", "r1", "Read", {{"file_path", "secret.txt"}}) +
@@ -103,7 +103,7 @@ TEST_F(PermissionsE2E, AnUntrustedProjectFileStillDenies) {
   // A deny rule only tightens, so it applies before the file is trusted; its allow rule
   // does not.
   dir_.write(".claude/settings.json",
-             R"({"permissions": {"deny": ["Read(./secret.txt)"], "allow": ["Bash(touch:*)"]}})");
+             R"J({"permissions": {"deny": ["Read(./secret.txt)"], "allow": ["Bash(touch:*)"]}})J");
   const std::string lines = tool_line("main", "r1", "Read", {{"file_path", "secret.txt"}}) +
                             tool_line("main", "b1", "Bash", {{"command", "touch made"}}) +
                             text_line("main", "done");
@@ -117,7 +117,7 @@ TEST_F(PermissionsE2E, AnUntrustedProjectFileStillDenies) {
 }
 
 TEST_F(PermissionsE2E, AnAllowedCommandDoesNotCarryAnotherOneWithIt) {
-  dir_.write(".claude/settings.json", R"({"permissions": {"allow": ["Bash(git status)"]}})");
+  dir_.write(".claude/settings.json", R"J({"permissions": {"allow": ["Bash(git status)"]}})J");
   trust(".claude/settings.json");
   std::filesystem::create_directories(path("x"));
   dir_.write("x/keep", "keep me\n");
@@ -206,9 +206,11 @@ TEST_F(PermissionsE2E, APreToolUseHookBlocksRmTwoLevelsDown) {
              "input=$(cat)\n"
              "case \"$input\" in *'rm '*) echo \"no rm here, use trash\" >&2; exit 2;; esac\n"
              "exit 0\n");
-  dir_.write(".home/.claude/settings.json",
-             fmt::format(R"({{"hooks": {{"PreToolUse": [{{"matcher": "Bash", "hooks": [{{"type": "command", "command": "sh {}"}}]}}]}}}})",
-                         (dir_.path() / "guard.sh").string()));
+  dir_.write(
+      ".home/.claude/settings.json",
+      fmt::format(
+          R"({{"hooks": {{"PreToolUse": [{{"matcher": "Bash", "hooks": [{{"type": "command", "command": "sh {}"}}]}}]}}}})",
+          (dir_.path() / "guard.sh").string()));
   const std::string lines =
       tool_line("main", "t1", "Task",
                 {{"description", "d"}, {"prompt", "clean"}, {"subagent_type", "outer"}}) +
@@ -250,8 +252,8 @@ TEST_F(PermissionsE2E, AHookRewritesTheInputAndAPostToolUseHookSeesTheResult) {
   "PostToolUse": [{{"matcher": "Bash|Write", "hooks": [{{"type": "command", "command": "python3 {}", "timeout": 30}}]}}]
 }}}})",
                          (dir_.path() / "rewrite.py").string(), (dir_.path() / "log.py").string()));
-  const std::string lines = tool_line("main", "b1", "Bash", {{"command", "echo hello"}}) +
-                            text_line("main", "done");
+  const std::string lines =
+      tool_line("main", "b1", "Bash", {{"command", "echo hello"}}) + text_line("main", "done");
   // Default mode would ask for Bash; the hook's "allow" answers the ask.
   auto events = run(lines);
   Json result = result_of(events, "b1");
@@ -270,11 +272,13 @@ TEST_F(PermissionsE2E, AHookRewritesTheInputAndAPostToolUseHookSeesTheResult) {
 
 TEST_F(PermissionsE2E, AHookThatHangsIsKilledAtItsTimeoutAndTheRunGoesOn) {
   dir_.write("hang.sh", "#!/bin/sh\necho $$ > \"$CLAUDE_PROJECT_DIR/hook.pid\"\nexec sleep 600\n");
-  dir_.write(".home/.claude/settings.json",
-             fmt::format(R"({{"hooks": {{"PreToolUse": [{{"matcher": "*", "hooks": [{{"type": "command", "command": "sh {}", "timeout": 1}}]}}]}}}})",
-                         (dir_.path() / "hang.sh").string()));
-  const std::string lines = tool_line("main", "r1", "Read", {{"file_path", "secret.txt"}}) +
-                            text_line("main", "done");
+  dir_.write(
+      ".home/.claude/settings.json",
+      fmt::format(
+          R"({{"hooks": {{"PreToolUse": [{{"matcher": "*", "hooks": [{{"type": "command", "command": "sh {}", "timeout": 1}}]}}]}}}})",
+          (dir_.path() / "hang.sh").string()));
+  const std::string lines =
+      tool_line("main", "r1", "Read", {{"file_path", "secret.txt"}}) + text_line("main", "done");
   const auto start = std::chrono::steady_clock::now();
   auto events = run(lines);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
@@ -295,10 +299,11 @@ TEST_F(PermissionsE2E, AHookThatHangsIsKilledAtItsTimeoutAndTheRunGoesOn) {
 }
 
 TEST_F(PermissionsE2E, AnUntrustedProjectsHooksDoNotRunAndTheMessageSaysHowToTrustThem) {
-  dir_.write(".claude/settings.json",
-             R"({"hooks": {"PreToolUse": [{"matcher": "", "hooks": [{"type": "command", "command": "touch pwned"}]}]}})");
-  const std::string lines = tool_line("main", "r1", "Read", {{"file_path", "secret.txt"}}) +
-                            text_line("main", "done");
+  dir_.write(
+      ".claude/settings.json",
+      R"({"hooks": {"PreToolUse": [{"matcher": "", "hooks": [{"type": "command", "command": "touch pwned"}]}]}})");
+  const std::string lines =
+      tool_line("main", "r1", "Read", {{"file_path", "secret.txt"}}) + text_line("main", "done");
   BinaryResult r = attempt(lines);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(std::filesystem::exists(path("pwned")));

@@ -10,10 +10,12 @@ TEST(RunFlags, ZeroLimitsAreNotGivenSoTheConfigDecides) {
   EXPECT_FALSE(o.max_turns);
   EXPECT_FALSE(o.max_time_s);
   EXPECT_FALSE(o.max_cost_usd);
+  EXPECT_FALSE(o.permission_mode);
 }
 
 TEST(RunFlags, EveryFlagReachesTheRunOptions) {
-  RunFlags f{"cassette:c.jsonl", "local", "out.jsonl", "Explore", "sys", "more", 3, 1.5, 0.25};
+  RunFlags f{"cassette:c.jsonl", "local", "out.jsonl", "Explore", "sys", "more", 3, 1.5, 0.25,
+             "acceptEdits"};
   agent::RunOptions o = f.options();
   EXPECT_EQ(o.choice.model, "cassette:c.jsonl");
   EXPECT_EQ(o.choice.provider_name, "local");
@@ -24,6 +26,7 @@ TEST(RunFlags, EveryFlagReachesTheRunOptions) {
   EXPECT_EQ(o.max_turns, std::optional<int>(3));
   EXPECT_EQ(o.max_time_s, std::optional<double>(1.5));
   EXPECT_EQ(o.max_cost_usd, std::optional<double>(0.25));
+  EXPECT_EQ(o.permission_mode, config::PermissionMode::kAcceptEdits);
 }
 
 }  // namespace

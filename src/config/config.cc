@@ -351,7 +351,7 @@ Status check_project_trust(const ProjectTrust& trust, const toml::table& project
                            const toml::table& base) {
   if (trust.verdict == TrustVerdict::kTrusted) return ok_status();
   std::vector<SecurityKey> keys = security_keys(project, base);
-  if (keys.empty()) return verdict;
+  if (keys.empty()) return ok_status();
   std::string listed;
   for (const auto& k : keys) {
     if (!listed.empty()) listed += ", ";

@@ -17,7 +17,8 @@ using testing::text_block;
 using testing::tool_use;
 
 std::shared_ptr<const agent::PermissionPolicy> default_mode() {
-  auto policy = agent::PermissionPolicy::build({}, config::PermissionMode::kDefault, "/nonexistent");
+  auto policy =
+      agent::PermissionPolicy::build({}, config::PermissionMode::kDefault, "/nonexistent");
   EXPECT_TRUE(policy.ok()) << policy.message();
   return std::make_shared<const agent::PermissionPolicy>(std::move(*policy));
 }
@@ -61,12 +62,12 @@ TEST(Turn, AlwaysAllowIsRememberedForTheSessionAndOnlyForIt) {
   ASSERT_TRUE(other);
   ASSERT_TRUE(other->open("").ok());
   int denied = 0;
-  testing::run_turn_answering(*other, "send it twice",
-                              [&](const wire::ApprovalRequest& a)
-                                  -> std::optional<wire::ApprovalAnswer> {
-                                ++denied;
-                                return wire::ApprovalAnswer{a.request_id, false, false};
-                              });
+  testing::run_turn_answering(
+      *other, "send it twice",
+      [&](const wire::ApprovalRequest& a) -> std::optional<wire::ApprovalAnswer> {
+        ++denied;
+        return wire::ApprovalAnswer{a.request_id, false, false};
+      });
   EXPECT_EQ(denied, 2);
   EXPECT_EQ(daemon.sends().load(), 3);
 }
