@@ -1,10 +1,13 @@
 #include "agent/permissions.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <variant>
 
 #include "agent/bash_rule_match.h"
@@ -86,51 +89,66 @@ bool host_matches(const std::string& rule, const std::string& host) {
 struct Target {
   std::string lexical;
   std::string canonical;
+  // Their components, split once per decision by split() (views into the strings above, so
+  // taken only once the Target no longer moves).
+  PathPattern::Parts lexical_parts;
+  PathPattern::Parts canonical_parts;
+  void split() {
+    lexical_parts = path_components(lexical);
+    canonical_parts = path_components(canonical);
+  }
 };
 
 // The path with every symlink resolved, dangling ones too (a Write through a link whose
 // target does not exist yet creates the target), and `..` applied after each; at most 40
-// links are followed, as the kernel does, after which the rest is taken as written.
-std::filesystem::path resolved(const std::filesystem::path& absolute) {
-  std::vector<std::string> todo;
-  for (const auto& c : absolute.relative_path()) todo.push_back(c.string());
+// links are followed, as the kernel does, after which the rest is taken as written. The work
+// tree is canonical (decide()'s contract), so a path under it is walked from there.
+// `absolute` is lexically normal.
+std::string resolved(const std::string& absolute, const std::string& tree) {
+  std::vector<std::string> todo;  // components still to walk, the next one last
+  std::string out;                // "" stands for "/"
+  std::string_view rest = absolute;
+  if (guard::within(absolute, tree) && tree != "/") {
+    out = tree;
+    rest.remove_prefix(tree.size());
+  }
+  for (auto c : path_components(rest)) todo.emplace_back(c);
   std::reverse(todo.begin(), todo.end());
-  std::filesystem::path out = "/";
   int links = 0;
+  bool missing = false;  // below a component that does not exist, nothing is a link
+  char target[4096];
   while (!todo.empty()) {
     std::string c = std::move(todo.back());
     todo.pop_back();
     if (c.empty() || c == ".") continue;
     if (c == "..") {
-      out = out.parent_path();
+      size_t slash = out.rfind('/');
+      out.resize(slash == std::string::npos ? 0 : slash);
       continue;
     }
-    std::filesystem::path next = out / c;
-    std::error_code ec;
-    if (links < 40 && std::filesystem::is_symlink(std::filesystem::symlink_status(next, ec))) {
-      std::filesystem::path target = std::filesystem::read_symlink(next, ec);
-      if (!ec) {
+    std::string next = out + "/" + c;
+    struct stat st;
+    if (!missing && links < 40 && ::lstat(next.c_str(), &st) != 0) missing = true;
+    if (!missing && links < 40 && S_ISLNK(st.st_mode)) {
+      ssize_t n = ::readlink(next.c_str(), target, sizeof target);
+      if (n > 0 && static_cast<size_t>(n) < sizeof target) {
         ++links;
-        if (target.is_absolute()) out = "/";
-        std::vector<std::string> parts;
-        for (const auto& t : target.relative_path()) parts.push_back(t.string());
-        for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(*it);
+        std::string_view link(target, static_cast<size_t>(n));
+        if (link.starts_with('/')) out.clear();
+        auto parts = path_components(link);
+        for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.emplace_back(*it);
         continue;
       }
     }
     out = std::move(next);
   }
-  return out;
+  return out.empty() ? std::string("/") : out;
 }
 
-Target target_of(const std::string& written, const std::filesystem::path& tree) {
-  std::filesystem::path p(written);
-  if (p.is_relative()) p = tree / p;
+Target target_of(const std::string& written, const std::string& tree) {
   Target t;
-  t.lexical = p.lexically_normal().string();
-  t.canonical = resolved(p).lexically_normal().string();
-  if (t.lexical.size() > 1 && t.lexical.ends_with('/')) t.lexical.pop_back();
-  if (t.canonical.size() > 1 && t.canonical.ends_with('/')) t.canonical.pop_back();
+  t.lexical = guard::normalise(written.starts_with('/') ? written : tree + "/" + written);
+  t.canonical = resolved(t.lexical, tree);
   return t;
 }
 
@@ -147,8 +165,10 @@ struct ShellLine {
   std::vector<Use> writes;
 };
 
+// `with_paths`: find the files the line reads and writes (only Read, Edit and Write deny and
+// ask rules need them).
 ShellLine read_line(const std::string& line, const std::filesystem::path& tree,
-                    const std::filesystem::path& home) {
+                    const std::filesystem::path& home, bool with_paths) {
   ShellLine out;
   auto found = guard::find_commands(line);
   if (auto* problem = std::get_if<guard::Problem>(&found)) {
@@ -161,16 +181,19 @@ ShellLine read_line(const std::string& line, const std::filesystem::path& tree,
   places.home = home.string();
   // Each scope keeps the folders the line may be in (a cd may fail); "" is unknown.
   std::vector<std::set<std::string>> cwds{{tree.string()}};
+  std::set<std::tuple<bool, std::string, bool>> seen;  // (write, path, under)
   auto use = [&](const guard::ShellWord& w, bool recursive, std::vector<ShellLine::Use>& into) {
     for (const std::string& cwd : cwds.back()) {
       guard::Resolved r = guard::resolve_path(w, cwd, places);
+      bool under = recursive;
+      std::string path = r.path;
       if (r.place == guard::Place::kUnknown) {
         // Known only at run time: anything under the folder it is known to be in.
-        std::string dir = r.path.empty() ? (cwd.empty() ? std::string("/") : cwd) : r.path;
-        into.push_back({target_of(dir, tree), true});
-      } else {
-        into.push_back({target_of(r.path, tree), recursive});
+        if (path.empty()) path = cwd.empty() ? std::string("/") : cwd;
+        under = true;
       }
+      if (!seen.emplace(&into == &out.writes, path, under).second) continue;
+      into.push_back({target_of(path, places.work_tree), under});
     }
   };
   for (const guard::Step& step : script.steps) {
@@ -182,6 +205,7 @@ ShellLine read_line(const std::string& line, const std::filesystem::path& tree,
         if (cwds.size() > 1) cwds.pop_back();
         break;
       case guard::Step::Kind::kRedirect: {
+        if (!with_paths) break;
         const std::string& op = step.redirect.op;
         if (op == ">&" || op == "<&") break;  // a file descriptor
         if (op == "<" || op == "<>") use(step.redirect.target, false, out.reads);
@@ -209,6 +233,7 @@ ShellLine read_line(const std::string& line, const std::filesystem::path& tree,
           if (next.count("")) next = {""};
           cwds.back() = std::move(next);
         }
+        if (!with_paths) break;
         guard::Operands ops = guard::operands_of(c);
         bool recursive = guard::reads_recursively(c, ops);
         for (const auto& w : ops.reads) use(w, recursive, out.reads);
@@ -244,6 +269,13 @@ struct PermissionPolicy::Impl {
   std::vector<CompiledRule> rules;
   PermissionMode mode = PermissionMode::kDefault;
   std::filesystem::path home;
+  bool shell_paths = false;  // some Read, Edit or Write deny or ask rule names a path
+  void note_shell_paths() {
+    shell_paths = std::any_of(rules.begin(), rules.end(), [](const CompiledRule& r) {
+      return r.text.action != RuleAction::kAllow && r.rule.kind == RuleKind::kPath &&
+             (r.rule.tool == "Read" || r.rule.tool == "Edit" || r.rule.tool == "Write");
+    });
+  }
 };
 
 namespace {
@@ -256,32 +288,49 @@ struct Call {
   const std::filesystem::path& tree;
   std::optional<Target> file;  // Read, Write, Edit, Glob, Grep
   std::optional<ShellLine> shell;
+  std::string tree_text;
+  PathPattern::Parts tree_parts;
 };
 
 Call read_call(const tools::Tool& tool, const Json& input, const std::filesystem::path& tree,
-               const std::filesystem::path& home) {
-  Call call{tool, tool.name(), input, tree, std::nullopt, std::nullopt};
+               const std::filesystem::path& home, bool shell_paths) {
+  Call call{tool, tool.name(), input, tree, std::nullopt, std::nullopt, tree.string(), {}};
   if (call.name == "Bash") {
-    call.shell = read_line(string_field(input, "command"), tree, home);
+    call.shell = read_line(string_field(input, "command"), tree, home, shell_paths);
   } else if (call.name == "Glob" || call.name == "Grep") {
     std::string p = string_field(input, "path");
-    call.file = target_of(p.empty() ? "." : p, tree);
+    call.file = target_of(p.empty() ? "." : p, tree.string());
   } else if (one_of(kReadTools, call.name) || is_edit_tool(call.name)) {
     std::string p = string_field(input, "file_path");
     if (p.empty()) p = string_field(input, "notebook_path");
-    if (!p.empty()) call.file = target_of(p, tree);
+    if (!p.empty()) call.file = target_of(p, tree.string());
   }
   return call;
 }
 
-bool path_catches(const PathPattern& p, const Target& t, bool under, const std::string& tree) {
-  if (under) return p.may_match_under(t.lexical, tree) || p.may_match_under(t.canonical, tree);
-  return p.matches(t.lexical, tree) || p.matches(t.canonical, tree);
+// The call's paths split into components, once it is built and no longer moves.
+void split_paths(Call& call) {
+  call.tree_parts = path_components(call.tree_text);
+  if (call.file) call.file->split();
+  if (call.shell) {
+    for (auto& u : call.shell->reads) u.path.split();
+    for (auto& u : call.shell->writes) u.path.split();
+  }
+}
+
+bool path_catches(const PathPattern& p, const Target& t, bool under,
+                  const PathPattern::Parts& tree) {
+  if (under) {
+    return p.may_match_under(t.lexical_parts, tree) ||
+           (t.canonical != t.lexical && p.may_match_under(t.canonical_parts, tree));
+  }
+  return p.matches(t.lexical_parts, tree) ||
+         (t.canonical != t.lexical && p.matches(t.canonical_parts, tree));
 }
 
 // Whether a deny or ask rule fires on the call: on whatever the call may do.
 bool catches(const CompiledRule& r, const Call& call) {
-  const std::string tree = call.tree.string();
+  const PathPattern::Parts& tree = call.tree_parts;
   if (call.shell) {
     const ShellLine& line = *call.shell;
     if (r.rule.kind == RuleKind::kPath &&
@@ -329,7 +378,7 @@ bool permits(const CompiledRule& r, const Call& call) {
       return covers(r.rule.tool, call.name);
     case RuleKind::kPath:
       return covers(r.rule.tool, call.name) && call.file &&
-             r.path->matches(call.file->canonical, call.tree.string());
+             r.path->matches(call.file->canonical_parts, call.tree_parts);
     case RuleKind::kDomain: {
       if (call.name != "WebFetch") return false;
       std::string host = host_of(string_field(call.input, "url"));
@@ -387,13 +436,15 @@ Result<PermissionPolicy> PermissionPolicy::build(const config::PermissionSetting
     impl->rules.push_back(std::move(*r));
     impl->texts.push_back(t);
   }
+  impl->note_shell_paths();
   return PermissionPolicy(std::move(impl));
 }
 
 PermissionDecision PermissionPolicy::decide(const tools::Tool& tool, const Json& input,
                                             const std::filesystem::path& work_tree) const {
   const Impl& p = *impl_;
-  const Call call = read_call(tool, input, work_tree, p.home);
+  Call call = read_call(tool, input, work_tree, p.home, p.shell_paths);
+  split_paths(call);
   auto by_rule = [&](Verdict v, const CompiledRule& r) {
     std::string source = r.shown;
     if (call.shell && call.shell->unreadable) {
@@ -497,6 +548,7 @@ Result<PermissionPolicy> PermissionPolicy::with_rules(
     impl->rules.push_back(std::move(*r));
     impl->texts.push_back(t);
   }
+  impl->note_shell_paths();
   return PermissionPolicy(std::move(impl));
 }
 
@@ -532,7 +584,7 @@ std::vector<std::string> always_allow_rules(const tools::Tool& tool, const Json&
     std::string p = string_field(input, "file_path");
     if (p.empty()) p = string_field(input, "notebook_path");
     if (!p.empty()) {
-      Target t = target_of(p, work_tree);
+      Target t = target_of(p, work_tree.string());
       std::string tree = work_tree.string();
       if (guard::within(t.canonical, tree) && t.canonical != tree) {
         out.push_back(fmt::format("Edit(./{})", escape_path(t.canonical.substr(tree.size() + 1))));
