@@ -1,7 +1,6 @@
 #include "agent/permission_paths.h"
 
 #include <fmt/format.h>
-#include <fnmatch.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -11,17 +10,67 @@ namespace {
 
 bool has_wildcard(std::string_view c) { return c.find_first_of("*?[\\") != std::string_view::npos; }
 
+// One character of `pattern` at `p` (a literal, an escaped one, ?, or a [...] class)
+// against `c`; sets *next past it. A [ without its ] is a literal [.
+bool one_matches(std::string_view pattern, size_t p, char c, size_t* next) {
+  char pc = pattern[p];
+  if (pc == '?') {
+    *next = p + 1;
+    return true;
+  }
+  if (pc == '\\' && p + 1 < pattern.size()) {
+    *next = p + 2;
+    return pattern[p + 1] == c;
+  }
+  if (pc == '[') {
+    size_t i = p + 1;
+    bool negate = i < pattern.size() && (pattern[i] == '!' || pattern[i] == '^');
+    if (negate) ++i;
+    size_t first = i;
+    bool in = false;
+    while (i < pattern.size() && (pattern[i] != ']' || i == first)) {
+      char lo = pattern[i];
+      if (i + 2 < pattern.size() && pattern[i + 1] == '-' && pattern[i + 2] != ']') {
+        in = in || (lo <= c && c <= pattern[i + 2]);
+        i += 3;
+      } else {
+        in = in || lo == c;
+        ++i;
+      }
+    }
+    if (i < pattern.size()) {
+      *next = i + 1;
+      return in != negate;
+    }
+  }
+  *next = p + 1;
+  return pc == c;
+}
+
+// Glob within one component: * any run, ? one character, [...] a class, \ escapes. One
+// backtrack point for the last *, so the time is at most the product of the two lengths
+// however many stars a (hostile) rule holds.
 bool component_matches(const std::string& pattern, std::string_view name) {
   if (!has_wildcard(pattern)) return pattern == name;
   if (pattern == "*") return true;
-  char buf[256];
-  if (name.size() < sizeof buf) {
-    name.copy(buf, name.size());
-    buf[name.size()] = '\0';
-    return ::fnmatch(pattern.c_str(), buf, 0) == 0;
+  size_t p = 0, t = 0, star = std::string::npos, mark = 0;
+  while (t < name.size()) {
+    size_t next = 0;
+    if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (p < pattern.size() && one_matches(pattern, p, name[t], &next)) {
+      p = next;
+      ++t;
+    } else if (star != std::string::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
   }
-  std::string n(name);
-  return ::fnmatch(pattern.c_str(), n.c_str(), 0) == 0;
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
 }
 
 }  // namespace
