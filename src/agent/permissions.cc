@@ -157,6 +157,9 @@ struct ShellLine {
   std::optional<std::string> unreadable;  // why the guard cannot read it
   std::vector<CommandShape> commands;
   bool unseen_script = false;  // a shell reads a script nobody could see in advance
+  // A redirection writes a file (not /dev/null, /dev/stdout or /dev/stderr): an allow rule
+  // names commands, not the files they may clobber, so such a line is not allowed by rules.
+  std::optional<std::string> writes_file;
   struct Use {
     Target path;
     bool under = false;  // what lies under the folder is read too (or the path is not known)
@@ -205,9 +208,14 @@ ShellLine read_line(const std::string& line, const std::filesystem::path& tree,
         if (cwds.size() > 1) cwds.pop_back();
         break;
       case guard::Step::Kind::kRedirect: {
-        if (!with_paths) break;
         const std::string& op = step.redirect.op;
         if (op == ">&" || op == "<&") break;  // a file descriptor
+        const std::string& to = step.redirect.target.text;
+        if (op != "<" && !out.writes_file && to != "/dev/null" && to != "/dev/stdout" &&
+            to != "/dev/stderr") {
+          out.writes_file = step.redirect.target.shown();
+        }
+        if (!with_paths) break;
         if (op == "<" || op == "<>") use(step.redirect.target, false, out.reads);
         if (op != "<") use(step.redirect.target, false, out.writes);
         break;
@@ -470,20 +478,20 @@ PermissionDecision PermissionPolicy::decide(const tools::Tool& tool, const Json&
   }
   if (call.shell) {
     // Every command of the line needs an allow rule; a line not read, or one that runs a
-    // script nobody could see, is never allowed by rules.
+    // script nobody could see, is never allowed by rules, nor one that redirects into a
+    // file unless a rule allows every line.
     const ShellLine& line = *call.shell;
     if (!line.unreadable && !line.unseen_script) {
-      std::vector<const CompiledRule*> used;
-      bool all = true;
-      const CompiledRule* whole = nullptr;
       for (const auto& r : p.rules) {
         if (r.text.action == RuleAction::kAllow && r.rule.tool == "Bash" &&
             r.rule.kind == RuleKind::kTool) {
-          whole = &r;
-          break;
+          return {Verdict::kAllow, r.shown, r.text.text};
         }
       }
-      if (whole != nullptr) return {Verdict::kAllow, whole->shown, whole->text.text};
+    }
+    if (!line.unreadable && !line.unseen_script && !line.writes_file) {
+      std::vector<const CompiledRule*> used;
+      bool all = true;
       for (const CommandShape& c : line.commands) {
         const CompiledRule* found = nullptr;
         for (const auto& r : p.rules) {
@@ -527,6 +535,13 @@ PermissionDecision PermissionPolicy::decide(const tools::Tool& tool, const Json&
     case PermissionMode::kPlan:
     case PermissionMode::kDefault:
       break;
+  }
+  if (call.shell && call.shell->writes_file) {
+    return {Verdict::kAsk,
+            fmt::format("mode {}: Bash asks before running, and no allow rule covers the "
+                        "redirection to {}",
+                        mode_name, *call.shell->writes_file),
+            ""};
   }
   return {Verdict::kAsk, fmt::format("mode {}: {} asks before running", mode_name, call.name), ""};
 }
