@@ -1,19 +1,76 @@
 #include "agent/permission_paths.h"
 
 #include <fmt/format.h>
-#include <fnmatch.h>
 
 #include <algorithm>
+#include <cstdint>
 
 namespace mecha::agent {
 namespace {
 
 bool has_wildcard(std::string_view c) { return c.find_first_of("*?[\\") != std::string_view::npos; }
 
+// One character of `pattern` at `p` (a literal, an escaped one, ?, or a [...] class)
+// against `c`; sets *next past it. A [ without its ] is a literal [.
+bool one_matches(std::string_view pattern, size_t p, char c, size_t* next) {
+  char pc = pattern[p];
+  if (pc == '?') {
+    *next = p + 1;
+    return true;
+  }
+  if (pc == '\\' && p + 1 < pattern.size()) {
+    *next = p + 2;
+    return pattern[p + 1] == c;
+  }
+  if (pc == '[') {
+    size_t i = p + 1;
+    bool negate = i < pattern.size() && (pattern[i] == '!' || pattern[i] == '^');
+    if (negate) ++i;
+    size_t first = i;
+    bool in = false;
+    while (i < pattern.size() && (pattern[i] != ']' || i == first)) {
+      char lo = pattern[i];
+      if (i + 2 < pattern.size() && pattern[i + 1] == '-' && pattern[i + 2] != ']') {
+        in = in || (lo <= c && c <= pattern[i + 2]);
+        i += 3;
+      } else {
+        in = in || lo == c;
+        ++i;
+      }
+    }
+    if (i < pattern.size()) {
+      *next = i + 1;
+      return in != negate;
+    }
+  }
+  *next = p + 1;
+  return pc == c;
+}
+
+// Glob within one component: * any run, ? one character, [...] a class, \ escapes. One
+// backtrack point for the last *, so the time is at most the product of the two lengths
+// however many stars a (hostile) rule holds.
 bool component_matches(const std::string& pattern, std::string_view name) {
   if (!has_wildcard(pattern)) return pattern == name;
-  std::string n(name);
-  return ::fnmatch(pattern.c_str(), n.c_str(), 0) == 0;
+  if (pattern == "*") return true;
+  size_t p = 0, t = 0, star = std::string::npos, mark = 0;
+  while (t < name.size()) {
+    size_t next = 0;
+    if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (p < pattern.size() && one_matches(pattern, p, name[t], &next)) {
+      p = next;
+      ++t;
+    } else if (star != std::string::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
 }
 
 }  // namespace
@@ -75,6 +132,9 @@ Result<PathPattern> PathPattern::parse(std::string_view pattern,
     components.emplace_back(c);
   }
   if (p.from_tree_) {
+    if (components.size() > 60) {
+      return Status::error(fmt::format("path \"{}\": more than 60 components", pattern));
+    }
     p.up_ = up;
     p.alternatives_.push_back(std::move(components));
     return p;
@@ -87,70 +147,79 @@ Result<PathPattern> PathPattern::parse(std::string_view pattern,
     full.insert(full.end(), components.begin(), components.end());
     p.alternatives_.push_back(std::move(full));
   }
+  for (const auto& a : p.alternatives_) {
+    if (a.size() > 60) {
+      return Status::error(fmt::format("path \"{}\": more than 60 components", pattern));
+    }
+  }
   return p;
 }
 
 // Walks the path's components after the anchor through the pattern's, as an automaton
-// whose states are pattern positions (`**` stays or moves on). kMatch: the pattern was
-// consumed by the path or a folder above it; kUnder: the path was consumed with pattern
-// left, so the pattern may match below it.
+// whose states are pattern positions (`**` stays or moves on), kept as bits. kMatch: the
+// pattern was consumed by the path or a folder above it; kUnder: the path was consumed with
+// pattern left, so the pattern may match below it.
 PathPattern::Outcome PathPattern::walk(const std::vector<std::string>& components,
-                                       std::string_view path, std::string_view work_tree) const {
-  std::vector<std::string_view> subject = path_components(path);
-  std::vector<std::string_view> base;
+                                       const Parts& subject, const Parts& work_tree) const {
+  size_t base = 0;
   if (from_tree_) {
-    base = path_components(work_tree);
-    if (static_cast<size_t>(up_) > base.size()) return Outcome::kNone;
-    base.resize(base.size() - up_);
+    if (static_cast<size_t>(up_) > work_tree.size()) return Outcome::kNone;
+    base = work_tree.size() - up_;
   }
   size_t k = 0;
-  for (; k < base.size() && k < subject.size(); ++k) {
-    if (base[k] != subject[k]) return Outcome::kNone;
+  for (; k < base && k < subject.size(); ++k) {
+    if (work_tree[k] != subject[k]) return Outcome::kNone;
   }
-  if (k < base.size()) return Outcome::kUnder;  // the path is a folder above the anchor
+  if (k < base) return Outcome::kUnder;  // the path is a folder above the anchor
   const size_t n = components.size();
-  std::vector<char> state(n + 1, 0), next(n + 1, 0);
-  auto close = [&](std::vector<char>& s) {
+  // parse() refuses patterns of more than 60 components, so the states fit in 64 bits.
+  const uint64_t done = uint64_t{1} << n;
+  auto close = [&](uint64_t s) {
     for (size_t i = 0; i < n; ++i) {
-      if (s[i] && components[i] == "**") s[i + 1] = 1;
+      if ((s >> i & 1) && components[i] == "**") s |= uint64_t{1} << (i + 1);
     }
+    return s;
   };
-  state[0] = 1;
-  close(state);
-  if (state[n]) return Outcome::kMatch;
+  uint64_t state = close(1);
+  if (state & done) return Outcome::kMatch;
   for (size_t j = k; j < subject.size(); ++j) {
-    std::fill(next.begin(), next.end(), 0);
-    bool any = false;
+    uint64_t next = 0;
     for (size_t i = 0; i < n; ++i) {
-      if (!state[i]) continue;
+      if (!(state >> i & 1)) continue;
       if (components[i] == "**") {
-        next[i] = 1;
-        any = true;
+        next |= uint64_t{1} << i;
       } else if (component_matches(components[i], subject[j])) {
-        next[i + 1] = 1;
-        any = true;
+        next |= uint64_t{1} << (i + 1);
       }
     }
-    if (!any) return Outcome::kNone;
-    close(next);
-    if (next[n]) return Outcome::kMatch;
-    state.swap(next);
+    if (next == 0) return Outcome::kNone;
+    next = close(next);
+    if (next & done) return Outcome::kMatch;
+    state = next;
   }
   return Outcome::kUnder;
 }
 
-bool PathPattern::matches(std::string_view path, std::string_view work_tree) const {
+bool PathPattern::matches(const Parts& path, const Parts& work_tree) const {
   for (const auto& c : alternatives_) {
     if (walk(c, path, work_tree) == Outcome::kMatch) return true;
   }
   return false;
 }
 
-bool PathPattern::may_match_under(std::string_view dir, std::string_view work_tree) const {
+bool PathPattern::may_match_under(const Parts& dir, const Parts& work_tree) const {
   for (const auto& c : alternatives_) {
     if (walk(c, dir, work_tree) != Outcome::kNone) return true;
   }
   return false;
+}
+
+bool PathPattern::matches(std::string_view path, std::string_view work_tree) const {
+  return matches(path_components(path), path_components(work_tree));
+}
+
+bool PathPattern::may_match_under(std::string_view dir, std::string_view work_tree) const {
+  return may_match_under(path_components(dir), path_components(work_tree));
 }
 
 }  // namespace mecha::agent

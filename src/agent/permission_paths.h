@@ -23,17 +23,21 @@ class PathPattern {
   // An error names what is wrong (a `..` after a wildcard).
   static Result<PathPattern> parse(std::string_view pattern, const std::filesystem::path& home);
 
+  using Parts = std::vector<std::string_view>;  // path_components() of an absolute path
+
   // `path` and `work_tree` absolute and lexically normal.
   // True when the pattern matches `path` or a folder above it.
   bool matches(std::string_view path, std::string_view work_tree) const;
+  bool matches(const Parts& path, const Parts& work_tree) const;
   // True when the pattern may match something under the folder `dir` (or `dir` itself, or
   // a folder above it): a recursive reader of `dir` may read what the pattern names.
   bool may_match_under(std::string_view dir, std::string_view work_tree) const;
+  bool may_match_under(const Parts& dir, const Parts& work_tree) const;
 
  private:
   enum class Outcome { kNone, kUnder, kMatch };
-  Outcome walk(const std::vector<std::string>& components, std::string_view path,
-               std::string_view work_tree) const;
+  Outcome walk(const std::vector<std::string>& components, const Parts& subject,
+               const Parts& work_tree) const;
 
   bool from_tree_ = true;  // else from the root
   int up_ = 0;             // leading `..` above the tree

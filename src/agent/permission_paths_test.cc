@@ -40,6 +40,13 @@ TEST(PathPattern, AnchorsAndWildcards) {
       {"../shared/**", "/w/shared/a", true},
       {"a/../b", "/w/tree/b", true},
       {"./", "/w/tree/anything", true},
+      {"key[0-9].pem", "/w/tree/key7.pem", true},
+      {"key[!0-9].pem", "/w/tree/key7.pem", false},
+      {"key[!0-9].pem", "/w/tree/keyx.pem", true},
+      {"a\\*b", "/w/tree/a*b", true},
+      {"a\\*b", "/w/tree/axb", false},
+      {"*.tar.*", "/w/tree/x.tar.gz", true},
+      {".env*", "/w/tree/.env.local", true},
       {"./", "/w/tree2/x", false},
   };
   for (const auto& c : cases) {
@@ -57,6 +64,14 @@ TEST(PathPattern, MayMatchUnderAFolder) {
   EXPECT_TRUE(pattern("~/.ssh/**").may_match_under("/home", tree));
   EXPECT_FALSE(pattern("~/.ssh/**").may_match_under("/w/tree", tree));
   EXPECT_TRUE(pattern("./secret.txt").may_match_under("/w/tree/secret.txt", tree));
+}
+
+// A hostile rule with many stars against a long name: linear enough to finish at once.
+TEST(PathPattern, ManyStarsDoNotBacktrackExponentially) {
+  std::string rule;
+  for (int i = 0; i < 30; ++i) rule += "*a";
+  rule += "b";
+  EXPECT_FALSE(pattern(rule).matches("/w/tree/" + std::string(250, 'a'), "/w/tree"));
 }
 
 TEST(PathPattern, DotDotAfterAWildcardIsRefused) {

@@ -4,14 +4,13 @@
 
 #include <algorithm>
 #include <optional>
-#include <set>
 #include <variant>
 
 #include "agent/bash_rule_match.h"
 #include "agent/permission_paths.h"
+#include "agent/permission_targets.h"
 #include "config/permission_rule.h"
 #include "guard/command_finder.h"
-#include "guard/operands.h"
 #include "guard/path_model.h"
 
 namespace mecha::agent {
@@ -82,144 +81,6 @@ bool host_matches(const std::string& rule, const std::string& host) {
   return host == rule;
 }
 
-// A file the call names, as written (made absolute) and with symlinks resolved.
-struct Target {
-  std::string lexical;
-  std::string canonical;
-};
-
-// The path with every symlink resolved, dangling ones too (a Write through a link whose
-// target does not exist yet creates the target), and `..` applied after each; at most 40
-// links are followed, as the kernel does, after which the rest is taken as written.
-std::filesystem::path resolved(const std::filesystem::path& absolute) {
-  std::vector<std::string> todo;
-  for (const auto& c : absolute.relative_path()) todo.push_back(c.string());
-  std::reverse(todo.begin(), todo.end());
-  std::filesystem::path out = "/";
-  int links = 0;
-  while (!todo.empty()) {
-    std::string c = std::move(todo.back());
-    todo.pop_back();
-    if (c.empty() || c == ".") continue;
-    if (c == "..") {
-      out = out.parent_path();
-      continue;
-    }
-    std::filesystem::path next = out / c;
-    std::error_code ec;
-    if (links < 40 && std::filesystem::is_symlink(std::filesystem::symlink_status(next, ec))) {
-      std::filesystem::path target = std::filesystem::read_symlink(next, ec);
-      if (!ec) {
-        ++links;
-        if (target.is_absolute()) out = "/";
-        std::vector<std::string> parts;
-        for (const auto& t : target.relative_path()) parts.push_back(t.string());
-        for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.push_back(*it);
-        continue;
-      }
-    }
-    out = std::move(next);
-  }
-  return out;
-}
-
-Target target_of(const std::string& written, const std::filesystem::path& tree) {
-  std::filesystem::path p(written);
-  if (p.is_relative()) p = tree / p;
-  Target t;
-  t.lexical = p.lexically_normal().string();
-  t.canonical = resolved(p).lexically_normal().string();
-  if (t.lexical.size() > 1 && t.lexical.ends_with('/')) t.lexical.pop_back();
-  if (t.canonical.size() > 1 && t.canonical.ends_with('/')) t.canonical.pop_back();
-  return t;
-}
-
-// What a shell line does, as far as rules care.
-struct ShellLine {
-  std::optional<std::string> unreadable;  // why the guard cannot read it
-  std::vector<CommandShape> commands;
-  bool unseen_script = false;  // a shell reads a script nobody could see in advance
-  struct Use {
-    Target path;
-    bool under = false;  // what lies under the folder is read too (or the path is not known)
-  };
-  std::vector<Use> reads;
-  std::vector<Use> writes;
-};
-
-ShellLine read_line(const std::string& line, const std::filesystem::path& tree,
-                    const std::filesystem::path& home) {
-  ShellLine out;
-  auto found = guard::find_commands(line);
-  if (auto* problem = std::get_if<guard::Problem>(&found)) {
-    out.unreadable = problem->reason;
-    return out;
-  }
-  const auto& script = std::get<guard::Script>(found);
-  guard::Places places;
-  places.work_tree = tree.string();
-  places.home = home.string();
-  // Each scope keeps the folders the line may be in (a cd may fail); "" is unknown.
-  std::vector<std::set<std::string>> cwds{{tree.string()}};
-  auto use = [&](const guard::ShellWord& w, bool recursive, std::vector<ShellLine::Use>& into) {
-    for (const std::string& cwd : cwds.back()) {
-      guard::Resolved r = guard::resolve_path(w, cwd, places);
-      if (r.place == guard::Place::kUnknown) {
-        // Known only at run time: anything under the folder it is known to be in.
-        std::string dir = r.path.empty() ? (cwd.empty() ? std::string("/") : cwd) : r.path;
-        into.push_back({target_of(dir, tree), true});
-      } else {
-        into.push_back({target_of(r.path, tree), recursive});
-      }
-    }
-  };
-  for (const guard::Step& step : script.steps) {
-    switch (step.kind) {
-      case guard::Step::Kind::kScopeOpen:
-        cwds.push_back(cwds.back());
-        break;
-      case guard::Step::Kind::kScopeClose:
-        if (cwds.size() > 1) cwds.pop_back();
-        break;
-      case guard::Step::Kind::kRedirect: {
-        const std::string& op = step.redirect.op;
-        if (op == ">&" || op == "<&") break;  // a file descriptor
-        if (op == "<" || op == "<>") use(step.redirect.target, false, out.reads);
-        if (op != "<") use(step.redirect.target, false, out.writes);
-        break;
-      }
-      case guard::Step::Kind::kCommand: {
-        const guard::Command& c = step.command;
-        out.commands.push_back(shape_of(c));
-        if (c.reads_script_from_stdin || c.script_from_unknown_pipe || c.script_operand_unknown) {
-          out.unseen_script = true;
-        }
-        if (c.name == "cd" || c.name == "pushd" || c.name == "popd") {
-          std::set<std::string> next = cwds.back();  // a cd may fail
-          const guard::ShellWord* target = nullptr;
-          for (size_t i = 1; i < c.argv.size() && target == nullptr; ++i) {
-            if (c.argv[i].text.empty() || c.argv[i].text[0] != '-') target = &c.argv[i];
-          }
-          guard::ShellWord home_word = guard::literal_word(std::string(1, guard::kHome));
-          for (const std::string& cwd : cwds.back()) {
-            next.insert(c.name == "popd"
-                            ? std::string()
-                            : guard::resolve_directory(target ? *target : home_word, cwd, places));
-          }
-          if (next.count("")) next = {""};
-          cwds.back() = std::move(next);
-        }
-        guard::Operands ops = guard::operands_of(c);
-        bool recursive = guard::reads_recursively(c, ops);
-        for (const auto& w : ops.reads) use(w, recursive, out.reads);
-        for (const auto& w : ops.writes) use(w, false, out.writes);
-        break;
-      }
-    }
-  }
-  return out;
-}
-
 // Quotes a word for a Bash rule when it holds what the rule syntax reads specially.
 std::string rule_word(const std::string& w) {
   if (!w.empty() && w.find_first_of(" \t'\"\\*") == std::string::npos) return w;
@@ -244,6 +105,13 @@ struct PermissionPolicy::Impl {
   std::vector<CompiledRule> rules;
   PermissionMode mode = PermissionMode::kDefault;
   std::filesystem::path home;
+  bool shell_paths = false;  // some Read, Edit or Write deny or ask rule names a path
+  void note_shell_paths() {
+    shell_paths = std::any_of(rules.begin(), rules.end(), [](const CompiledRule& r) {
+      return r.text.action != RuleAction::kAllow && r.rule.kind == RuleKind::kPath &&
+             (r.rule.tool == "Read" || r.rule.tool == "Edit" || r.rule.tool == "Write");
+    });
+  }
 };
 
 namespace {
@@ -256,32 +124,49 @@ struct Call {
   const std::filesystem::path& tree;
   std::optional<Target> file;  // Read, Write, Edit, Glob, Grep
   std::optional<ShellLine> shell;
+  std::string tree_text;
+  PathPattern::Parts tree_parts;
 };
 
 Call read_call(const tools::Tool& tool, const Json& input, const std::filesystem::path& tree,
-               const std::filesystem::path& home) {
-  Call call{tool, tool.name(), input, tree, std::nullopt, std::nullopt};
+               const std::filesystem::path& home, bool shell_paths) {
+  Call call{tool, tool.name(), input, tree, std::nullopt, std::nullopt, tree.string(), {}};
   if (call.name == "Bash") {
-    call.shell = read_line(string_field(input, "command"), tree, home);
+    call.shell = read_shell_line(string_field(input, "command"), tree, home, shell_paths);
   } else if (call.name == "Glob" || call.name == "Grep") {
     std::string p = string_field(input, "path");
-    call.file = target_of(p.empty() ? "." : p, tree);
+    call.file = target_of(p.empty() ? "." : p, tree.string());
   } else if (one_of(kReadTools, call.name) || is_edit_tool(call.name)) {
     std::string p = string_field(input, "file_path");
     if (p.empty()) p = string_field(input, "notebook_path");
-    if (!p.empty()) call.file = target_of(p, tree);
+    if (!p.empty()) call.file = target_of(p, tree.string());
   }
   return call;
 }
 
-bool path_catches(const PathPattern& p, const Target& t, bool under, const std::string& tree) {
-  if (under) return p.may_match_under(t.lexical, tree) || p.may_match_under(t.canonical, tree);
-  return p.matches(t.lexical, tree) || p.matches(t.canonical, tree);
+// The call's paths split into components, once it is built and no longer moves.
+void split_paths(Call& call) {
+  call.tree_parts = path_components(call.tree_text);
+  if (call.file) call.file->split();
+  if (call.shell) {
+    for (auto& u : call.shell->reads) u.path.split();
+    for (auto& u : call.shell->writes) u.path.split();
+  }
+}
+
+bool path_catches(const PathPattern& p, const Target& t, bool under,
+                  const PathPattern::Parts& tree) {
+  if (under) {
+    return p.may_match_under(t.lexical_parts, tree) ||
+           (t.canonical != t.lexical && p.may_match_under(t.canonical_parts, tree));
+  }
+  return p.matches(t.lexical_parts, tree) ||
+         (t.canonical != t.lexical && p.matches(t.canonical_parts, tree));
 }
 
 // Whether a deny or ask rule fires on the call: on whatever the call may do.
 bool catches(const CompiledRule& r, const Call& call) {
-  const std::string tree = call.tree.string();
+  const PathPattern::Parts& tree = call.tree_parts;
   if (call.shell) {
     const ShellLine& line = *call.shell;
     if (r.rule.kind == RuleKind::kPath &&
@@ -329,7 +214,7 @@ bool permits(const CompiledRule& r, const Call& call) {
       return covers(r.rule.tool, call.name);
     case RuleKind::kPath:
       return covers(r.rule.tool, call.name) && call.file &&
-             r.path->matches(call.file->canonical, call.tree.string());
+             r.path->matches(call.file->canonical_parts, call.tree_parts);
     case RuleKind::kDomain: {
       if (call.name != "WebFetch") return false;
       std::string host = host_of(string_field(call.input, "url"));
@@ -387,13 +272,15 @@ Result<PermissionPolicy> PermissionPolicy::build(const config::PermissionSetting
     impl->rules.push_back(std::move(*r));
     impl->texts.push_back(t);
   }
+  impl->note_shell_paths();
   return PermissionPolicy(std::move(impl));
 }
 
 PermissionDecision PermissionPolicy::decide(const tools::Tool& tool, const Json& input,
                                             const std::filesystem::path& work_tree) const {
   const Impl& p = *impl_;
-  const Call call = read_call(tool, input, work_tree, p.home);
+  Call call = read_call(tool, input, work_tree, p.home, p.shell_paths);
+  split_paths(call);
   auto by_rule = [&](Verdict v, const CompiledRule& r) {
     std::string source = r.shown;
     if (call.shell && call.shell->unreadable) {
@@ -419,20 +306,20 @@ PermissionDecision PermissionPolicy::decide(const tools::Tool& tool, const Json&
   }
   if (call.shell) {
     // Every command of the line needs an allow rule; a line not read, or one that runs a
-    // script nobody could see, is never allowed by rules.
+    // script nobody could see, is never allowed by rules, nor one that redirects into a
+    // file unless a rule allows every line.
     const ShellLine& line = *call.shell;
     if (!line.unreadable && !line.unseen_script) {
-      std::vector<const CompiledRule*> used;
-      bool all = true;
-      const CompiledRule* whole = nullptr;
       for (const auto& r : p.rules) {
         if (r.text.action == RuleAction::kAllow && r.rule.tool == "Bash" &&
             r.rule.kind == RuleKind::kTool) {
-          whole = &r;
-          break;
+          return {Verdict::kAllow, r.shown, r.text.text};
         }
       }
-      if (whole != nullptr) return {Verdict::kAllow, whole->shown, whole->text.text};
+    }
+    if (!line.unreadable && !line.unseen_script && !line.writes_file) {
+      std::vector<const CompiledRule*> used;
+      bool all = true;
       for (const CommandShape& c : line.commands) {
         const CompiledRule* found = nullptr;
         for (const auto& r : p.rules) {
@@ -477,6 +364,13 @@ PermissionDecision PermissionPolicy::decide(const tools::Tool& tool, const Json&
     case PermissionMode::kDefault:
       break;
   }
+  if (call.shell && call.shell->writes_file) {
+    return {Verdict::kAsk,
+            fmt::format("mode {}: Bash asks before running, and no allow rule covers the "
+                        "redirection to {}",
+                        mode_name, *call.shell->writes_file),
+            ""};
+  }
   return {Verdict::kAsk, fmt::format("mode {}: {} asks before running", mode_name, call.name), ""};
 }
 
@@ -497,6 +391,7 @@ Result<PermissionPolicy> PermissionPolicy::with_rules(
     impl->rules.push_back(std::move(*r));
     impl->texts.push_back(t);
   }
+  impl->note_shell_paths();
   return PermissionPolicy(std::move(impl));
 }
 
@@ -532,7 +427,7 @@ std::vector<std::string> always_allow_rules(const tools::Tool& tool, const Json&
     std::string p = string_field(input, "file_path");
     if (p.empty()) p = string_field(input, "notebook_path");
     if (!p.empty()) {
-      Target t = target_of(p, work_tree);
+      Target t = target_of(p, work_tree.string());
       std::string tree = work_tree.string();
       if (guard::within(t.canonical, tree) && t.canonical != tree) {
         out.push_back(fmt::format("Edit(./{})", escape_path(t.canonical.substr(tree.size() + 1))));

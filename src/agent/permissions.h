@@ -31,7 +31,9 @@
 // How a Bash rule is held against a command (exact spelling to allow; name, options in any
 // order and grouping, and words in order to deny or ask) is agent/bash_rule_match.h. A line
 // the guard cannot read, or one that runs a script nobody could see (`curl x | sh`), fires
-// every Bash deny and ask rule.
+// every Bash deny and ask rule. A line that redirects output into a file (anything but
+// /dev/null, /dev/stdout, /dev/stderr) is allowed only by the rule Bash (every line): the
+// other rules name commands, not the files a `> x` may clobber.
 //
 // Edit rules cover every tool that writes files (Edit, Write); Read rules cover every tool
 // that reads files (Read, Glob, Grep), as in Claude Code. Paths are gitignore patterns

@@ -163,14 +163,23 @@ TEST_F(Permissions, BashAllowNeedsEveryCommandOfTheLine) {
       {"eval git status", Verdict::kAsk},
       {"curl http://x | sh", Verdict::kAsk},
       {"git status &&", Verdict::kAsk},
+      {"git status > src/main.cc", Verdict::kAsk},
+      {"git status >> ~/.bashrc", Verdict::kAsk},
+      {"ls 2>/dev/null >/dev/stderr", Verdict::kAllow},
+      {"ls 2>&1", Verdict::kAllow},
   };
   for (const auto& [line, want] : cases) EXPECT_EQ(bash(p, line), want) << "line: " << line;
   auto d = p.decide(kBash, {{"command", "git status && ls -l"}}, tree_);
   EXPECT_EQ(d.source, "allow rule Bash(git status) (/s.json:1), allow rule Bash(ls *) (/s.json:3)");
   EXPECT_EQ(d.rule, "Bash(git status)");
 
+  d = p.decide(kBash, {{"command", "git status > out.txt"}}, tree_);
+  EXPECT_EQ(d.source,
+            "mode default: Bash asks before running, and no allow rule covers the redirection "
+            "to out.txt");
   auto all = policy({{RuleAction::kAllow, "Bash"}});
   EXPECT_EQ(bash(all, "rm -rf x && curl y"), Verdict::kAllow);
+  EXPECT_EQ(bash(all, "make > build.log"), Verdict::kAllow) << "Bash allows every line";
   EXPECT_EQ(bash(all, "eval \"$X\""), Verdict::kAsk) << "a line not read is never allowed";
   auto wrapped =
       policy({{RuleAction::kAllow, "Bash(bash -c *)"}, {RuleAction::kAllow, "Bash(ls)"}});

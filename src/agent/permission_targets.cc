@@ -1,0 +1,154 @@
+#include "agent/permission_targets.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+#include <variant>
+
+#include "guard/command_finder.h"
+#include "guard/operands.h"
+#include "guard/path_model.h"
+
+namespace mecha::agent {
+namespace {
+
+// See target_of(). The work tree is canonical, so a path under it is walked from there.
+// `absolute` is lexically normal.
+std::string resolved(const std::string& absolute, const std::string& tree) {
+  std::vector<std::string> todo;  // components still to walk, the next one last
+  std::string out;                // "" stands for "/"
+  std::string_view rest = absolute;
+  if (guard::within(absolute, tree) && tree != "/") {
+    out = tree;
+    rest.remove_prefix(tree.size());
+  }
+  for (auto c : path_components(rest)) todo.emplace_back(c);
+  std::reverse(todo.begin(), todo.end());
+  int links = 0;
+  bool missing = false;  // below a component that does not exist, nothing is a link
+  char target[4096];
+  while (!todo.empty()) {
+    std::string c = std::move(todo.back());
+    todo.pop_back();
+    if (c.empty() || c == ".") continue;
+    if (c == "..") {
+      size_t slash = out.rfind('/');
+      out.resize(slash == std::string::npos ? 0 : slash);
+      continue;
+    }
+    std::string next = out + "/" + c;
+    struct stat st;
+    if (!missing && links < 40 && ::lstat(next.c_str(), &st) != 0) missing = true;
+    if (!missing && links < 40 && S_ISLNK(st.st_mode)) {
+      ssize_t n = ::readlink(next.c_str(), target, sizeof target);
+      if (n > 0 && static_cast<size_t>(n) < sizeof target) {
+        ++links;
+        std::string_view link(target, static_cast<size_t>(n));
+        if (link.starts_with('/')) out.clear();
+        auto parts = path_components(link);
+        for (auto it = parts.rbegin(); it != parts.rend(); ++it) todo.emplace_back(*it);
+        continue;
+      }
+    }
+    out = std::move(next);
+  }
+  return out.empty() ? std::string("/") : out;
+}
+
+}  // namespace
+
+Target target_of(const std::string& written, const std::string& tree) {
+  Target t;
+  t.lexical = guard::normalise(written.starts_with('/') ? written : tree + "/" + written);
+  t.canonical = resolved(t.lexical, tree);
+  return t;
+}
+
+ShellLine read_shell_line(const std::string& line, const std::filesystem::path& tree,
+                          const std::filesystem::path& home, bool with_paths) {
+  ShellLine out;
+  auto found = guard::find_commands(line);
+  if (auto* problem = std::get_if<guard::Problem>(&found)) {
+    out.unreadable = problem->reason;
+    return out;
+  }
+  const auto& script = std::get<guard::Script>(found);
+  guard::Places places;
+  places.work_tree = tree.string();
+  places.home = home.string();
+  // Each scope keeps the folders the line may be in (a cd may fail); "" is unknown.
+  std::vector<std::set<std::string>> cwds{{tree.string()}};
+  std::set<std::tuple<bool, std::string, bool>> seen;  // (write, path, under)
+  auto use = [&](const guard::ShellWord& w, bool recursive, std::vector<ShellLine::Use>& into) {
+    for (const std::string& cwd : cwds.back()) {
+      guard::Resolved r = guard::resolve_path(w, cwd, places);
+      bool under = recursive;
+      std::string path = r.path;
+      if (r.place == guard::Place::kUnknown) {
+        // Known only at run time: anything under the folder it is known to be in.
+        if (path.empty()) path = cwd.empty() ? std::string("/") : cwd;
+        under = true;
+      }
+      if (!seen.emplace(&into == &out.writes, path, under).second) continue;
+      into.push_back({target_of(path, places.work_tree), under});
+    }
+  };
+  for (const guard::Step& step : script.steps) {
+    switch (step.kind) {
+      case guard::Step::Kind::kScopeOpen:
+        cwds.push_back(cwds.back());
+        break;
+      case guard::Step::Kind::kScopeClose:
+        if (cwds.size() > 1) cwds.pop_back();
+        break;
+      case guard::Step::Kind::kRedirect: {
+        const std::string& op = step.redirect.op;
+        if (op == ">&" || op == "<&") break;  // a file descriptor
+        const std::string& to = step.redirect.target.text;
+        if (op != "<" && !out.writes_file && to != "/dev/null" && to != "/dev/stdout" &&
+            to != "/dev/stderr") {
+          out.writes_file = step.redirect.target.shown();
+        }
+        if (!with_paths) break;
+        if (op == "<" || op == "<>") use(step.redirect.target, false, out.reads);
+        if (op != "<") use(step.redirect.target, false, out.writes);
+        break;
+      }
+      case guard::Step::Kind::kCommand: {
+        const guard::Command& c = step.command;
+        out.commands.push_back(shape_of(c));
+        if (c.reads_script_from_stdin || c.script_from_unknown_pipe || c.script_operand_unknown) {
+          out.unseen_script = true;
+        }
+        if (with_paths) {
+          guard::Operands ops = guard::operands_of(c);
+          bool recursive = guard::reads_recursively(c, ops);
+          for (const auto& w : ops.reads) use(w, recursive, out.reads);
+          for (const auto& w : ops.writes) use(w, false, out.writes);
+        }
+        if (c.name == "cd" || c.name == "pushd" || c.name == "popd") {
+          std::set<std::string> next = cwds.back();  // a cd may fail
+          const guard::ShellWord* target = nullptr;
+          for (size_t i = 1; i < c.argv.size() && target == nullptr; ++i) {
+            if (c.argv[i].text.empty() || c.argv[i].text[0] != '-') target = &c.argv[i];
+          }
+          guard::ShellWord home_word = guard::literal_word(std::string(1, guard::kHome));
+          for (const std::string& cwd : cwds.back()) {
+            next.insert(c.name == "popd"
+                            ? std::string()
+                            : guard::resolve_directory(target ? *target : home_word, cwd, places));
+          }
+          if (next.count("")) next = {""};
+          cwds.back() = std::move(next);
+        }
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace mecha::agent
