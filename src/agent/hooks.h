@@ -16,12 +16,21 @@
 //               and SessionStart, where it is context added for the model
 //   exit 2      blocks: stderr is the reason (for PreToolUse it goes to the model as the
 //               tool's result; for Stop it tells the model why it may not stop yet; for
-//               UserPromptSubmit the prompt is dropped and the user sees the reason)
+//               UserPromptSubmit the prompt is dropped and the user sees the reason; for
+//               PostToolUse the tool has run and the reason goes to the model). SessionStart,
+//               SessionEnd, PreCompact and Notification cannot be blocked: there exit 2 is a
+//               note with its stderr, as in Claude Code.
 //   other exit  a warning to the user with its stderr; the run goes on
 //   JSON stdout (exit 0): continue:false + stopReason; decision:"block"|"approve" + reason;
 //               hookSpecificOutput.permissionDecision "allow"|"deny"|"ask" +
 //               permissionDecisionReason; hookSpecificOutput.updatedInput;
-//               hookSpecificOutput.additionalContext; systemMessage; suppressOutput
+//               hookSpecificOutput.additionalContext; systemMessage; suppressOutput.
+//               Stdout that does not parse as a JSON object is plain text; a JSON object
+//               with a field of the wrong type or an unknown decision is a warning, and
+//               none of it is taken. Unknown fields are left alone.
+// Several hooks: block > ask > allow (the first block stops the rest; continue:false stops
+// them too); additionalContext adds up; a later hook sees an earlier one's updatedInput as
+// its tool_input. The same command listed twice (user and project) runs once.
 //
 // Thread-safety: a HookRunner is immutable; run() may be called on several threads.
 #pragma once

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -220,6 +221,7 @@ TEST_F(HookRunnerTest, AHookThatHangsIsKilledWithItsChildrenAndTheRunGoesOn) {
                                           " timed out after 1 s and was killed with its "
                                           "processes; the run goes on",
                                       "PreToolUse hook " + label("echo next", 4) + ": next"}));
+  ASSERT_FALSE(process_gone(::getpid()));  // the check tells a live process from a dead one
   for (const char* file : {"child.pid", "shell.pid"}) {
     std::string text = slurp(dir_.path() / file);
     ASSERT_FALSE(text.empty()) << file;
