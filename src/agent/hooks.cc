@@ -46,25 +46,8 @@ bool stdout_is_context(HookEvent event) {
   return event == HookEvent::kUserPromptSubmit || event == HookEvent::kSessionStart;
 }
 
-// Claude Code's spelling of a mode, for the stdin JSON.
-std::string_view mode_name(config::PermissionMode mode) {
-  switch (mode) {
-    case config::PermissionMode::kDefault:
-      return "default";
-    case config::PermissionMode::kAcceptEdits:
-      return "acceptEdits";
-    case config::PermissionMode::kPlan:
-      return "plan";
-    case config::PermissionMode::kBypassPermissions:
-      return "bypassPermissions";
-  }
-  return "default";
-}
-
 std::string label_of(const config::HookCommand& hook) {
-  const auto& o = hook.origin;
-  std::string where = o.line > 0 ? fmt::format("{}:{}", o.file, o.line) : o.file;
-  return fmt::format("{}: {}", where, hook.command);
+  return fmt::format("{}: {}", hook.origin.where(), hook.command);
 }
 
 std::string trimmed(std::string_view s) {
@@ -79,7 +62,7 @@ Json stdin_json(const HookInput& in) {
       {"session_id", in.session_id},
       {"transcript_path", in.transcript_path},
       {"cwd", in.cwd},
-      {"permission_mode", mode_name(in.permission_mode)},
+      {"permission_mode", config::permission_mode_name(in.permission_mode)},
       {"hook_event_name", config::hook_event_name(in.event)},
   };
   switch (in.event) {

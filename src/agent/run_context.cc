@@ -42,13 +42,13 @@ void SessionGrants::add(const std::vector<std::string>& rules) {
   for (const std::string& r : rules) {
     config::PermissionSettings one;
     one.rules.push_back({config::RuleAction::kAllow, r, {"always allow this", 0}});
-    if (!PermissionPolicy::build(one, config::PermissionMode::kPlan, home_).ok()) continue;
+    if (!PermissionPolicy::build(one, config::PermissionMode::kDefault, home_).ok()) continue;
     rules_.push_back(r);
     settings.rules.push_back(one.rules.front());
   }
-  // Under plan mode nothing but a rule allows a call that is not read-only, and a read-only
-  // one is allowed without a rule: allows() counts only what a rule decided.
-  auto policy = PermissionPolicy::build(settings, config::PermissionMode::kPlan, home_);
+  // Under default mode nothing but a rule allows a call that is not read-only, and a
+  // read-only one is allowed without a rule: allows() counts only what a rule decided.
+  auto policy = PermissionPolicy::build(settings, config::PermissionMode::kDefault, home_);
   if (policy.ok()) policy_ = std::make_shared<const PermissionPolicy>(std::move(*policy));
 }
 

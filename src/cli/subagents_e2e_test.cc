@@ -242,14 +242,14 @@ TEST_F(SubagentsE2E, AnUnknownAgentIsAUsageError) {
 
 TEST_F(SubagentsE2E, ABadDefinitionStopsTheRunNamingFileAndField) {
   // mecha's own files are strict (Claude Code's are not: claude_agents_e2e_test.cc).
-  write(".mecha/agents/e.md", "---\nname: Explore\ndescription: d\npermissionMode: plan\n---\n");
+  write(".mecha/agents/e.md", "---\nname: Explore\ndescription: d\nskills: [pdf]\n---\n");
   write("c.jsonl", "{\"mecha_cassette\": 1}\n");
   auto r = run_mecha({"run", "--model", "cassette:c.jsonl", "x"}, tree_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "mecha: " + (tree_ / ".mecha/agents/e.md").string() +
-                       ":4: unknown field 'permissionMode' in agent definition (fields: name, "
+                       ":4: unknown field 'skills' in agent definition (fields: name, "
                        "description, tools, disallowedTools, maxTurns, model, provider, "
-                       "trusted_output, answer_shape)\n");
+                       "permissionMode, trusted_output, answer_shape)\n");
   auto a = run_mecha({"agents"}, tree_);
   EXPECT_EQ(a.exit_code, 1);
   EXPECT_EQ(a.err, r.err);

@@ -120,8 +120,10 @@ TEST(AgentDef, ClaudeCodeFilesAreReadAsClaudeCodeReadsThem) {
   EXPECT_EQ(d->tools_line, 4);
   EXPECT_EQ(d->model, "sonnet");
   EXPECT_EQ(d->max_turns, 5);
+  EXPECT_EQ(d->permission_mode, PermissionMode::kPlan);
+  EXPECT_EQ(d->permission_mode_line, 6);
   EXPECT_EQ(d->unsupported,
-            (std::vector<std::string>{"permissionMode: plan", "mcpServers: [github]",
+            (std::vector<std::string>{"mcpServers: [github]",
                                       "hooks: (a mapping)", "skills: [pdf]", "memory: project",
                                       "isolation: worktree", "effort: high", "background: false",
                                       "color: red"}));
@@ -152,7 +154,8 @@ TEST(AgentDef, MarkdownErrorsNameFileLineAndField) {
   const std::vector<Case> cases = {
       {"---\nname: a\ndescription: d\ncolour: red\n---\n",
        "a.md:4: unknown field 'colour' in agent definition (fields: name, description, tools, "
-       "disallowedTools, maxTurns, model, provider, trusted_output, answer_shape)"},
+       "disallowedTools, maxTurns, model, provider, permissionMode, trusted_output, "
+       "answer_shape)"},
       {"---\nname: a\ndescription: d\nmaxTurns: many\n---\n",
        "a.md:4: field 'maxTurns' must be a positive integer, got a string"},
       {"---\nname: a\ndescription: d\nmaxTurns: \"5\"\n---\n",
@@ -193,7 +196,8 @@ TEST(AgentDef, MarkdownErrorsNameFileLineAndField) {
       // `color` is Claude Code's, accepted only in .claude/agents.
       {"---\nname: a\ndescription: d\ncolor: red\n---\n",
        "a.md:4: unknown field 'color' in agent definition (fields: name, description, tools, "
-       "disallowedTools, maxTurns, model, provider, trusted_output, answer_shape)"},
+       "disallowedTools, maxTurns, model, provider, permissionMode, trusted_output, "
+       "answer_shape)"},
   };
   for (const auto& c : cases) EXPECT_EQ(md_error(c.text), c.error) << c.text;
 }
@@ -244,7 +248,7 @@ TEST(AgentDef, TomlErrorsNameFileLineAndField) {
   EXPECT_EQ(err("[[subagents]]\nname = \"a\"\ndescription = \"d\"\nprompt = \"x\"\n"),
             "config.toml:4: unknown field 'prompt' in agent definition (fields: name, "
             "description, tools, disallowedTools, system_prompt, maxTurns, model, provider, "
-            "trusted_output, answer_shape)");
+            "permissionMode, trusted_output, answer_shape)");
   EXPECT_EQ(err("[[subagents]]\nname = \"a\"\ndescription = \"d\"\ntools = \"Grep\"\n"
                 "max_turns = 2.5\n"),
             "config.toml:5: field 'max_turns' must be a positive integer, got a float");
@@ -442,14 +446,24 @@ TEST_F(AgentDirs, ADuplicateOfAClaudeCodeOrUserFileIsAWarning) {
 }
 
 TEST_F(AgentDirs, ABadFileOfMechasIsAnErrorNamingIt) {
+  write(".mecha/agents/e.md", "---\nname: Explore\ndescription: d\nskills: x\n---\n");
+  auto defs = load_agent_defs(Config{}, dir_, nullptr, UserAgentDirs{});
+  ASSERT_FALSE(defs.ok());
+  EXPECT_EQ(defs.status().message(),
+            (dir_ / ".mecha/agents/e.md").string() +
+                ":4: unknown field 'skills' in agent definition (fields: name, "
+                "description, tools, disallowedTools, maxTurns, model, provider, permissionMode, "
+                "trusted_output, answer_shape)");
+}
+
+TEST_F(AgentDirs, AnUnknownPermissionModeIsAnErrorNamingTheModes) {
   write(".mecha/agents/e.md", "---\nname: Explore\ndescription: d\npermissionMode: x\n---\n");
   auto defs = load_agent_defs(Config{}, dir_, nullptr, UserAgentDirs{});
   ASSERT_FALSE(defs.ok());
   EXPECT_EQ(defs.status().message(),
             (dir_ / ".mecha/agents/e.md").string() +
-                ":4: unknown field 'permissionMode' in agent definition (fields: name, "
-                "description, tools, disallowedTools, maxTurns, model, provider, trusted_output, "
-                "answer_shape)");
+                ":4: field 'permissionMode': unknown permission mode \"x\" (modes: default, "
+                "acceptEdits, plan, bypassPermissions)");
 }
 
 // Claude Code skips a bad file; mecha keeps it by name with its error, and one warning.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <utility>
 
+#include "config/claude_settings.h"
 #include "config/section_readers.h"
 #include "config/toml_reader.h"
 
@@ -27,24 +28,6 @@ constexpr std::pair<HookEvent, std::string_view> kEvents[] = {
 // A hook that runs longer than a day is a mistake, and a bound keeps the conversion to
 // milliseconds from overflowing.
 constexpr double kMaxTimeoutSeconds = 24 * 60 * 60;
-
-// The 1-based line of the first `needle` at or after line `from_line`, or 0. Private to this
-// file: config/claude_settings.h's line_of is the same lookup, built on another branch.
-int line_in(std::string_view text, std::string_view needle, int from_line) {
-  if (needle.empty()) return 0;
-  size_t at = 0;
-  int line = 1;
-  while (line < from_line) {
-    size_t nl = text.find('\n', at);
-    if (nl == std::string_view::npos) return 0;
-    at = nl + 1;
-    ++line;
-  }
-  size_t found = text.find(needle, at);
-  if (found == std::string_view::npos) return 0;
-  for (size_t i = at; i < found; ++i) line += text[i] == '\n';
-  return line;
-}
 
 std::string located(const std::string& file, int line) {
   return line > 0 ? fmt::format("{}:{}", file, line) : file;
@@ -84,7 +67,7 @@ std::string event_list() {
 Result<HookCommand> json_command(const Json& j, const std::string& path, const std::string& file,
                                  std::string_view text, int* cursor) {
   auto at = [&](std::string_view needle) {
-    int line = line_in(text, needle, *cursor);
+    int line = line_of(text, needle, *cursor);
     return located(file, line > 0 ? line : *cursor);
   };
   if (!j.is_object()) {
@@ -114,7 +97,7 @@ Result<HookCommand> json_command(const Json& j, const std::string& path, const s
                                      at("\"command\""), path));
   }
   hook.command = command->get<std::string>();
-  int line = line_in(text, dump_json(*command), *cursor);
+  int line = line_of(text, dump_json(*command), *cursor);
   if (line > 0) *cursor = line;
   hook.origin = SettingOrigin{file, line};
   if (j.contains("timeout")) {
@@ -149,7 +132,7 @@ Result<HookEvent> parse_hook_event(std::string_view name) {
 
 Status add_json_hooks(const Json& hooks, const std::string& file, std::string_view text,
                       HookSettings* into) {
-  const int hooks_line = std::max(1, line_in(text, "\"hooks\"", 1));
+  const int hooks_line = std::max(1, line_of(text, "\"hooks\"", 1));
   if (!hooks.is_object()) {
     return Status::error(fmt::format("{}: \"hooks\" must be an object of events, not {}",
                                      located(file, hooks_line), json_type_name(hooks)));
@@ -157,7 +140,7 @@ Status add_json_hooks(const Json& hooks, const std::string& file, std::string_vi
   // Parsed first, all of them, so that one bad entry leaves *into as it was.
   std::map<HookEvent, std::vector<HookGroup>> added;
   for (const auto& [name, groups] : hooks.items()) {
-    const int event_line = line_in(text, fmt::format("\"{}\"", name), hooks_line);
+    const int event_line = line_of(text, fmt::format("\"{}\"", name), hooks_line);
     const std::string event_at = located(file, event_line > 0 ? event_line : hooks_line);
     auto event = parse_hook_event(name);
     if (!event) return event.status().prefixed(event_at);
@@ -176,14 +159,14 @@ Status add_json_hooks(const Json& hooks, const std::string& file, std::string_vi
       HookGroup out;
       for (const auto& [key, value] : group.items()) {
         if (key != "matcher" && key != "hooks") {
-          int line = line_in(text, fmt::format("\"{}\"", key), cursor);
+          int line = line_of(text, fmt::format("\"{}\"", key), cursor);
           return Status::error(fmt::format("{}: unknown key \"{}\" in {} (keys: matcher, hooks)",
                                            located(file, line > 0 ? line : cursor), key, path));
         }
       }
       if (group.contains("matcher") && !group.at("matcher").is_null()) {
         const Json& m = group.at("matcher");
-        int line = line_in(text, "\"matcher\"", cursor);
+        int line = line_of(text, "\"matcher\"", cursor);
         const std::string at = located(file, line > 0 ? line : cursor);
         if (!m.is_string()) {
           return Status::error(
@@ -193,7 +176,7 @@ Status add_json_hooks(const Json& hooks, const std::string& file, std::string_vi
         MECHA_RETURN_IF_ERROR(check_matcher(out.matcher, fmt::format("{}: {}", at, path)));
       }
       if (!group.contains("hooks") || !group.at("hooks").is_array()) {
-        int line = line_in(text, group.contains("matcher") ? "\"matcher\"" : "{", cursor);
+        int line = line_of(text, group.contains("matcher") ? "\"matcher\"" : "{", cursor);
         return Status::error(fmt::format("{}: {} needs \"hooks\", an array of commands",
                                          located(file, line > 0 ? line : cursor), path));
       }

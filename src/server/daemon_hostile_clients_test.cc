@@ -353,7 +353,7 @@ std::string python_client(const std::filesystem::path& socket) {
       "s=socket.socket(socket.AF_UNIX)\n"
       "s.connect(sys.argv[1])\n"
       "try:\n"
-      "  s.sendall(b\"{{\\\"kind\\\":\\\"hello\\\",\\\"body\\\":{{\\\"protocol_version\\\":2,"
+      "  s.sendall(b\"{{\\\"kind\\\":\\\"hello\\\",\\\"body\\\":{{\\\"protocol_version\\\":{},"
       "\\\"software\\\":\\\"py\\\"}}}}\\n\")\n"
       "except OSError:\n"
       "  pass\n"
@@ -366,7 +366,7 @@ std::string python_client(const std::filesystem::path& socket) {
       "  if not c: break\n"
       "  d+=c\n"
       "sys.stdout.write(d.decode())' {} 2>&1",
-      socket.string());
+      wire::kProtocolVersion, socket.string());
 }
 
 // Issue 11, finding 5: a command in the sandbox (a new PID namespace) reached the daemon's
