@@ -259,12 +259,11 @@ Ended Chat::run_turn(const std::string& text) {
         // The renderer has said who asks to run what, and why. "Always" is offered for a
         // permission ask: a tainted run's send is approved one at a time.
         const bool permission = a->action == "permission";
-        std::string prompt = fmt::format("Allow {}? [y]es, [N]o{} ", a->tool,
-                                         permission ? ", [a]lways for this session" : "");
+        std::string prompt =
+            fmt::format("Allow {}? [y/N{}] ", a->tool, permission ? "/a(lways)" : "");
         LineEditor::Read answer = editor_.read(printable(prompt), false);
         const bool got = answer.got == LineEditor::Got::kLine;
-        const bool always =
-            permission && got && (answer.line == "a" || answer.line == "always");
+        const bool always = permission && got && (answer.line == "a" || answer.line == "always");
         const bool yes = always || (got && (answer.line == "y" || answer.line == "yes"));
         (void)client.send(wire::ApprovalAnswer{a->request_id, yes, always});
       }

@@ -41,14 +41,18 @@ class ChatInTmux : public ::testing::Test {
             "XDG_RUNTIME_DIR=" + (dir_.path() / "run").string()};
   }
 
+  // `mode` is chat's --permission-mode: the tests about something else than permissions run
+  // under bypassPermissions, where nothing but the interlock asks.
   std::unique_ptr<TmuxSession> chat(const std::string& cassette,
-                                    const std::string& binary = testing::mecha_binary()) {
+                                    const std::string& binary = testing::mecha_binary(),
+                                    const std::string& mode = "bypassPermissions") {
     dir_.write("c.jsonl", cassette);
     return std::make_unique<TmuxSession>(
         dir_.path(),
-        std::vector<std::string>{
-            binary, "chat", "--model", "cassette:" + (dir_.path() / "c.jsonl").string(), "--store",
-            (dir_.path() / "store").string(), "--socket", (dir_.path() / "run/none.sock").string()},
+        std::vector<std::string>{binary, "chat", "--permission-mode", mode, "--model",
+                                 "cassette:" + (dir_.path() / "c.jsonl").string(), "--store",
+                                 (dir_.path() / "store").string(), "--socket",
+                                 (dir_.path() / "run/none.sock").string()},
         dir_.path() / "tree", env());
   }
 
@@ -277,6 +281,38 @@ TEST_F(ChatInTmux, CtrlCCancelsALongToolAndTheChatGoesOn) {
   t->type("are you there");
   t->press("Enter");
   ASSERT_TRUE(t->wait_for("Still here."));
+  ASSERT_TRUE(prompt(*t, 3));
+  t->press("C-d");
+  ASSERT_TRUE(t->wait_for_exit(0));
+}
+
+// In the default mode a command asks first; "a" lets it run and every later call the same
+// rule allows, for the rest of the session, without asking again.
+TEST_F(ChatInTmux, APermissionAskAnsweredAlwaysIsNotAskedAgain) {
+  if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
+  auto t = chat(kHeader + tool_use("t1", "Bash", {{"command", "touch one"}}) + answer("Made one.") +
+                    tool_use("t2", "Bash", {{"command", "touch one"}}) +
+                    tool_use("t3", "Bash", {{"command", "touch two"}}) + answer("Made two."),
+                testing::mecha_binary(), "default");
+  const auto tree = dir_.path() / "tree";
+  ASSERT_TRUE(prompt(*t, 1));
+  t->type("make one");
+  t->press("Enter");
+  ASSERT_TRUE(t->wait_for("Allow Bash? [y/N/a(lways)]"));
+  EXPECT_FALSE(std::filesystem::exists(tree / "one")) << "ran before the person answered";
+  t->type("a");
+  t->press("Enter");
+  ASSERT_TRUE(t->wait_for("Made one."));
+  EXPECT_TRUE(std::filesystem::exists(tree / "one"));
+
+  // The same command again runs unasked; another command asks.
+  ASSERT_TRUE(prompt(*t, 2));
+  t->type("again");
+  t->press("Enter");
+  ASSERT_TRUE(t->wait_for("Allow Bash? [y/N/a(lways)]", 2));
+  t->press("Enter");
+  ASSERT_TRUE(t->wait_for("Made two."));
+  EXPECT_FALSE(std::filesystem::exists(tree / "two")) << "ran though the person said no";
   ASSERT_TRUE(prompt(*t, 3));
   t->press("C-d");
   ASSERT_TRUE(t->wait_for_exit(0));

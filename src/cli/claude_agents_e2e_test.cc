@@ -113,10 +113,10 @@ TEST_F(ClaudeAgentsE2E, TheFolderLoadsWithWarningsAndTheRightToolsAndModels) {
   EXPECT_EQ(all.at("max_turns"), 7);
   EXPECT_EQ(all.at("model"), "opus");
   EXPECT_EQ(all.at("model_id"), "claude-opus-4-1");
-  EXPECT_EQ(all.at("not_supported"),
-            Json::array({"permissionMode: plan", "mcpServers: [github]", "hooks: (a mapping)",
-                         "skills: [pdf]", "memory: project", "isolation: worktree", "effort: high",
-                         "background: false", "color: blue"}));
+  EXPECT_EQ(
+      all.at("not_supported"),
+      Json::array({"mcpServers: [github]", "hooks: (a mapping)", "skills: [pdf]", "memory: project",
+                   "isolation: worktree", "effort: high", "background: false", "color: blue"}));
   EXPECT_EQ(by_name(*j, "sonnet-agent").at("model_id"), "claude-sonnet-4-5");
   EXPECT_EQ(by_name(*j, "haiku-agent").at("model_id"), "my-haiku") << "[model_aliases] first";
   EXPECT_EQ(by_name(*j, "inherit-agent").at("model_id"), nullptr) << "the parent's model";
@@ -137,7 +137,7 @@ TEST_F(ClaudeAgentsE2E, TheFolderLoadsWithWarningsAndTheRightToolsAndModels) {
   EXPECT_NE(text.out.find("  not available (no MCP yet): mcp__github__create_issue, mcp__fs__*\n"),
             std::string::npos);
   EXPECT_NE(text.out.find("  model: sonnet = claude-sonnet-4-5\n"), std::string::npos);
-  EXPECT_NE(text.out.find("  not supported: permissionMode: plan; "), std::string::npos);
+  EXPECT_NE(text.out.find("  not supported: mcpServers: [github]; "), std::string::npos);
   EXPECT_NE(text.out.find("malformed        .claude/agents  error: " + file("malformed.md")),
             std::string::npos);
 }

@@ -52,8 +52,7 @@ TEST_F(DemoTest, TheScriptedModelFixesTheBug) {
 
   SubprocessResult agent =
       run({std::string(MECHA_BINARY_DIR) + "/mecha", "run", "--permission-mode", "acceptEdits",
-           "--model",
-           "cassette:" + std::string(MECHA_SOURCE_DIR) + "/examples/demo/cassette.jsonl",
+           "--model", "cassette:" + std::string(MECHA_SOURCE_DIR) + "/examples/demo/cassette.jsonl",
            "The test test_median_even_length fails. Find the bug and fix it."});
   ASSERT_EQ(agent.exit_code, 0) << agent.err.text();
   EXPECT_EQ(agent.out.text(),

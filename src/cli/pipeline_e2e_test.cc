@@ -125,7 +125,8 @@ TEST_F(PipelineE2E, TheDaemonStopsATurnAtMaxTime) {
 {"response": {"content": [{"type": "text", "text": "second turn"}]}}
 )";
   auto start = std::chrono::steady_clock::now();
-  auto frames = chat(cassette, "sleep\n", {"--max-time", "1"});
+  auto frames =
+      chat(cassette, "sleep\n", {"--max-time", "1", "--permission-mode", "bypassPermissions"});
   const double took =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(last_.exit_code, 0) << last_.err;

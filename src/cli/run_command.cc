@@ -103,8 +103,7 @@ int run_main(const RunOptions& opt) {
   InterruptScope interrupts(&cancel);
   // The limits count from here, once the session is open.
   (*plan)->start(ctx);
-  agent::run_session_start_hooks(ctx, opt.resume.empty() ? "startup" : "resume", conv,
-                                 sink.get());
+  agent::run_session_start_hooks(ctx, opt.resume.empty() ? "startup" : "resume", conv, sink.get());
   if (auto* human = dynamic_cast<HumanRenderer*>(sink.get())) human->waiting_for_model();
   agent::Outcome outcome = main_agent.run(ctx, conv, sink.get());
   agent::run_session_end_hooks(ctx, "other", sink.get());

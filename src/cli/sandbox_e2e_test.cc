@@ -81,8 +81,9 @@ print("commondir planted")
   cassette += text_line("main", "done");
   dir.write("c.jsonl", cassette);
 
-  BinaryResult r =
-      testing::run_mecha({"run", "--json", "--model", "cassette:c.jsonl", "go"}, dir.path());
+  BinaryResult r = testing::run_mecha({"run", "--json", "--permission-mode", "bypassPermissions",
+                                       "--model", "cassette:c.jsonl", "go"},
+                                      dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   auto events = testing::json_lines(r.out);
   EXPECT_EQ(result_of(events, "b1"),
@@ -131,8 +132,9 @@ except OSError as e:
   // pass_env keeps XDG_RUNTIME_DIR, so the probe knows where to look.
   dir.write(".home/.config/mecha/config.toml",
             "[sandbox]\npass_env = [\"PATH\", \"XDG_RUNTIME_DIR\"]\n");
-  BinaryResult r =
-      testing::run_mecha({"run", "--json", "--model", "cassette:c.jsonl", "go"}, dir.path());
+  BinaryResult r = testing::run_mecha({"run", "--json", "--permission-mode", "bypassPermissions",
+                                       "--model", "cassette:c.jsonl", "go"},
+                                      dir.path());
   // On the host the same probe connects: the socket is there to be reached.
   std::string host = on_host(dir.path(), "python3 probe.py");
   ::close(fd);

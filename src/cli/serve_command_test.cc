@@ -23,6 +23,7 @@
 #include "store/session_store.h"
 #include "store/testing/temp_dir.h"
 #include "wire/codec.h"
+#include "wire/frames.h"
 
 namespace mecha::cli {
 namespace {
@@ -338,20 +339,22 @@ TEST(ServeCommand, RefusesAPeerInAnotherPidNamespaceUnlessAllowed) {
              "s = socket.socket(socket.AF_UNIX)\n"
              "s.connect(sys.argv[1])\n"
              "try:\n"
-             "    s.sendall(b'{\"kind\":\"hello\",\"body\":{\"protocol_version\":2,\"software\":"
-             "\"py\"}}\\n')\n"
-             "except OSError:\n"
-             "    pass\n"
-             "d = b''\n"
-             "while not d.endswith(b'\\n'):\n"
-             "    try:\n"
-             "        c = s.recv(4096)\n"
-             "    except OSError:\n"
-             "        break\n"
-             "    if not c:\n"
-             "        break\n"
-             "    d += c\n"
-             "sys.stdout.write(d.decode())\n");
+             "    s.sendall(b'{\"kind\":\"hello\",\"body\":{\"protocol_version\":" +
+                 std::to_string(wire::kProtocolVersion) +
+                 ",\"software\":"
+                 "\"py\"}}\\n')\n"
+                 "except OSError:\n"
+                 "    pass\n"
+                 "d = b''\n"
+                 "while not d.endswith(b'\\n'):\n"
+                 "    try:\n"
+                 "        c = s.recv(4096)\n"
+                 "    except OSError:\n"
+                 "        break\n"
+                 "    if not c:\n"
+                 "        break\n"
+                 "    d += c\n"
+                 "sys.stdout.write(d.decode())\n");
   auto first_line = [&](const std::string& prefix, const fs::path& socket) {
     const fs::path out = dir.path() / "out.txt";
     std::string cmd = fmt::format("{} python3 {} {} > {} 2>&1", prefix, script.string(),

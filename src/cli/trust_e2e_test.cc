@@ -42,7 +42,11 @@ class PlantedConfig : public ::testing::Test {
     return testing::run_mecha(args, tree(), "", testing::mecha_binary(),
                               {"XDG_STATE_HOME=" + (dir_.path() / "state").string()});
   }
-  BinaryResult run() { return mecha({"run", "--json", "--model", "cassette:c.jsonl", "go"}); }
+  // The runs here are about consent to a config, not permissions: nothing asks.
+  BinaryResult run() {
+    return mecha({"run", "--json", "--permission-mode", "bypassPermissions", "--model",
+                  "cassette:c.jsonl", "go"});
+  }
   std::string refusal(const char* state, const std::string& keys) const {
     return fmt::format(
         "mecha: {0} {1} and sets security keys: {2}. A project's config may only tighten "
@@ -134,8 +138,7 @@ TEST_F(PlantedConfig, AFileThatOnlyTightensLoadsAndApplies) {
 // A table mecha does not read yet was accepted with any content and ignored, so hooks or
 // permissions a user wrote did nothing. Now the run stops before anything runs, naming it.
 TEST_F(PlantedConfig, ATableNotReadYetStopsTheRunNamingFileAndLine) {
-  dir_.write("tree/.mecha/config.toml",
-             "[limits]\nmax_turns = 5\n\n[tools]\nfetch = false\n");
+  dir_.write("tree/.mecha/config.toml", "[limits]\nmax_turns = 5\n\n[tools]\nfetch = false\n");
   BinaryResult r = run();
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, fmt::format("mecha: {}:4: [tools] is not supported yet by this mecha (it is "
@@ -168,7 +171,8 @@ TEST_F(PlantedConfig, AnUntrustedFileCannotEmptyTheUsersSecrets) {
 {{"response": {{"content": [{{"type": "text", "text": "done"}}], "stop_reason": "end_turn", "usage": {{"input_tokens": 10, "output_tokens": 5}}}}}}
 )",
                                      read_key));
-  BinaryResult r = mecha({"run", "--json", "--model", "cassette:steal.jsonl", "go"});
+  BinaryResult r = mecha({"run", "--json", "--permission-mode", "bypassPermissions", "--model",
+                          "cassette:steal.jsonl", "go"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> refused;
   for (const Json& e : testing::json_lines(r.out))

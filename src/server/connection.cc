@@ -132,8 +132,8 @@ void Connection::close_with(const wire::Error& reason) {
   channel_.shutdown();
 }
 
-wire::ApprovalAnswer Connection::ask(const wire::ApprovalRequest& request, std::chrono::milliseconds timeout,
-                     const CancelToken& cancel) {
+wire::ApprovalAnswer Connection::ask(const wire::ApprovalRequest& request,
+                                     std::chrono::milliseconds timeout, const CancelToken& cancel) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (closed_) return wire::ApprovalAnswer{request.request_id, false, false};

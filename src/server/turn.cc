@@ -113,8 +113,8 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
   FrameSink sink(connection);
   if (first_turn) {
     // The session starts for its hooks at its first turn here: new, or one the log holds.
-    agent::run_session_start_hooks(ctx, session.conversation().empty() ? "startup" : "resume",
-                                   conv, &sink);
+    agent::run_session_start_hooks(ctx, session.conversation().empty() ? "startup" : "resume", conv,
+                                   &sink);
   }
   agent::Outcome outcome = plan.agent->run(ctx, conv, &sink);
   session.taint() = ctx.taint;

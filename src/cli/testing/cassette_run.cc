@@ -1,5 +1,6 @@
 #include "cli/testing/cassette_run.h"
 
+#include <algorithm>
 #include <fstream>
 
 #include "agent/testing/cassette_script.h"
@@ -30,6 +31,10 @@ BinaryResult CassetteRunTest::mecha(const std::vector<std::string>& args) {
 std::vector<Json> CassetteRunTest::run(const std::string& lines, std::vector<std::string> extra) {
   dir_.write("c.jsonl", "{\"mecha_cassette\": 1}\n" + lines);
   std::vector<std::string> args = {"run", "--json", "--model", "cassette:c.jsonl"};
+  if (!permission_mode_.empty() &&
+      std::find(extra.begin(), extra.end(), "--permission-mode") == extra.end()) {
+    args.insert(args.end(), {"--permission-mode", permission_mode_});
+  }
   args.insert(args.end(), extra.begin(), extra.end());
   args.push_back(prompt_);
   BinaryResult r = mecha(args);

@@ -35,6 +35,11 @@ class CassetteRunTest : public ::testing::Test {
   std::vector<Json> sent() const;
 
   TempDir dir_;
+  // The --permission-mode of run(). These tests are about something else (the guard, the
+  // sandbox, taint, the interlock), all of which hold in every mode, so they run under
+  // bypassPermissions, where nothing asks; a test of permissions sets its own ("" for the
+  // config's mode).
+  std::string permission_mode_ = "bypassPermissions";
 
  private:
   std::string prompt_;
