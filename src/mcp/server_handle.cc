@@ -1,0 +1,141 @@
+#include "mcp/server_handle.h"
+
+#include <algorithm>
+
+#include "mcp/http_transport.h"
+#include "mcp/stdio_transport.h"
+
+extern char** environ;
+
+namespace mecha::mcp {
+namespace {
+
+// The child's environment: mecha's own, with the spec's entries added or replaced.
+std::vector<std::string> child_env(const std::map<std::string, std::string>& extra) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view entry(*e);
+    std::string name(entry.substr(0, entry.find('=')));
+    if (extra.count(name) == 0) env.emplace_back(entry);
+  }
+  for (const auto& [name, value] : extra) env.push_back(name + "=" + value);
+  return env;
+}
+
+}  // namespace
+
+ServerHandle::ServerHandle(ServerSpec spec, HandleOptions options)
+    : spec_(std::move(spec)), options_(std::move(options)) {}
+
+ServerHandle::~ServerHandle() { stop(); }
+
+std::unique_ptr<Transport> make_transport(const ServerSpec& spec_, const HandleOptions& options_) {
+  if (spec_.is_http()) {
+    HttpTransportOptions http;
+    http.url = spec_.url;
+    for (const auto& [name, value] : spec_.headers) http.headers.push_back(name + ": " + value);
+    http.connect_timeout = spec_.startup_timeout;
+    return std::make_unique<HttpTransport>(std::move(http));
+  }
+  StdioOptions stdio;
+  stdio.child.argv.push_back(spec_.command);
+  stdio.child.argv.insert(stdio.child.argv.end(), spec_.args.begin(), spec_.args.end());
+  stdio.child.cwd = spec_.cwd;
+  if (!spec_.env.empty()) stdio.child.env = child_env(spec_.env);
+  stdio.stderr_log = options_.stderr_log;
+  return std::make_unique<StdioTransport>(std::move(stdio));
+}
+
+Result<std::shared_ptr<Client>> ServerHandle::running(const CancelToken* cancel) {
+  std::lock_guard<std::mutex> start_lock(start_mu_);
+  std::shared_ptr<Client> dead;  // destroyed (its server killed) outside mu_
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (client_ && client_->failure().ok()) return client_;
+    dead = std::move(client_);
+    tools_.reset();
+  }
+  dead.reset();
+  ClientOptions client_options;
+  client_options.server_name = spec_.name;
+  client_options.work_tree = options_.work_tree;
+  client_options.startup_timeout = spec_.startup_timeout;
+  auto client =
+      std::make_shared<Client>(std::move(client_options), make_transport(spec_, options_));
+  Status started = client->start(cancel);
+  std::lock_guard<std::mutex> lock(mu_);
+  ++starts_;
+  if (!started.ok()) {
+    if (started.kind() != ErrorKind::kCancelled) last_failure_ = started;
+    return started;
+  }
+  client_ = client;
+  return client;
+}
+
+Result<std::vector<ToolInfo>> ServerHandle::tools(const CancelToken* cancel) {
+  auto client = running(cancel);
+  if (!client.ok()) return client.status();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (tools_ && !(*client)->tools_stale()) return *tools_;
+  }
+  auto listed = (*client)->list_tools(cancel, spec_.startup_timeout);
+  if (!listed.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (Status f = (*client)->failure(); !f.ok()) last_failure_ = f;
+    return listed.status();
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (client_ == *client) tools_ = *listed;
+  return listed;
+}
+
+Result<CallResult> ServerHandle::call_tool(const std::string& tool, const Json& arguments,
+                                           CallOptions options) {
+  options.timeout = std::min(options.timeout, spec_.tool_timeout);
+  auto client = running(options.cancel);
+  if (!client.ok()) return client.status();
+  auto result = (*client)->call_tool(tool, arguments, options);
+  if (!result.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (Status f = (*client)->failure(); !f.ok()) last_failure_ = f;
+  }
+  return result;
+}
+
+Status ServerHandle::ping(const CancelToken* cancel) {
+  auto client = running(cancel);
+  if (!client.ok()) return client.status();
+  return (*client)->ping(cancel, spec_.startup_timeout);
+}
+
+ServerState ServerHandle::state() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (client_ && client_->failure().ok()) return ServerState::kRunning;
+  if (client_ || !last_failure_.ok()) return ServerState::kFailed;
+  return ServerState::kStopped;
+}
+
+Status ServerHandle::last_failure() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (client_ && !client_->failure().ok()) return client_->failure();
+  return last_failure_;
+}
+
+int ServerHandle::starts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return starts_;
+}
+
+void ServerHandle::stop() {
+  std::lock_guard<std::mutex> start_lock(start_mu_);
+  std::shared_ptr<Client> client;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    client = std::move(client_);
+    tools_.reset();
+  }
+}
+
+}  // namespace mecha::mcp
