@@ -213,8 +213,9 @@ Result<Json> Client::request(const std::string& method, Json params,
 }
 
 Status Client::on_message(std::string_view text) {
-  auto parsed = parse_message(text, "a message");
-  if (!parsed.ok()) return Status::error("sent garbage: " + parsed.message());
+  // The transport ends the connection with this message (and on_closed names the server).
+  auto parsed = parse_message(text, "it sent garbage");
+  if (!parsed.ok()) return parsed.status();
   RpcMessage& msg = *parsed;
   switch (msg.kind) {
     case RpcMessage::Kind::kResponse:
@@ -222,7 +223,7 @@ Status Client::on_message(std::string_view text) {
       if (!msg.id.is_number_integer()) {
         if (msg.kind == RpcMessage::Kind::kError && msg.id.is_null()) {
           // The server could not read something we sent: it says so, but about no request.
-          return Status::error(fmt::format("answered with an error about no request: {} ({})",
+          return Status::error(fmt::format("it answered with an error about no request: {} ({})",
                                            replace_invalid_utf8(msg.error_message),
                                            msg.error_code));
         }

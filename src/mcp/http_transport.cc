@@ -232,7 +232,7 @@ void HttpTransport::listen() {
     if (status == 405) return;
     if (!st.ok()) {
       // Garbage on the server's stream is garbage from the server.
-      if (st.message().rfind("sent garbage", 0) == 0) return fail(st);
+      if (st.message().rfind("it sent garbage", 0) == 0) return fail(st);
       ++failures;
     } else {
       failures = 0;
