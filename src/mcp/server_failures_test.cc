@@ -112,7 +112,8 @@ TEST_F(ServerFailuresTest, PagesOfToolsAreJoined) {
   ASSERT_TRUE(tools.ok()) << tools.message();
   ASSERT_EQ(tools->size(), 2u);
   EXPECT_EQ((*tools)[0], (ToolInfo{"act", "", "", Json{{"type", "object"}}, false}));
-  EXPECT_EQ((*tools)[1], (ToolInfo{"second page", "", "on page 2", Json{{"type", "object"}}, true}));
+  EXPECT_EQ((*tools)[1],
+            (ToolInfo{"second page", "", "on page 2", Json{{"type", "object"}}, true}));
 }
 
 TEST_F(ServerFailuresTest, AServerThatCrashesMidCallIsOneErrorAndRestartsOnTheNextCall) {
@@ -135,8 +136,7 @@ TEST_F(ServerFailuresTest, AServerThatCrashesMidCallIsOneErrorAndRestartsOnTheNe
   // Its stderr went to the log too, both starts of it.
   std::ifstream log(dir_ / "stderr.log");
   std::string logged((std::istreambuf_iterator<char>(log)), {});
-  EXPECT_EQ(logged,
-            "fake server starting\nfatal: exploding on purpose\nfake server starting\n");
+  EXPECT_EQ(logged, "fake server starting\nfatal: exploding on purpose\nfake server starting\n");
 }
 
 TEST_F(ServerFailuresTest, AServerThatNeverAnswersInitializeTimesOutAndIsKilled) {

@@ -51,11 +51,11 @@ TEST(McpToolTest, CollidingNamesAreRefusedNamingBoth) {
 TEST(McpToolTest, HostileSchemasAreLeftOutSayingWhy) {
   auto server = handle_named("srv");
   Json huge = {{"type", "object"}, {"description", std::string(kMaxSchemaBytes, 'z')}};
-  auto made = make_mcp_tools(server,
-                             {info("fine"), info("array", Json{{"type", "array"}}),
-                              info("untyped", Json::object()), info("huge", huge),
-                              info("props", Json{{"type", "object"}, {"properties", 5}})},
-                             nullptr);
+  auto made = make_mcp_tools(
+      server,
+      {info("fine"), info("array", Json{{"type", "array"}}), info("untyped", Json::object()),
+       info("huge", huge), info("props", Json{{"type", "object"}, {"properties", 5}})},
+      nullptr);
   ASSERT_TRUE(made.ok()) << made.message();
   ASSERT_EQ(made->tools.size(), 1u);
   EXPECT_EQ(made->tools[0]->name(), "mcp__srv__fine");
@@ -116,10 +116,9 @@ TEST(McpToolTest, CallsTheReferenceServer) {
   auto listed = server->tools(nullptr);
   ASSERT_TRUE(listed.ok()) << listed.message();
   std::vector<std::pair<std::string, std::string>> notes;
-  auto made = make_mcp_tools(server, *listed, nullptr,
-                             [&](const std::string& tool, const std::string& note) {
-                               notes.emplace_back(tool, note);
-                             });
+  auto made = make_mcp_tools(
+      server, *listed, nullptr,
+      [&](const std::string& tool, const std::string& note) { notes.emplace_back(tool, note); });
   ASSERT_TRUE(made.ok()) << made.message();
   EXPECT_EQ(made->left_out, std::vector<std::string>{});
   auto find = [&](const std::string& name) -> std::shared_ptr<Tool> {
