@@ -27,6 +27,11 @@ with open(os.path.join(here, "pids"), "a") as f:
     f.write("%d\n" % os.getpid())
 MODE = os.environ.get("FAKE_MODE", "")
 sys.stderr.write("fake server starting\n")
+if MODE == "forks":
+    import subprocess
+    child = subprocess.Popen(["sleep", "1000"])
+    with open(os.path.join(here, "grandchild"), "w") as f:
+        f.write("%d\n" % child.pid)
 if MODE == "mute":
     sys.stderr.write("waiting for nothing in particular\n")
     sys.stderr.flush()
@@ -176,6 +181,38 @@ TEST_F(ServerFailuresTest, AServerThatWritesGarbageIsOneErrorAndRestartsOnTheNex
   ASSERT_TRUE(again.ok()) << again.message();
   EXPECT_EQ(again->text, "did better");
   EXPECT_EQ(server->starts(), 2);
+}
+
+TEST_F(ServerFailuresTest, StoppingAServerKillsWhatItStartedToo) {
+  auto server = fake("parent", "forks");
+  ASSERT_TRUE(server->ping(nullptr).ok()) << server->last_failure().message();
+  std::ifstream in(dir_ / "grandchild");
+  int grandchild = 0;
+  ASSERT_TRUE(in >> grandchild);
+  ASSERT_EQ(pids().size(), 1u);
+  EXPECT_TRUE(alive(pids()[0]));
+  EXPECT_TRUE(alive(grandchild));
+  server->stop();
+  EXPECT_FALSE(alive(pids()[0]));
+  // The sleep was reparented and is reaped by whoever inherits it; give that a moment.
+  const auto until = SteadyClock::now() + 2s;
+  while (alive(grandchild) && SteadyClock::now() < until) std::this_thread::sleep_for(10ms);
+  EXPECT_FALSE(alive(grandchild));
+  EXPECT_EQ(server->state(), ServerState::kStopped);
+}
+
+TEST_F(ServerFailuresTest, AServerStartedFromAThreadThatEndedKeepsRunning) {
+  // PR_SET_PDEATHSIG fires when the thread that forked ends: the transport's own reader
+  // thread forks, so a server started by a short-lived worker thread lives on.
+  auto server = fake("survivor");
+  std::thread([&] { ASSERT_TRUE(server->ping(nullptr).ok()); }).join();
+  std::this_thread::sleep_for(100ms);
+  ASSERT_EQ(pids().size(), 1u);
+  EXPECT_TRUE(alive(pids()[0]));
+  auto r = server->call_tool("act", {{"do", "more"}}, {});
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->text, "did more");
+  EXPECT_EQ(server->starts(), 1);
 }
 
 TEST_F(ServerFailuresTest, ACommandThatDoesNotExistSaysSo) {
