@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "mcp/server_handle.h"
+#include "mcp/stdio_transport.h"
 #include "mcp/testing/test_servers.h"
 
 namespace mecha::mcp {
@@ -61,6 +62,23 @@ for line in sys.stdin:
             sys.stderr.write("fatal: exploding on purpose\n")
             sys.stderr.flush()
             os._exit(3)
+        elif what == "spew and crash":
+            for i in range(10000):
+                sys.stderr.write("noise %d\n" % i)
+            sys.stderr.write("fatal: out of patience\n")
+            sys.stderr.flush()
+            os._exit(1)
+        elif what == "huge":
+            sys.stdout.write("x" * (17 << 20))
+            sys.stdout.flush()
+            time.sleep(1000)
+        elif what == "log":
+            send({"jsonrpc": "2.0", "method": "notifications/message",
+                  "params": {"level": "warning", "logger": "db", "data": "disk almost full"}})
+            send({"jsonrpc": "2.0", "method": "notifications/message",
+                  "params": {"level": "info", "data": {"rows": 3}}})
+            send({"jsonrpc": "2.0", "id": mid, "result": {"content": [
+                  {"type": "text", "text": "logged"}]}})
         elif what == "garbage":
             sys.stdout.write("this is not JSON-RPC\n")
             sys.stdout.flush()
@@ -213,6 +231,42 @@ TEST_F(ServerFailuresTest, AServerStartedFromAThreadThatEndedKeepsRunning) {
   ASSERT_TRUE(r.ok()) << r.message();
   EXPECT_EQ(r->text, "did more");
   EXPECT_EQ(server->starts(), 1);
+}
+
+TEST_F(ServerFailuresTest, TheStderrTailIsBoundedAndEndsWithTheLastWords) {
+  auto server = fake("chatty");
+  auto r = server->call_tool("act", {{"do", "spew and crash"}}, {});
+  ASSERT_FALSE(r.ok());
+  const std::string prefix =
+      "MCP server \"chatty\" stopped: the server exited with status 1; its stderr ends with:\n";
+  ASSERT_EQ(r.message().rfind(prefix, 0), 0u) << r.message();
+  const std::string tail = r.message().substr(prefix.size());
+  EXPECT_LE(tail.size(), kStderrTailBytes);
+  EXPECT_GT(tail.size(), kStderrTailBytes - 100);
+  // It starts at a whole line and ends with the last one.
+  EXPECT_EQ(tail.rfind("noise ", 0), 0u) << tail;
+  const std::string last = "noise 9999\nfatal: out of patience";
+  EXPECT_EQ(tail.substr(tail.size() - last.size()), last);
+}
+
+TEST_F(ServerFailuresTest, ALineOverTheMessageLimitIsGarbage) {
+  auto server = fake("huge");
+  auto r = server->call_tool("act", {{"do", "huge"}}, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(),
+            "MCP server \"huge\" stopped: the server wrote a line of more than 16777216 bytes on "
+            "stdout (the limit of one message); its stderr ends with:\nfake server starting");
+  ASSERT_EQ(pids().size(), 1u);
+  EXPECT_FALSE(alive(pids()[0]));
+}
+
+TEST_F(ServerFailuresTest, LoggingNotificationsAreKeptAsNotes) {
+  auto server = fake("logger");
+  auto r = server->call_tool("act", {{"do", "log"}}, {});
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->text, "logged");
+  EXPECT_EQ(server->log_notes(),
+            (std::vector<std::string>{"[warning] db: disk almost full", R"([info] {"rows":3})"}));
 }
 
 TEST_F(ServerFailuresTest, ACommandThatDoesNotExistSaysSo) {

@@ -123,6 +123,11 @@ Status ServerHandle::last_failure() const {
   return last_failure_;
 }
 
+std::vector<std::string> ServerHandle::log_notes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return client_ ? client_->log_notes() : std::vector<std::string>{};
+}
+
 int ServerHandle::starts() const {
   std::lock_guard<std::mutex> lock(mu_);
   return starts_;

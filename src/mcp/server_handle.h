@@ -59,6 +59,8 @@ class ServerHandle {
   ServerState state() const;
   // Why the server last failed; ok when it has not.
   Status last_failure() const;
+  // The running server's logging notifications (client.h), oldest first; none when stopped.
+  std::vector<std::string> log_notes() const;
   // How many times a server process (or session) was started.
   int starts() const;
   // Stops the server; the next use starts it again.
