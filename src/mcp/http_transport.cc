@@ -84,7 +84,14 @@ void HttpTransport::spawn(std::function<void()> work) {
 Status HttpTransport::send(std::string message, bool answered) {
   if (closing_.load()) return Status::error("the connection is closed");
   if (failed_.load()) return Status::error("the connection has failed");
-  spawn([this, message = std::move(message), answered] { post(message, answered); });
+  if (!answered) {
+    // Notifications and our answers are POSTed before send() returns, so that they reach
+    // the server in the order they were sent: a request sent after
+    // notifications/initialized must not overtake it. The server answers them at once (202).
+    post(message, false);
+    return failed_.load() ? Status::error("the connection has failed") : ok_status();
+  }
+  spawn([this, message = std::move(message)] { post(message, true); });
   return ok_status();
 }
 

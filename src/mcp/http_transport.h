@@ -17,8 +17,9 @@
 //     error naming the URL and what happened.
 //  2. Every body is bounded: a JSON answer or an SSE event of more than kMaxMessageBytes is
 //     garbage.
-//  3. Each POST runs on a thread of its own, so a long tools/call does not hold up its
-//     cancellation; close() cancels them all and waits for them.
+//  3. The POST of a request runs on a thread of its own, so a long tools/call does not hold
+//     up its cancellation; close() cancels them all and waits for them. Notifications and
+//     answers are POSTed before send() returns, so they keep their order.
 #pragma once
 
 #include <atomic>
