@@ -164,6 +164,7 @@ Result<Json> Client::request(const std::string& method, Json params,
   }
   auto abandon = [&](const std::string& reason) {
     forget();
+    transport_->abandon(id);
     // The server may stop working on it; if the notice cannot be sent the server is gone
     // anyway.
     Status ignored = transport_->send(

@@ -109,9 +109,21 @@ void HttpTransport::listening() {
   if (!listening_told_.exchange(true)) listening_.set_value();
 }
 
+void HttpTransport::stop_all() {
+  stop_.cancel();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [id, token] : in_flight_) token->cancel();
+}
+
+void HttpTransport::abandon(int64_t request_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = in_flight_.find(id_text(Json(request_id)));
+  if (it != in_flight_.end()) it->second->cancel();
+}
+
 void HttpTransport::fail(const Status& why) {
   if (closing_.load() || failed_.exchange(true)) return;
-  stop_.cancel();
+  stop_all();
   if (receiver_.on_closed) receiver_.on_closed(why);
 }
 
@@ -131,8 +143,8 @@ Status HttpTransport::deliver(std::string_view message, const Json* request_id, 
 }
 
 Status HttpTransport::stream(const std::string& method, const std::string& body,
-                             const Json* request_id, bool* answered, std::string* last_event_id,
-                             long* status) {
+                             const CancelToken* cancel, const Json* request_id, bool* answered,
+                             std::string* last_event_id, long* status) {
   HttpExchange ex;
   ex.method = method;
   ex.url = options_.url;
@@ -141,7 +153,7 @@ Status HttpTransport::stream(const std::string& method, const std::string& body,
     ex.headers.push_back("Last-Event-ID: " + *last_event_id);
   }
   ex.body = body;
-  ex.cancel = &stop_;
+  ex.cancel = cancel;
   ex.connect_timeout = options_.connect_timeout;
   bool sse = false;
   std::string json_body;
@@ -201,29 +213,46 @@ Status HttpTransport::stream(const std::string& method, const std::string& body,
 }
 
 void HttpTransport::post(const std::string& message, bool answered) {
+  if (!answered) {
+    long status = 0;
+    std::string no_event_id;
+    Status st = stream("POST", message, &stop_, nullptr, nullptr, &no_event_id, &status);
+    if (!st.ok() && !stop_.cancelled()) fail(st);
+    return;
+  }
   Json request_id;
-  if (answered) {
-    auto parsed = parse_json(message, "request");
-    if (parsed.ok() && parsed->contains("id")) request_id = (*parsed)["id"];
+  auto parsed = parse_json(message, "request");
+  if (parsed.ok() && parsed->contains("id")) request_id = (*parsed)["id"];
+  const std::string key = id_text(request_id);
+  auto token = std::make_shared<CancelToken>();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stop_.cancelled()) return;
+    in_flight_[key] = token;
   }
   bool got_answer = false;
   std::string last_event_id;
   long status = 0;
-  Status st = stream("POST", message, answered ? &request_id : nullptr, &got_answer, &last_event_id,
-                     &status);
+  Status st =
+      stream("POST", message, token.get(), &request_id, &got_answer, &last_event_id, &status);
   // A stream cut before the answer is resumed from the last event the server numbered.
-  for (int resume = 0; answered && !got_answer && !last_event_id.empty() && resume < kMaxResumes &&
-                       st.kind() != ErrorKind::kCancelled && !stop_.cancelled();
+  for (int resume = 0;
+       !got_answer && !last_event_id.empty() && resume < kMaxResumes && !token->cancelled();
        ++resume) {
-    st = stream("GET", "", &request_id, &got_answer, &last_event_id, &status);
+    st = stream("GET", "", token.get(), &request_id, &got_answer, &last_event_id, &status);
   }
-  if (stop_.cancelled()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    in_flight_.erase(key);
+  }
+  // Abandoned by the client, or the whole connection is going: nobody waits for this.
+  if (token->cancelled()) return;
   if (!st.ok()) return fail(st);
-  if (answered && !got_answer) {
+  if (!got_answer) {
     fail(
         Status::error(fmt::format("POST {}: the server ended the answer's stream without "
                                   "answering request {}",
-                                  options_.url, id_text(request_id))));
+                                  options_.url, key)));
   }
 }
 
@@ -232,7 +261,7 @@ void HttpTransport::listen() {
   int failures = 0;
   while (!stop_.cancelled() && failures < kMaxListenFailures) {
     long status = 0;
-    Status st = stream("GET", "", nullptr, nullptr, &last_event_id, &status);
+    Status st = stream("GET", "", &stop_, nullptr, nullptr, &last_event_id, &status);
     listening();
     if (stop_.cancelled()) return;
     // 405: the server offers no stream of its own, which the spec allows.
@@ -253,7 +282,7 @@ void HttpTransport::listen() {
 void HttpTransport::close() {
   std::lock_guard<std::mutex> close_lock(close_mu_);
   if (closing_.exchange(true)) return;
-  stop_.cancel();
+  stop_all();
   std::list<Worker> workers;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -26,6 +26,7 @@
 #include <chrono>
 #include <future>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -57,6 +58,7 @@ class HttpTransport final : public Transport {
   Status open(Receiver receiver) override;
   Status send(std::string message, bool answered) override;
   void on_initialized(const std::string& protocol_version) override;
+  void abandon(int64_t request_id) override;
   void close() override;
 
  private:
@@ -69,8 +71,9 @@ class HttpTransport final : public Transport {
   void listen();
   // Reads an SSE stream (or a JSON body) into messages; sets *answered when the answer to
   // `request_id` (when not null) went by, and *last_event_id as events arrive.
-  Status stream(const std::string& method, const std::string& body, const Json* request_id,
-                bool* answered, std::string* last_event_id, long* status);
+  Status stream(const std::string& method, const std::string& body, const CancelToken* cancel,
+                const Json* request_id, bool* answered, std::string* last_event_id, long* status);
+  void stop_all();  // cancels every exchange
   std::vector<std::string> request_headers(bool sse_only) const;
   Status deliver(std::string_view message, const Json* request_id, bool* answered);
   void fail(const Status& why);
@@ -85,7 +88,10 @@ class HttpTransport final : public Transport {
   std::string session_id_;        // GUARDED_BY(mu_)
   std::string protocol_version_;  // GUARDED_BY(mu_)
   std::list<Worker> workers_;     // GUARDED_BY(mu_)
-  std::mutex deliver_mu_;         // one message at a time to the receiver
+  // The requests whose answers are being read, by id, each with its own token so that one
+  // can be abandoned.
+  std::map<std::string, std::shared_ptr<CancelToken>> in_flight_;  // GUARDED_BY(mu_)
+  std::mutex deliver_mu_;  // one message at a time to the receiver
   std::mutex close_mu_;
   std::promise<void> listening_;
   std::atomic<bool> listening_told_{false};

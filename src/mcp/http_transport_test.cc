@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <mutex>
 #include <thread>
 
@@ -27,7 +28,7 @@ struct Seen {
 class ScriptedMcpServer {
  public:
   // What the next tools/call gets.
-  enum class CallAnswer { kCutThenResume, kSessionGone, kServerError, kGarbage };
+  enum class CallAnswer { kCutThenResume, kSessionGone, kServerError, kGarbage, kHang };
 
   ScriptedMcpServer() {
     server_.Post("/mcp",
@@ -53,6 +54,7 @@ class ScriptedMcpServer {
     while (!server_.is_running()) std::this_thread::sleep_for(1ms);
   }
   ~ScriptedMcpServer() {
+    stopping_ = true;
     server_.stop();
     thread_.join();
   }
@@ -61,6 +63,10 @@ class ScriptedMcpServer {
   void answer_calls_with(CallAnswer a) {
     std::lock_guard<std::mutex> lock(mu_);
     answer_ = a;
+  }
+  Json cancelled_request() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return cancelled_;
   }
   std::vector<Seen> seen() const {
     std::lock_guard<std::mutex> lock(mu_);
@@ -79,6 +85,10 @@ class ScriptedMcpServer {
     Json msg = Json::parse(req.body);
     const std::string rpc = msg.contains("method") ? msg["method"].get<std::string>() : "response";
     record(req, rpc);
+    if (rpc == "notifications/cancelled") {
+      std::lock_guard<std::mutex> lock(mu_);
+      cancelled_ = msg["params"]["requestId"];
+    }
     if (!msg.contains("id") || !msg.contains("method")) {
       res.status = 202;
       return;
@@ -116,6 +126,15 @@ class ScriptedMcpServer {
         case CallAnswer::kGarbage:
           res.set_content("{\"jsonrpc\": \"2.0\", \"id\": ", "application/json");
           return;
+        case CallAnswer::kHang:
+          // An event stream that never says anything, until the client goes.
+          res.set_chunked_content_provider("text/event-stream",
+                                           [this](size_t, httplib::DataSink& sink) {
+                                             std::this_thread::sleep_for(10ms);
+                                             if (!sink.is_writable()) hang_dropped_ = true;
+                                             return !stopping_ && !hang_dropped_;
+                                           });
+          return;
         case CallAnswer::kCutThenResume:
           break;
       }
@@ -144,6 +163,11 @@ class ScriptedMcpServer {
   CallAnswer answer_ = CallAnswer::kCutThenResume;
   int sessions_ = 0;
   int64_t call_id_ = 0;
+  Json cancelled_;
+  std::atomic<bool> stopping_{false};
+
+ public:
+  std::atomic<bool> hang_dropped_{false};  // the client closed the hanging stream
 };
 
 class HttpTransportTest : public ::testing::Test {
@@ -199,6 +223,38 @@ TEST_F(HttpTransportTest, ADroppedStreamIsResumedFromTheLastEventAndTheSessionEn
   ASSERT_NE(bye, nullptr);
   EXPECT_EQ(bye->session, "sess-1");
   EXPECT_EQ(seen.back().method, "DELETE");
+}
+
+TEST_F(HttpTransportTest, ACancelledCallStopsReadingItsStreamAndTheSessionGoesOn) {
+  ServerHandle handle(spec(), HandleOptions{});
+  ASSERT_TRUE(handle.ping(nullptr).ok()) << handle.last_failure().message();
+  server_.answer_calls_with(ScriptedMcpServer::CallAnswer::kHang);
+  CancelToken cancel;
+  CallOptions options;
+  options.cancel = &cancel;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(300ms);
+    cancel.cancel();
+  });
+  const auto started = std::chrono::steady_clock::now();
+  auto r = handle.call_tool("anything", Json::object(), options);
+  canceller.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 1500ms);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().kind(), ErrorKind::kCancelled);
+  EXPECT_EQ(r.message(), "MCP server \"scripted\": tools/call \"anything\" cancelled");
+  EXPECT_EQ(server_.cancelled_request(), 3);  // initialize was 1, ping 2
+  // The client stopped reading the abandoned answer, and its end is no failure of the
+  // session.
+  const auto until = std::chrono::steady_clock::now() + 2s;
+  while (!server_.hang_dropped_ && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_TRUE(server_.hang_dropped_);
+  auto again = handle.call_tool("anything", Json::object(), {});
+  ASSERT_TRUE(again.ok()) << again.message();
+  EXPECT_EQ(again->text, "resumed");
+  EXPECT_EQ(handle.starts(), 1);
 }
 
 TEST_F(HttpTransportTest, AnExpiredSessionIsOneErrorAndTheNextCallStartsANewOne) {

@@ -14,6 +14,7 @@
 // Thread-safety: send() may be called from any thread, including from on_message.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -38,6 +39,10 @@ class Transport {
   // The protocol version agreed at initialize; HTTP sends it as MCP-Protocol-Version on
   // every later request and opens the server's stream. Default: nothing.
   virtual void on_initialized(const std::string& protocol_version) { (void)protocol_version; }
+  // The client no longer waits for the answer to this request (it was cancelled or timed
+  // out): HTTP stops reading that answer's stream, and its end is no failure. Default:
+  // nothing.
+  virtual void abandon(int64_t request_id) { (void)request_id; }
   virtual void close() = 0;
   // The last lines the server wrote on stderr, "" when none or not a child.
   virtual std::string stderr_tail() const { return ""; }
