@@ -72,7 +72,6 @@ std::string Client::error_prefix() const {
 }
 
 Status Client::start(const CancelToken* cancel) {
-  started_ = true;
   Receiver receiver;
   receiver.on_message = [this](std::string_view text) { return on_message(text); };
   receiver.on_closed = [this](const Status& why) { on_closed(why); };

@@ -88,6 +88,46 @@ TEST(JsonRpcTest, RefusesNestingPastTheDepthLimit) {
   EXPECT_EQ(parsed.message(), "m: JSON nested deeper than the limit of 128 levels");
 }
 
+TEST(JsonRpcTest, MutatedMessagesNeverCrashTheReader) {
+  const std::vector<std::string> seeds = {
+      R"({"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}]}})",
+      R"({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":3}})",
+      R"({"jsonrpc":"2.0","id":"x","error":{"code":-1,"message":"m","data":[1,{"a":null}]}})",
+  };
+  uint32_t state = 12345;
+  auto next = [&] {
+    state = state * 1103515245u + 12345u;
+    return state >> 8;
+  };
+  const std::string alphabet = "{}[]\":,0-1.e\\ntuflaxsr\x00\xff\xc3 ";
+  int accepted = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string m = seeds[next() % seeds.size()];
+    for (int k = 1 + next() % 4; k > 0; --k) {
+      size_t at = next() % (m.size() + 1);
+      switch (next() % 3) {
+        case 0:
+          if (at < m.size()) m.erase(at, 1);
+          break;
+        case 1:
+          m.insert(at, 1, alphabet[next() % alphabet.size()]);
+          break;
+        default:
+          if (at < m.size()) m[at] = alphabet[next() % alphabet.size()];
+      }
+    }
+    auto parsed = parse_message(m, "m");
+    if (parsed.ok()) {
+      ++accepted;
+      // What is accepted is one of the four shapes, whole.
+      EXPECT_TRUE(parsed->kind != RpcMessage::Kind::kResponse || parsed->result.is_object()) << m;
+    } else {
+      EXPECT_EQ(parsed.message().rfind("m", 0), 0u) << m;
+    }
+  }
+  EXPECT_GT(accepted, 0);
+}
+
 TEST(JsonRpcTest, EncodesOneLineEach) {
   EXPECT_EQ(encode_request(3, "tools/list", Json::object()),
             R"({"id":3,"jsonrpc":"2.0","method":"tools/list","params":{}})");

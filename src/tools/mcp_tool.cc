@@ -55,6 +55,11 @@ std::string McpTool::description() const {
   if (text.empty())
     text =
         fmt::format("The tool \"{}\" of the MCP server \"{}\".", info_.name, server_->spec().name);
+  if (text.size() > kMaxDescriptionBytes) {
+    text.resize(kMaxDescriptionBytes);
+    // A character cut in half becomes U+FFFD below.
+    text += fmt::format(" [description cut at {} bytes]", kMaxDescriptionBytes);
+  }
   return replace_invalid_utf8(text);
 }
 

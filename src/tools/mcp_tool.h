@@ -8,10 +8,12 @@
 //  2. A server's input schema is hostile: it must be a JSON object with "type": "object"
 //     and at most kMaxSchemaBytes of JSON; a tool whose schema is not is left out, and
 //     make_mcp_tools says which and why.
-//  3. read_only comes from annotations.readOnlyHint (Default: false). Capabilities are the
+//  3. The description is the server's (its title when it has none), cut to
+//     kMaxDescriptionBytes with a note saying so.
+//  4. read_only comes from annotations.readOnlyHint (Default: false). Capabilities are the
 //     caller's (Default, when the caller has none: untrusted_input). TreeAccess is kOpaque:
 //     a server may read or write any file.
-//  4. A result is external (it came from outside); isError becomes is_error; a server that
+//  5. A result is external (it came from outside); isError becomes is_error; a server that
 //     failed, timed out or was cancelled is an is_error result naming the server, which the
 //     model reads.
 #pragma once
@@ -28,6 +30,9 @@ namespace mecha::tools {
 
 inline constexpr size_t kMaxToolNameLength = 64;
 inline constexpr size_t kMaxSchemaBytes = 64 << 10;
+// A server's description goes into every request to the model: longer ones are cut (Claude
+// Code cuts at the same length).
+inline constexpr size_t kMaxDescriptionBytes = 2048;
 
 // "mcp__SERVER__TOOL", sanitised and capped (promise 1).
 std::string mcp_tool_name(std::string_view server, std::string_view tool);
@@ -58,7 +63,7 @@ class McpTool final : public Tool {
   const NoteSink on_note_;
 };
 
-// The capabilities a server's tools get when the config says nothing (promise 3).
+// The capabilities a server's tools get when the config says nothing (promise 4).
 inline Capabilities default_mcp_capabilities() {
   Capabilities caps;
   caps.untrusted_input = true;

@@ -95,6 +95,15 @@ TEST(McpToolTest, DeclaresWhatItIs) {
   EXPECT_EQ(read.input_schema(), Json({{"type", "object"}}));
 }
 
+TEST(McpToolTest, ALongDescriptionIsCut) {
+  ToolInfo chatty = info("chatty");
+  chatty.description = std::string(kMaxDescriptionBytes - 1, 'a') + "\xC3\xA9 and much more";
+  auto made = make_mcp_tools(handle_named("srv"), {chatty}, nullptr);
+  ASSERT_TRUE(made.ok());
+  EXPECT_EQ(made->tools[0]->description(), std::string(kMaxDescriptionBytes - 1, 'a') +
+                                               "\xEF\xBF\xBD [description cut at 2048 bytes]");
+}
+
 TEST(McpToolTest, AServerThatCannotStartIsAnErrorResultNamingIt) {
   auto made = make_mcp_tools(handle_named("ghost"), {info("anything")}, nullptr);
   ASSERT_TRUE(made.ok());
