@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "mcp/server_handle.h"
@@ -72,6 +74,9 @@ for line in sys.stdin:
             sys.stdout.write("x" * (17 << 20))
             sys.stdout.flush()
             time.sleep(1000)
+        elif what == "env":
+            send({"jsonrpc": "2.0", "id": mid, "result": {"content": [
+                  {"type": "text", "text": json.dumps(sorted(os.environ.keys()))}]}})
         elif what == "log":
             send({"jsonrpc": "2.0", "method": "notifications/message",
                   "params": {"level": "warning", "logger": "db", "data": "disk almost full"}})
@@ -267,6 +272,21 @@ TEST_F(ServerFailuresTest, LoggingNotificationsAreKeptAsNotes) {
   EXPECT_EQ(r->text, "logged");
   EXPECT_EQ(server->log_notes(),
             (std::vector<std::string>{"[warning] db: disk almost full", R"([info] {"rows":3})"}));
+}
+
+TEST_F(ServerFailuresTest, MechasSecretsDoNotReachTheServer) {
+  ::setenv("MECHA_TEST_SECRET_API_KEY", "sk-do-not-leak", 1);
+  auto server = fake("curious", "curious");
+  auto r = server->call_tool("act", {{"do", "env"}}, {});
+  ::unsetenv("MECHA_TEST_SECRET_API_KEY");
+  ASSERT_TRUE(r.ok()) << r.message();
+  std::set<std::string> names;
+  for (const auto& n : Json::parse(r->text)) names.insert(n.get<std::string>());
+  EXPECT_EQ(names.count("MECHA_TEST_SECRET_API_KEY"), 0u);
+  // The spec's own entry and the inherited PATH are there. (python3 may be a shim that adds
+  // its own variables, so the set is not compared whole.)
+  EXPECT_EQ(names.count("FAKE_MODE"), 1u);
+  EXPECT_EQ(names.count("PATH"), 1u);
 }
 
 TEST_F(ServerFailuresTest, ACommandThatDoesNotExistSaysSo) {

@@ -1,22 +1,24 @@
 #include "mcp/server_handle.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "mcp/http_transport.h"
 #include "mcp/stdio_transport.h"
 
-extern char** environ;
-
 namespace mecha::mcp {
 namespace {
 
-// The child's environment: mecha's own, with the spec's entries added or replaced.
+// The child's environment: the few variables a program needs to run (the official SDK's
+// list, after sudo's), never mecha's API keys or tokens, and the spec's own entries.
 std::vector<std::string> child_env(const std::map<std::string, std::string>& extra) {
   std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string_view entry(*e);
-    std::string name(entry.substr(0, entry.find('=')));
-    if (extra.count(name) == 0) env.emplace_back(entry);
+  for (const char* name : kInheritedEnv) {
+    if (extra.count(name) > 0) continue;
+    const char* value = std::getenv(name);
+    // A value starting with "()" is a shell function: bash would run it on import.
+    if (value == nullptr || std::string_view(value).rfind("()", 0) == 0) continue;
+    env.push_back(std::string(name) + "=" + value);
   }
   for (const auto& [name, value] : extra) env.push_back(name + "=" + value);
   return env;
@@ -29,20 +31,20 @@ ServerHandle::ServerHandle(ServerSpec spec, HandleOptions options)
 
 ServerHandle::~ServerHandle() { stop(); }
 
-std::unique_ptr<Transport> make_transport(const ServerSpec& spec_, const HandleOptions& options_) {
-  if (spec_.is_http()) {
+std::unique_ptr<Transport> make_transport(const ServerSpec& spec, const HandleOptions& options) {
+  if (spec.is_http()) {
     HttpTransportOptions http;
-    http.url = spec_.url;
-    for (const auto& [name, value] : spec_.headers) http.headers.push_back(name + ": " + value);
-    http.connect_timeout = spec_.startup_timeout;
+    http.url = spec.url;
+    for (const auto& [name, value] : spec.headers) http.headers.push_back(name + ": " + value);
+    http.connect_timeout = spec.startup_timeout;
     return std::make_unique<HttpTransport>(std::move(http));
   }
   StdioOptions stdio;
-  stdio.child.argv.push_back(spec_.command);
-  stdio.child.argv.insert(stdio.child.argv.end(), spec_.args.begin(), spec_.args.end());
-  stdio.child.cwd = spec_.cwd;
-  if (!spec_.env.empty()) stdio.child.env = child_env(spec_.env);
-  stdio.stderr_log = options_.stderr_log;
+  stdio.child.argv.push_back(spec.command);
+  stdio.child.argv.insert(stdio.child.argv.end(), spec.args.begin(), spec.args.end());
+  stdio.child.cwd = spec.cwd;
+  stdio.child.env = child_env(spec.env);
+  stdio.stderr_log = options.stderr_log;
   return std::make_unique<StdioTransport>(std::move(stdio));
 }
 

@@ -8,7 +8,10 @@
 //  3. When the server dies, writes garbage or its session breaks, the call in flight (and
 //     any other) returns one error naming the server and its stderr tail (client.h,
 //     promise 2); the next call starts a new server.
-//  4. tools() lists once and keeps the list until the server says it changed
+//  4. A stdio server's environment is only kInheritedEnv taken from mecha's and the spec's
+//     env entries: API keys and tokens in mecha's environment never reach a server unless
+//     the config hands them over by name.
+//  5. tools() lists once and keeps the list until the server says it changed
 //     (notifications/tools/list_changed) or the server is restarted.
 //
 // Thread-safety: every method may be called from any thread. Starts of one handle are
@@ -27,6 +30,9 @@
 #include "mcp/transport.h"
 
 namespace mecha::mcp {
+
+// The variables a stdio server inherits from mecha (the list of the official SDK).
+inline constexpr const char* kInheritedEnv[] = {"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"};
 
 struct HandleOptions {
   // The root offered to the server. Default: empty, none.
@@ -49,7 +55,7 @@ class ServerHandle {
 
   const ServerSpec& spec() const { return spec_; }
 
-  // The server's tools (promise 4), starting it when needed.
+  // The server's tools (promise 5), starting it when needed.
   Result<std::vector<ToolInfo>> tools(const CancelToken* cancel);
   // Calls a tool, starting the server when needed. options.timeout is spec.tool_timeout
   // unless the caller set a shorter one.
