@@ -46,6 +46,17 @@ HttpTransport::~HttpTransport() { close(); }
 
 Status HttpTransport::open(Receiver receiver) {
   receiver_ = std::move(receiver);
+  for (const auto& header : options_.headers) {
+    // A line break would let a value add headers of its own, or a second request.
+    const size_t colon = header.find(':');
+    if (header.find_first_of("\r\n", 0) != std::string::npos ||
+        header.find('\0') != std::string::npos || colon == 0 || colon == std::string::npos ||
+        header.find_first_of(" \t") < colon) {
+      return Status::error(fmt::format(
+          "the header \"{}\" for {} is not one header line",
+          replace_invalid_utf8(header.substr(0, header.find_first_of("\r\n"))), options_.url));
+    }
+  }
   return ok_status();
 }
 

@@ -15,8 +15,9 @@
 //  1. A POST that fails (connection refused, HTTP 4xx/5xx, a 404 for an expired session,
 //     a stream that ends without the answer and cannot be resumed) ends the connection with an
 //     error naming the URL and what happened.
-//  2. Every body is bounded: a JSON answer or an SSE event of more than kMaxMessageBytes is
-//     garbage.
+//  2. open() refuses a configured header that is not one "Name: value" line (a line break
+//     in a value would smuggle in headers of its own). Every body is bounded: a JSON answer or an
+//     SSE event of more than kMaxMessageBytes is garbage.
 //  3. The POST of a request runs on a thread of its own, so a long tools/call does not hold
 //     up its cancellation; close() cancels them all and waits for them. Notifications and
 //     answers are POSTed before send() returns, so they keep their order.

@@ -296,6 +296,18 @@ TEST_F(HttpTransportTest, GarbageInAnAnswerIsOneError) {
             "literal");
 }
 
+TEST_F(HttpTransportTest, AHeaderThatIsNotOneLineIsRefused) {
+  ServerSpec s = spec();
+  s.headers = {{"X-Team", "blue\r\nX-Injected: yes"}};
+  ServerHandle handle(s, HandleOptions{});
+  auto r = handle.tools(nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), fmt::format("MCP server \"scripted\" could not be started: the header "
+                                     "\"X-Team: blue\" for {} is not one header line",
+                                     server_.url()));
+  EXPECT_TRUE(server_.seen().empty());
+}
+
 TEST_F(HttpTransportTest, NothingListensIsAnErrorNamingTheUrl) {
   ServerSpec s = spec();
   s.url = "http://127.0.0.1:1/mcp";
