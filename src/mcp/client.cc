@@ -164,6 +164,8 @@ Result<Json> Client::request(const std::string& method, Json params,
   auto abandon = [&](const std::string& reason) {
     forget();
     transport_->abandon(id);
+    // The spec forbids cancelling initialize: the connection is dropped instead.
+    if (method == "initialize") return;
     // The server may stop working on it; if the notice cannot be sent the server is gone
     // anyway.
     Status ignored = transport_->send(
