@@ -190,6 +190,32 @@ TEST_F(ServerFailuresTest, AServerThatNeverAnswersInitializeTimesOutAndIsKilled)
   EXPECT_EQ(pids().size(), 2u);
 }
 
+TEST_F(ServerFailuresTest, ACallerWaitingForAnotherOnesStartCanStillBeCancelled) {
+  ServerSpec spec = testing::python_server_spec("slow", dir_, kFakeServer);
+  spec.env["FAKE_MODE"] = "mute";
+  spec.startup_timeout = 3s;
+  ServerHandle server(spec, HandleOptions{});
+  std::thread starter([&] {
+    auto ignored = server.tools(nullptr);
+    (void)ignored;
+  });
+  std::this_thread::sleep_for(200ms);  // the starter holds the start
+  CancelToken cancel;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(200ms);
+    cancel.cancel();
+  });
+  const auto started = SteadyClock::now();
+  auto r = server.tools(&cancel);
+  const auto took = SteadyClock::now() - started;
+  canceller.join();
+  starter.join();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().kind(), ErrorKind::kCancelled);
+  EXPECT_EQ(r.message(), "MCP server \"slow\": cancelled while it was starting");
+  EXPECT_LT(took, 1s);
+}
+
 TEST_F(ServerFailuresTest, AServerThatWritesGarbageIsOneErrorAndRestartsOnTheNextCall) {
   auto server = fake("noisy");
   auto r = server->call_tool("act", {{"do", "garbage"}}, {});

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include <fmt/format.h>
+
 #include "mcp/http_transport.h"
 #include "mcp/stdio_transport.h"
 
@@ -49,7 +51,14 @@ std::unique_ptr<Transport> make_transport(const ServerSpec& spec, const HandleOp
 }
 
 Result<std::shared_ptr<Client>> ServerHandle::running(const CancelToken* cancel) {
-  std::lock_guard<std::mutex> start_lock(start_mu_);
+  // Another caller may be starting the server: wait for it, but not past a cancel.
+  std::unique_lock<std::timed_mutex> start_lock(start_mu_, std::defer_lock);
+  while (!start_lock.try_lock_for(std::chrono::milliseconds(20))) {
+    if (cancel != nullptr && cancel->cancelled()) {
+      return Status::cancelled(
+          fmt::format("MCP server \"{}\": cancelled while it was starting", spec_.name));
+    }
+  }
   std::shared_ptr<Client> dead;  // destroyed (its server killed) outside mu_
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -136,7 +145,7 @@ int ServerHandle::starts() const {
 }
 
 void ServerHandle::stop() {
-  std::lock_guard<std::mutex> start_lock(start_mu_);
+  std::lock_guard<std::timed_mutex> start_lock(start_mu_);
   std::shared_ptr<Client> client;
   {
     std::lock_guard<std::mutex> lock(mu_);

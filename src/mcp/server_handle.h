@@ -15,7 +15,8 @@
 //     (notifications/tools/list_changed) or the server is restarted.
 //
 // Thread-safety: every method may be called from any thread. Starts of one handle are
-// serialised; different handles start in parallel (each has its own locks).
+// serialised (a caller waiting for another's start still honours its own cancel token);
+// different handles start in parallel (each has its own locks).
 #pragma once
 
 #include <filesystem>
@@ -77,7 +78,7 @@ class ServerHandle {
 
   const ServerSpec spec_;
   const HandleOptions options_;
-  std::mutex start_mu_;  // held while a server starts
+  std::timed_mutex start_mu_;  // held while a server starts
   mutable std::mutex mu_;
   std::shared_ptr<Client> client_;              // GUARDED_BY(mu_)
   std::optional<std::vector<ToolInfo>> tools_;  // GUARDED_BY(mu_)
