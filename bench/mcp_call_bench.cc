@@ -8,6 +8,9 @@
 // strict decode, the wake-up of the calling thread, the result's rendering). The difference
 // of the two is what mecha adds.
 //
+// Measured 2026-12-01 on the shared two-core build machine (load average near 7), mean of
+// three repetitions: raw pipe 31 us, through mecha 53 us; mecha adds about 22 us a call.
+//
 // Run: cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMECHA_BENCH=ON
 //      ninja -C build-bench mcp_call_bench && ./build-bench/mcp_call_bench
 #include <benchmark/benchmark.h>
