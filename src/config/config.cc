@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "config/mcp_sources.h"
 #include "config/project_trust.h"
 #include "config/section_readers.h"
 #include "config/toml_reader.h"
@@ -124,16 +125,16 @@ struct Section {
 
 // The tables mecha reads, in the order they are read: [sandbox] needs the providers.
 constexpr Section kSections[] = {
-    {"providers", read_providers}, {"pricing", read_pricing},
-    {"limits", read_limits},       {"bash", read_bash},
-    {"sandbox", read_sandbox},     {"guard", read_guard},
-    {"subagents", read_subagents}, {"model_aliases", read_model_aliases},
+    {"providers", read_providers},     {"pricing", read_pricing},
+    {"limits", read_limits},           {"bash", read_bash},
+    {"sandbox", read_sandbox},         {"guard", read_guard},
+    {"subagents", read_subagents},     {"model_aliases", read_model_aliases},
+    {"mcp_servers", read_mcp_servers},
 };
 
 // Tables of features planned but not built: refused by name, so that a config written for
 // them does not silently do nothing.
-constexpr std::string_view kPlannedSections[] = {"permissions", "hooks", "mcp_servers", "tools",
-                                                 "server"};
+constexpr std::string_view kPlannedSections[] = {"permissions", "hooks", "tools", "server"};
 
 // The top level's keys that are neither `provider` nor a table mecha reads, the first in
 // file order, refused with the file, line and table.
@@ -314,17 +315,17 @@ Result<std::string> read_file(const std::filesystem::path& path) {
   return ss.str();
 }
 
+Result<TrustVerdict> verdict_of(const FileIdentity& id,
+                                const std::optional<std::filesystem::path>& trust_file) {
+  if (!trust_file) return TrustVerdict::kUntrusted;
+  auto trust = TrustStore::load(*trust_file);
+  if (!trust) return trust.status();
+  return trust->check(id.path, id.sha256);
+}
+
 // Refuses an untrusted project file that sets security keys, naming them all at once.
-Status check_project_trust(const std::filesystem::path& file, std::string_view text,
-                           const toml::table& project, const toml::table& base,
-                           const std::optional<std::filesystem::path>& trust_file) {
-  FileIdentity id = identify(file, text);
-  TrustVerdict verdict = TrustVerdict::kUntrusted;
-  if (trust_file) {
-    auto trust = TrustStore::load(*trust_file);
-    if (!trust) return trust.status();
-    verdict = trust->check(id.path, id.sha256);
-  }
+Status check_project_trust(const FileIdentity& id, TrustVerdict verdict, const toml::table& project,
+                           const toml::table& base) {
   if (verdict == TrustVerdict::kTrusted) return ok_status();
   std::vector<SecurityKey> keys = security_keys(project, base);
   if (keys.empty()) return ok_status();
@@ -339,6 +340,84 @@ Status check_project_trust(const std::filesystem::path& file, std::string_view t
       id.path,
       verdict == TrustVerdict::kChanged ? "changed since you trusted it" : "is not trusted", listed,
       shell_quoted(id.path)));
+}
+
+// Claude Code keeps its state in ~/.claude.json too (history, settings of each project), so
+// the file may be large; past this it is refused rather than read.
+constexpr uintmax_t kMaxClaudeFileBytes = 64 << 20;
+
+Result<std::optional<Json>> read_json_file(const std::optional<std::filesystem::path>& path,
+                                           std::string* text) {
+  std::error_code ec;
+  if (!path || !std::filesystem::exists(*path, ec)) return std::optional<Json>();
+  uintmax_t size = std::filesystem::file_size(*path, ec);
+  if (!ec && size > kMaxClaudeFileBytes) {
+    return Status::error(fmt::format("{} is {} bytes, more than the {} mecha reads", path->string(),
+                                     size, kMaxClaudeFileBytes));
+  }
+  auto read = read_file(*path);
+  if (!read) return read.status();
+  *text = std::move(*read);
+  auto doc = parse_json(*text, path->string());
+  if (!doc) return doc.status();
+  if (!doc->is_object()) {
+    return Status::error(
+        fmt::format("{}: must hold a JSON object, not {}", path->string(), json_type_name(*doc)));
+  }
+  return std::optional<Json>(std::move(*doc));
+}
+
+// Claude Code's servers, lowest precedence first: the user scope, the project's .mcp.json
+// (by consent), the user's local scope for this tree.
+Status add_claude_servers(const ConfigFiles& files, McpServerSet* mcp) {
+  std::string user_text;
+  auto user = read_json_file(files.claude_user_file, &user_text);
+  if (!user) return user.status();
+  const std::string user_path = files.claude_user_file ? files.claude_user_file->string() : "";
+  if (*user && (*user)->contains("mcpServers"))
+    MECHA_RETURN_IF_ERROR(mcp->add_claude((**user)["mcpServers"], user_path, user_path));
+
+  std::error_code ec;
+  if (files.mcp_json_file && std::filesystem::exists(*files.mcp_json_file, ec)) {
+    auto text = read_file(*files.mcp_json_file);
+    if (!text) return text.status();
+    FileIdentity id = identify(*files.mcp_json_file, *text);
+    auto verdict = verdict_of(id, files.trust_file);
+    if (!verdict) return verdict.status();
+    auto doc = parse_json(*text, id.path);
+    if (*verdict != TrustVerdict::kTrusted) {
+      // Its names only, for the note; what it would run is not read further.
+      const Json none = Json::object();
+      const Json& servers =
+          doc && doc->is_object() && doc->contains("mcpServers") ? (*doc)["mcpServers"] : none;
+      if (servers.is_object() && !servers.empty()) {
+        mcp->leave_out_claude(servers, id.path);
+      } else if (!doc || !doc->is_object()) {
+        mcp->leave_out_claude(Json{{"(all)", nullptr}}, id.path);
+      }
+    } else {
+      if (!doc) return doc.status();
+      if (!doc->is_object()) {
+        return Status::error(
+            fmt::format("{}: must hold a JSON object, not {}", id.path, json_type_name(*doc)));
+      }
+      if (doc->contains("mcpServers"))
+        MECHA_RETURN_IF_ERROR(mcp->add_claude((*doc)["mcpServers"], id.path, id.path));
+    }
+  }
+
+  if (*user && files.work_tree) {
+    const Json* projects = (*user)->contains("projects") ? &(**user)["projects"] : nullptr;
+    const std::string tree = files.work_tree->string();
+    if (projects && projects->is_object() && projects->contains(tree)) {
+      const Json& entry = (*projects)[tree];
+      if (entry.is_object() && entry.contains("mcpServers")) {
+        MECHA_RETURN_IF_ERROR(mcp->add_claude(
+            entry["mcpServers"], fmt::format("{}: projects.\"{}\"", user_path, tree), user_path));
+      }
+    }
+  }
+  return ok_status();
 }
 
 }  // namespace
@@ -364,6 +443,13 @@ ConfigFiles default_config_files(const std::filesystem::path& work_tree) {
   }
   f.project_file = work_tree / ".mecha" / "config.toml";
   if (auto trust = TrustStore::default_file()) f.trust_file = *trust;
+  if (const char* dir = std::getenv("CLAUDE_CONFIG_DIR"); dir && *dir) {
+    f.claude_user_file = std::filesystem::path(dir) / ".claude.json";
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    f.claude_user_file = std::filesystem::path(home) / ".claude.json";
+  }
+  f.mcp_json_file = work_tree / ".mcp.json";
+  f.work_tree = work_tree;
   return f;
 }
 
@@ -390,6 +476,8 @@ Result<Config> load_config(const ConfigFiles& files) {
       with_project = true;
     }
   }
+  McpServerSet mcp(files.env);
+  if (!files.explicit_file) MECHA_RETURN_IF_ERROR(add_claude_servers(files, &mcp));
   toml::table merged;
   std::vector<toml::table> tables;
   std::vector<Config> configs;
@@ -404,8 +492,20 @@ Result<Config> load_config(const ConfigFiles& files) {
     if (!c) return c.status();
     // The trust check sees the very bytes that are parsed, so a file changed in between
     // cannot pass with the old content's trust.
-    if (with_project && &p == &paths.back()) {
-      MECHA_RETURN_IF_ERROR(check_project_trust(p, *text, *t, merged, files.trust_file));
+    const bool project = with_project && &p == &paths.back();
+    TrustVerdict verdict = TrustVerdict::kTrusted;
+    if (project) {
+      FileIdentity id = identify(p, *text);
+      auto v = verdict_of(id, files.trust_file);
+      if (!v) return v.status();
+      verdict = *v;
+      MECHA_RETURN_IF_ERROR(check_project_trust(id, verdict, *t, merged));
+    }
+    // Servers are applied file by file, in order, each as its trust allows; the merge and the
+    // final reading below never see them.
+    if (const toml::node* servers = t->get("mcp_servers")) {
+      MECHA_RETURN_IF_ERROR(mcp.add_toml(*servers, p.string(), verdict == TrustVerdict::kTrusted));
+      t->erase("mcp_servers");
     }
     if (paths.size() > 1) merge_into(merged, *t);
     tables.push_back(std::move(*t));
@@ -431,6 +531,10 @@ Result<Config> load_config(const ConfigFiles& files) {
     if (tables[i].contains("subagents")) c->subagents = configs[i].subagents;
   }
   c->sources = sources;
+  c->notes = mcp.notes();
+  auto servers = std::move(mcp).finish();
+  if (!servers) return servers.status();
+  c->mcp_servers = std::move(*servers);
   return c;
 }
 

@@ -29,17 +29,20 @@
 // [providers.*] (base_url and api_key_env decide where the API key goes), the rest of
 // [sandbox] (mode = "off", network = true, pass_env, set_env, and keys added later), a
 // [guard] writable beyond the user's, a non-empty disable_rules, higher limits, lower prices,
-// a subagent's trusted_output = true or provider, and all of [tools], [mcp_servers],
-// [hooks], [permissions] and [server]. A key not named here is a security key: new keys
-// need consent until they are listed.
+// a subagent's trusted_output = true or provider, and all of [tools], [hooks], [permissions]
+// and [server]. [mcp_servers] is not refused whole: an untrusted project's servers are left
+// out with a note, and what narrows a server the user configured is applied (mcp_config.h). A key
+// not named here is a security key: new keys need consent until they are listed.
 //
 // Reading is strict: a syntax error names the file, line and column; an unknown key or a
 // value of the wrong type names the file, line and key. Nothing is guessed. Each table is
 // read here into the struct its layer receives (Config's fields below; the layers above
 // never see TOML). The tables: provider (a key), [providers.NAME], [pricing."MODEL"],
 // [limits], [bash] and [sandbox] (bash_config.h), [guard] (guard_config.h), [[subagents]]
-// (agent_def.h), [model_aliases] (model_aliases.h). A table planned but not read yet
-// ([permissions], [hooks], [mcp_servers], [tools], [server]) is an error naming the file, line and
+// (agent_def.h), [model_aliases] (model_aliases.h), [mcp_servers] (mcp_config.h, which says
+// what an untrusted project may set there, and which Claude Code files are read with it). A
+// table planned but not read yet ([permissions], [hooks], [tools], [server]) is an error
+// naming the file, line and
 // table, so a config written for it does not silently do nothing; so is any other table.
 #pragma once
 
@@ -56,6 +59,7 @@
 #include "config/agent_def.h"
 #include "config/bash_config.h"
 #include "config/guard_config.h"
+#include "config/mcp_config.h"
 #include "config/model_aliases.h"
 #include "config/pricing.h"
 
@@ -130,18 +134,32 @@ struct Config {
   std::vector<AgentDef> subagents;  // [[subagents]], in file order
   // [model_aliases]: alias -> model id (model_aliases.h); merged key by key over the files.
   std::map<std::string, std::string> model_aliases;
+  // [mcp_servers] with Claude Code's servers, by name (mcp_config.h); disabled ones too.
+  std::map<std::string, McpServerConfig> mcp_servers;
   std::vector<std::string> sources;  // files read, in order
+  // What the loader left out and why (an untrusted project's MCP servers), for the CLI to
+  // show as notes.
+  std::vector<std::string> notes;
 };
 
 struct ConfigFiles {
   std::optional<std::filesystem::path> explicit_file;  // --config: read only this
   std::optional<std::filesystem::path> user_file;      // ~/.config/mecha/config.toml
   std::optional<std::filesystem::path> project_file;   // <work tree>/.mecha/config.toml
-  // The trust records for project_file (trust_store.h). Unset: nothing is trusted.
+  // The trust records for project_file and mcp_json_file (trust_store.h). Unset: nothing
+  // is trusted.
   std::optional<std::filesystem::path> trust_file;
+  // Claude Code's MCP servers (mcp_config.h), not read with explicit_file.
+  std::optional<std::filesystem::path> claude_user_file;  // ~/.claude.json
+  std::optional<std::filesystem::path> mcp_json_file;     // <work tree>/.mcp.json
+  // The tree whose entry in ~/.claude.json `projects` holds its local-scope servers.
+  std::optional<std::filesystem::path> work_tree;
+  // Where ${VAR} in an MCP server's values is looked up. Default: the process's environment.
+  EnvLookup env = process_env();
 };
 
-// The usual places for a work tree, honouring $XDG_CONFIG_HOME, $XDG_STATE_HOME and $HOME.
+// The usual places for a work tree, honouring $XDG_CONFIG_HOME, $XDG_STATE_HOME, $HOME and
+// $CLAUDE_CONFIG_DIR (where Claude Code keeps .claude.json when it is set).
 ConfigFiles default_config_files(const std::filesystem::path& work_tree);
 
 // Reads and checks the files that exist (an explicit file must exist).

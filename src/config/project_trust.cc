@@ -39,6 +39,7 @@ class Classifier {
     for (const auto& [k, v] : project) {
       std::string key(k.str());
       if (same(v, base_.get(key))) continue;
+      if (key == "mcp_servers") continue;  // left out or narrowing only: mcp_sources.h
       if (key == "limits") {
         limits(v);
       } else if (key == "bash") {
@@ -66,7 +67,7 @@ class Classifier {
           }
         }
       } else {
-        flag(key, v);  // provider, tools, mcp_servers, hooks, permissions, server, and the rest
+        flag(key, v);  // provider, tools, hooks, permissions, server, and the rest
       }
     }
   }

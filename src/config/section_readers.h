@@ -29,5 +29,8 @@ Status read_sandbox(const toml::node& value, const Reading& reading, Config* con
 Status read_guard(const toml::node& value, const Reading& reading, Config* config);
 Status read_subagents(const toml::node& value, const Reading& reading, Config* config);
 Status read_model_aliases(const toml::node& value, const Reading& reading, Config* config);
+// Whole: the file's servers, trusted, ${VAR} from the process's environment. One file of
+// several: only checked; load_config applies each file's in precedence order (mcp_sources.h).
+Status read_mcp_servers(const toml::node& value, const Reading& reading, Config* config);
 
 }  // namespace mecha::config
