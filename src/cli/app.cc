@@ -48,6 +48,7 @@ int run_app(int argc, char** argv) {
       {"trust", "Trust a project's .mecha/config.toml, exactly as it is now", define_trust_command},
       {"prompt", "Print the system prompt a run in this directory would send",
        define_prompt_command},
+      {"mcp", "MCP: mecha's own tools as an MCP server (mcp serve)", define_mcp_command},
   };
   for (const Subcommand& s : kSubcommands) {
     CLI::App* sub = app.add_subcommand(s.name, s.description);

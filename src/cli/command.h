@@ -27,6 +27,7 @@ void define_guard_command(CLI::App& sub, Action* chosen);
 void define_taint_command(CLI::App& sub, Action* chosen);
 void define_trust_command(CLI::App& sub, Action* chosen);
 void define_prompt_command(CLI::App& sub, Action* chosen);
+void define_mcp_command(CLI::App& sub, Action* chosen);
 
 // Exit codes of DESIGN.md.
 inline constexpr int kExitOk = 0;
