@@ -76,7 +76,7 @@ int run_app(int argc, char** argv) {
     return kExitUsage;
   }
   if (version) {
-    std::fputs("mecha 0.1.0\n", stdout);
+    std::printf("mecha %s\n", kMechaVersion);
     return kExitOk;
   }
   if (!action) {

@@ -97,7 +97,7 @@ int mcp_serve_main(const McpServeOptions& opt) {
   auto host = std::make_shared<ServedTools>(std::move(*served), ws->work_tree());
 
   mcp::ToolServerOptions options;
-  options.version = "0.1.0";
+  options.version = kMechaVersion;
   mcp::ToolServer server(
       host->descriptors(),
       [host](const std::string& name, const Json& arguments, const CancelToken& cancel) {
