@@ -44,6 +44,11 @@ class ToolServer::Session {
   }
   // Cancels the calls in flight and waits for them.
   void finish();
+  // Waits for the calls in flight, whose answers are still sent.
+  void drain() {
+    for (Worker& w : workers_) w.thread.join();
+    workers_.clear();
+  }
   // Joins the threads of calls that are done.
   void reap();
   bool output_broken() {
@@ -304,9 +309,13 @@ Status ToolServer::serve(int in_fd, int out_fd) {
     if (session.output_broken()) break;
   }
   if (!skipping && !line.empty() && !session.output_broken()) session.handle_line(line);
-  session.finish();
-  if (session.output_broken())
+  // The client has said all it will; what it asked for is still answered, unless it stopped
+  // reading too.
+  if (session.output_broken()) {
+    session.finish();
     return Status::error("the MCP client stopped reading (its output pipe is closed)");
+  }
+  session.drain();
   return ok_status();
 }
 

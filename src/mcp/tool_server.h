@@ -56,7 +56,7 @@ struct ToolCallResult {
 
 // Runs one call of the tool `name` (one of the descriptors') with the client's arguments
 // (an object; {} when the client sent none). `cancel` is cancelled when the client cancels
-// the call or the input ends; the call should return soon after.
+// the call or stops reading; the call should return soon after.
 using ToolCallback = std::function<ToolCallResult(const std::string& name, const Json& arguments,
                                                   const CancelToken& cancel)>;
 
@@ -75,8 +75,10 @@ class ToolServer {
   ToolServer& operator=(const ToolServer&) = delete;
 
   // Reads messages from `in_fd` until it ends, answering on `out_fd`. At the end of input the
-  // calls in flight are cancelled and waited for. An error only when the output cannot be
-  // written (the client is gone) or the input cannot be read.
+  // calls in flight are waited for and answered (`printf REQUESTS | mecha mcp serve` gets
+  // every answer); a client that wants them stopped cancels them, or ends the process. When
+  // the output cannot be written (the client is gone) or the input cannot be read, the calls
+  // in flight are cancelled, waited for, and the error returned.
   Status serve(int in_fd, int out_fd);
 
  private:

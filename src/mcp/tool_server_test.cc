@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -270,7 +271,7 @@ TEST(ToolServer, ACancelledCallIsCancelledAndNotAnswered) {
   EXPECT_EQ(w.next(), nullptr);  // nothing for 7 either
 }
 
-TEST(ToolServer, TheEndOfInputCancelsCallsInFlight) {
+TEST(ToolServer, CallsInFlightAreBoundedAndAnsweredAfterTheEndOfInput) {
   std::atomic<int> seen{0};
   auto call = [&](const std::string& name, const Json& args, const CancelToken& cancel) {
     ToolCallResult r = echo(name, args, cancel);
@@ -287,10 +288,34 @@ TEST(ToolServer, TheEndOfInputCancelsCallsInFlight) {
   EXPECT_EQ(w.next(), error_reply(3, -32000,
                                   "2 calls are in flight, the most this server runs at once; send "
                                   "this one when one is done"));
+  w.send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}})");
+  w.send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}})");
+  // Cancelled, they leave room; a call sent last, just before the input ends, is answered.
+  for (int i = 0; i < 500 && seen.load() < 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(seen.load(), 2);
+  w.send(
+      R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"Echo","arguments":{"a":1}}})");
   w.close_input();
+  EXPECT_EQ(w.next()["result"]["content"][0]["text"], "echo {\"a\":1}");
   EXPECT_EQ(w.next(), nullptr);
-  EXPECT_EQ(seen.load(), 2);
   EXPECT_TRUE(w.status().ok());
+}
+
+// A client that stops reading: the server does not hang on it, and says why it stopped.
+TEST(ToolServer, AClientThatStopsReadingEndsTheSession) {
+  int to[2], from[2];
+  ASSERT_EQ(::pipe(to), 0);
+  ASSERT_EQ(::pipe(from), 0);
+  ::close(from[0]);
+  ::signal(SIGPIPE, SIG_IGN);
+  ToolServer server(echo_tools(), echo, options(1 << 20, 2));
+  std::string line = R"({"jsonrpc":"2.0","id":1,"method":"ping"})"
+                     "\n";
+  ASSERT_EQ(::write(to[1], line.data(), line.size()), static_cast<ssize_t>(line.size()));
+  Status s = server.serve(to[0], from[1]);
+  EXPECT_EQ(s.message(), "the MCP client stopped reading (its output pipe is closed)");
+  for (int fd : {to[0], to[1], from[1]}) ::close(fd);
 }
 
 }  // namespace
