@@ -379,6 +379,11 @@ Status add_claude_servers(const ConfigFiles& files, McpServerSet* mcp) {
 
   std::error_code ec;
   if (files.mcp_json_file && std::filesystem::exists(*files.mcp_json_file, ec)) {
+    uintmax_t size = std::filesystem::file_size(*files.mcp_json_file, ec);
+    if (!ec && size > kMaxClaudeFileBytes) {
+      return Status::error(fmt::format("{} is {} bytes, more than the {} mecha reads",
+                                       files.mcp_json_file->string(), size, kMaxClaudeFileBytes));
+    }
     auto text = read_file(*files.mcp_json_file);
     if (!text) return text.status();
     FileIdentity id = identify(*files.mcp_json_file, *text);

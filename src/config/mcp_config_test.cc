@@ -357,5 +357,26 @@ TEST_F(McpConfig, AnUntrustedProjectsBrokenTableIsStillAnErrorNamingItsLine) {
   EXPECT_EQ(c.message(), project() + ":2: key 'command' in [mcp_servers.x] must be a string");
 }
 
+TEST_F(McpConfig, TheLocalScopeWinsOverMcpJsonAndHostileNamesAreQuoted) {
+  const std::string tree = files_.work_tree->string();
+  write(*files_.claude_user_file,
+        R"({"projects": {")" + tree + R"(": {"mcpServers": {"s": {"command": "local"}}}}})");
+  const std::string text = R"({"mcpServers": {"s": {"command": "project"}}})";
+  write(*files_.mcp_json_file, text);
+  trust(*files_.mcp_json_file, text);
+  auto c = load_config(files_);
+  ASSERT_TRUE(c.ok()) << c.message();
+  EXPECT_EQ(c->mcp_servers.at("s").command, "local");
+
+  // An untrusted file's names reach the terminal only escaped.
+  write(*files_.mcp_json_file, "{\"mcpServers\": {\"\\u001b[2Jx\": {\"command\": \"sh\"}}}");
+  auto hostile = load_config(files_);
+  ASSERT_TRUE(hostile.ok()) << hostile.message();
+  ASSERT_EQ(hostile->notes.size(), 1u);
+  EXPECT_NE(hostile->notes[0].find("left out: \"\\u001b[2Jx\". "), std::string::npos)
+      << hostile->notes[0];
+  EXPECT_EQ(hostile->notes[0].find('\x1b'), std::string::npos);
+}
+
 }  // namespace
 }  // namespace mecha::config

@@ -26,6 +26,10 @@ struct Entry {
   std::map<std::string, int> lines;  // key ("command", "tools.T.external_send") -> its line
 };
 
+// A name from a file, quoted for a message: JSON's escapes, so that control characters (a
+// terminal's escape sequences) in a hostile file are shown, not sent to the terminal.
+std::string shown_name(const std::string& name) { return dump_json(Json(name)); }
+
 int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
 
 template <class T>
@@ -66,8 +70,8 @@ Result<Entry> read_entry(const std::string& name, const toml::node& node, const 
   e.line = line_of(node);
   if (!valid_mcp_server_name(name)) {
     return Status::error(
-        fmt::format("{}: MCP server name \"{}\" may hold only letters, digits, _ and -",
-                    where(node, file), name));
+        fmt::format("{}: MCP server name {} may hold only letters, digits, _ and -",
+                    where(node, file), shown_name(name)));
   }
   auto t = table_of(node, file, e.section);
   if (!t) return t.status();
@@ -146,8 +150,9 @@ Status McpServerSet::add_claude(const Json& servers, const std::string& where,
   for (const auto& [name, j] : servers.items()) {
     std::string at = fmt::format("{}: mcpServers.{}", where, name);
     if (!valid_mcp_server_name(name)) {
-      return Status::error(fmt::format(
-          "{}: MCP server name \"{}\" may hold only letters, digits, _ and -", where, name));
+      return Status::error(
+          fmt::format("{}: MCP server name {} may hold only letters, digits, _ and -", where,
+                      shown_name(name)));
     }
     auto o = StrictObject::of(j, at);
     if (!o) return o.status();
@@ -167,9 +172,9 @@ Status McpServerSet::add_claude(const Json& servers, const std::string& where,
       s.transport = McpTransport::kSse;
     } else {
       notes_.push_back(fmt::format(
-          "{} has type \"{}\", which mecha does not speak (it speaks stdio, http and sse); the "
+          "{} has type {}, which mecha does not speak (it speaks stdio, http and sse); the "
           "server is left out",
-          at, type));
+          at, shown_name(type)));
       continue;
     }
     auto strings = [&](const char* key, auto* out) -> Status {
@@ -229,7 +234,7 @@ void McpServerSet::leave_out_claude(const Json& servers, const std::string& file
   if (!servers.is_object() || servers.empty()) return;
   std::vector<std::string> names;
   for (const auto& [name, j] : servers.items()) {
-    names.push_back(name);
+    names.push_back(valid_mcp_server_name(name) ? name : shown_name(name));
     if (!servers_.count(name)) left_out_.insert(name);
   }
   notes_.push_back(untrusted_note(file, names));
