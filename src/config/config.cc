@@ -350,6 +350,8 @@ Result<std::optional<Json>> read_json_file(const std::optional<std::filesystem::
                                            std::string* text) {
   std::error_code ec;
   if (!path || !std::filesystem::exists(*path, ec)) return std::optional<Json>();
+  if (!std::filesystem::is_regular_file(*path, ec))
+    return Status::error(fmt::format("{} is not a regular file", path->string()));
   uintmax_t size = std::filesystem::file_size(*path, ec);
   if (!ec && size > kMaxClaudeFileBytes) {
     return Status::error(fmt::format("{} is {} bytes, more than the {} mecha reads", path->string(),
@@ -378,7 +380,12 @@ Status add_claude_servers(const ConfigFiles& files, McpServerSet* mcp) {
     MECHA_RETURN_IF_ERROR(mcp->add_claude((**user)["mcpServers"], user_path, user_path));
 
   std::error_code ec;
-  if (files.mcp_json_file && std::filesystem::exists(*files.mcp_json_file, ec)) {
+  if (files.mcp_json_file && std::filesystem::exists(*files.mcp_json_file, ec) &&
+      !std::filesystem::is_regular_file(*files.mcp_json_file, ec)) {
+    // A device or a pipe (a link in a cloned tree can point anywhere) would never end.
+    mcp->add_note(fmt::format("{} is not a regular file; its MCP servers are not read",
+                              files.mcp_json_file->string()));
+  } else if (files.mcp_json_file && std::filesystem::exists(*files.mcp_json_file, ec)) {
     uintmax_t size = std::filesystem::file_size(*files.mcp_json_file, ec);
     if (!ec && size > kMaxClaudeFileBytes) {
       return Status::error(fmt::format("{} is {} bytes, more than the {} mecha reads",
@@ -398,7 +405,10 @@ Status add_claude_servers(const ConfigFiles& files, McpServerSet* mcp) {
       if (servers.is_object() && !servers.empty()) {
         mcp->leave_out_claude(servers, id.path);
       } else if (!doc || !doc->is_object()) {
-        mcp->leave_out_claude(Json{{"(all)", nullptr}}, id.path);
+        mcp->add_note(fmt::format(
+            "{} is not trusted (nor a JSON object); nothing of it is read. If it is meant to "
+            "configure MCP servers, fix it, read it, and run: mecha trust {}",
+            id.path, shell_quoted(id.path)));
       }
     } else {
       if (!doc) return doc.status();

@@ -378,5 +378,24 @@ TEST_F(McpConfig, TheLocalScopeWinsOverMcpJsonAndHostileNamesAreQuoted) {
   EXPECT_EQ(hostile->notes[0].find('\x1b'), std::string::npos);
 }
 
+TEST_F(McpConfig, AnMcpJsonThatIsNotARegularFileIsNotRead) {
+  std::filesystem::create_symlink("/dev/zero", *files_.mcp_json_file);
+  auto c = load_config(files_);
+  ASSERT_TRUE(c.ok()) << c.message();
+  EXPECT_TRUE(c->mcp_servers.empty());
+  EXPECT_EQ(c->notes, (std::vector<std::string>{
+                          mcp_json() + " is not a regular file; its MCP servers are not read"}));
+  std::filesystem::remove(*files_.mcp_json_file);
+  write(*files_.mcp_json_file, "not json");
+  auto broken = load_config(files_);
+  ASSERT_TRUE(broken.ok()) << broken.message();
+  EXPECT_EQ(broken->notes,
+            (std::vector<std::string>{mcp_json() +
+                                      " is not trusted (nor a JSON object); nothing of it is "
+                                      "read. If it is meant to configure MCP servers, fix it, "
+                                      "read it, and run: mecha trust " +
+                                      mcp_json()}));
+}
+
 }  // namespace
 }  // namespace mecha::config

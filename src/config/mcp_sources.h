@@ -37,6 +37,8 @@ class McpServerSet {
   // The servers, each with a command or a url. A table that only labels a server no file
   // defined is an error, unless the file that defined it was left out.
   Result<std::map<std::string, McpServerConfig>> finish() &&;
+  // A note of the loader's own (a file it would not read).
+  void add_note(std::string note) { notes_.push_back(std::move(note)); }
   // What was left out, and why: one line per file.
   const std::vector<std::string>& notes() const { return notes_; }
 
