@@ -50,6 +50,7 @@ int run_app(int argc, char** argv) {
        define_prompt_command},
       {"permissions", "Print the permission mode and rules a run here gets, with their sources",
        define_permissions_command},
+      {"mcp", "MCP: mecha's own tools as an MCP server (mcp serve)", define_mcp_command},
   };
   for (const Subcommand& s : kSubcommands) {
     CLI::App* sub = app.add_subcommand(s.name, s.description);
@@ -77,7 +78,7 @@ int run_app(int argc, char** argv) {
     return kExitUsage;
   }
   if (version) {
-    std::fputs("mecha 0.1.0\n", stdout);
+    std::printf("mecha %s\n", kMechaVersion);
     return kExitOk;
   }
   if (!action) {

@@ -28,6 +28,10 @@ void define_taint_command(CLI::App& sub, Action* chosen);
 void define_trust_command(CLI::App& sub, Action* chosen);
 void define_prompt_command(CLI::App& sub, Action* chosen);
 void define_permissions_command(CLI::App& sub, Action* chosen);
+void define_mcp_command(CLI::App& sub, Action* chosen);
+
+// What `mecha --version` prints after "mecha ", and MCP's serverInfo.version.
+inline constexpr const char* kMechaVersion = "0.1.0";
 
 // Exit codes of DESIGN.md.
 inline constexpr int kExitOk = 0;

@@ -106,5 +106,33 @@ TEST_F(ReadmeExamples, EverySubcommandOfTheUsageBlockExists) {
   EXPECT_GE(named.size(), 10u);
 }
 
+// The MCP servers block, as the user's config, labelling a server of the tree's .mcp.json:
+// left out with a note until the user trusts .mcp.json, then read without one.
+TEST_F(ReadmeExamples, TheMcpServersBlockLabelsAServerOfMcpJson) {
+  std::string toml = block_after(text_, "#### MCP servers", "toml");
+  ASSERT_NE(toml.find("[mcp_servers.github]"), std::string::npos) << toml;
+  dir_.write(".home/.config/mecha/config.toml", toml);
+  dir_.write(".mcp.json", R"({"mcpServers": {"github": {"command": "github-mcp"}}})");
+  const std::vector<std::string> env = {"NOTES_TOKEN=t"};
+  auto untrusted = run_mecha({"tools"}, dir_.path(), "", testing::mecha_binary(), env);
+  EXPECT_EQ(untrusted.exit_code, 0) << untrusted.err;
+  const std::string mcp_json = (dir_.path() / ".mcp.json").string();
+  EXPECT_EQ(untrusted.err, "mecha: note: " + mcp_json +
+                               " is not trusted, so these MCP servers of it are left out: github. "
+                               "Its servers start commands on the host; read it, and if you "
+                               "accept what it runs: mecha trust " +
+                               mcp_json + "\n");
+  auto trust = run_mecha({"trust", ".mcp.json"}, dir_.path());
+  ASSERT_EQ(trust.exit_code, 0) << trust.err;
+  auto trusted = run_mecha({"tools"}, dir_.path(), "", testing::mecha_binary(), env);
+  EXPECT_EQ(trusted.exit_code, 0) << trusted.err;
+  EXPECT_EQ(trusted.err, "");
+  // Without the variable the block names, the config is refused, naming it.
+  auto unset = run_mecha({"tools"}, dir_.path());
+  EXPECT_EQ(unset.exit_code, 1);
+  EXPECT_NE(unset.err.find("env names ${NOTES_TOKEN}, which is not set"), std::string::npos)
+      << unset.err;
+}
+
 }  // namespace
 }  // namespace mecha::cli

@@ -28,6 +28,8 @@ Result<Workspace> Workspace::open(const WorkspaceFlags& flags) {
   if (!flags.config_file.empty()) files.explicit_file = flags.config_file;
   auto cfg = config::load_config(files);
   if (!cfg) return cfg.status();
+  // What the config left out (an untrusted project's MCP servers) is said, not silent.
+  for (const auto& note : cfg->notes) std::fprintf(stderr, "mecha: note: %s\n", note.c_str());
   return Workspace(std::move(*tree), std::move(*cfg), flags.store);
 }
 

@@ -21,7 +21,8 @@ class Workspace {
  public:
   // The tree of `-C` (or the current directory), canonical. A usage error names it.
   static Result<std::filesystem::path> tree_of(const std::string& work_tree_flag);
-  // The tree and its config. Errors name the directory, or the file and line of the config.
+  // The tree and its config. Errors name the directory, or the file and line of the config;
+  // the config's notes (what it left out, and why) go to stderr as "mecha: note: ...".
   static Result<Workspace> open(const WorkspaceFlags& flags);
 
   const std::filesystem::path& work_tree() const { return tree_; }

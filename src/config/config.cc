@@ -10,6 +10,7 @@
 #include "config/claude_settings.h"
 #include "config/hook_settings.h"
 #include "config/permission_sources.h"
+#include "config/mcp_sources.h"
 #include "config/project_trust.h"
 #include "config/section_readers.h"
 #include "config/toml_reader.h"
@@ -140,11 +141,12 @@ constexpr Section kSections[] = {
     {"sandbox", read_sandbox},         {"guard", read_guard},
     {"subagents", read_subagents},     {"model_aliases", read_model_aliases},
     {"permissions", read_permissions}, {"hooks", read_hooks},
+    {"mcp_servers", read_mcp_servers},
 };
 
 // Tables of features planned but not built: refused by name, so that a config written for
 // them does not silently do nothing.
-constexpr std::string_view kPlannedSections[] = {"mcp_servers", "tools", "server"};
+constexpr std::string_view kPlannedSections[] = {"tools", "server"};
 
 // The top level's keys that are neither `provider` nor a table mecha reads, the first in
 // file order, refused with the file, line and table.
@@ -438,6 +440,99 @@ Result<HookSettings> merge_hooks(const std::vector<ClaudeSettingsFile>& claude,
   return h;
 }
 
+// Claude Code keeps its state in ~/.claude.json too (history, settings of each project), so
+// the file may be large; past this it is refused rather than read.
+constexpr uintmax_t kMaxClaudeFileBytes = 64 << 20;
+
+Result<std::optional<Json>> read_json_file(const std::optional<std::filesystem::path>& path,
+                                           std::string* text) {
+  std::error_code ec;
+  if (!path || !std::filesystem::exists(*path, ec)) return std::optional<Json>();
+  if (!std::filesystem::is_regular_file(*path, ec))
+    return Status::error(fmt::format("{} is not a regular file", path->string()));
+  uintmax_t size = std::filesystem::file_size(*path, ec);
+  if (!ec && size > kMaxClaudeFileBytes) {
+    return Status::error(fmt::format("{} is {} bytes, more than the {} mecha reads", path->string(),
+                                     size, kMaxClaudeFileBytes));
+  }
+  auto read = read_file(*path);
+  if (!read) return read.status();
+  *text = std::move(*read);
+  auto doc = parse_json(*text, path->string());
+  if (!doc) return doc.status();
+  if (!doc->is_object()) {
+    return Status::error(
+        fmt::format("{}: must hold a JSON object, not {}", path->string(), json_type_name(*doc)));
+  }
+  return std::optional<Json>(std::move(*doc));
+}
+
+// Claude Code's servers, lowest precedence first: the user scope, the project's .mcp.json
+// (by consent), the user's local scope for this tree.
+Status add_claude_servers(const ConfigFiles& files, McpServerSet* mcp) {
+  std::string user_text;
+  auto user = read_json_file(files.claude_json_file, &user_text);
+  if (!user) return user.status();
+  const std::string user_path = files.claude_json_file ? files.claude_json_file->string() : "";
+  if (*user && (*user)->contains("mcpServers"))
+    MECHA_RETURN_IF_ERROR(mcp->add_claude((**user)["mcpServers"], user_path, user_path));
+
+  std::error_code ec;
+  if (files.mcp_json_file && std::filesystem::exists(*files.mcp_json_file, ec) &&
+      !std::filesystem::is_regular_file(*files.mcp_json_file, ec)) {
+    // A device or a pipe (a link in a cloned tree can point anywhere) would never end.
+    mcp->add_note(fmt::format("{} is not a regular file; its MCP servers are not read",
+                              files.mcp_json_file->string()));
+  } else if (files.mcp_json_file && std::filesystem::exists(*files.mcp_json_file, ec)) {
+    uintmax_t size = std::filesystem::file_size(*files.mcp_json_file, ec);
+    if (!ec && size > kMaxClaudeFileBytes) {
+      return Status::error(fmt::format("{} is {} bytes, more than the {} mecha reads",
+                                       files.mcp_json_file->string(), size, kMaxClaudeFileBytes));
+    }
+    auto text = read_file(*files.mcp_json_file);
+    if (!text) return text.status();
+    FileIdentity id = identify(*files.mcp_json_file, *text);
+    auto verdict = verdict_of(id, files.trust_file);
+    if (!verdict) return verdict.status();
+    auto doc = parse_json(*text, id.path);
+    if (*verdict != TrustVerdict::kTrusted) {
+      // Its names only, for the note; what it would run is not read further.
+      const Json none = Json::object();
+      const Json& servers =
+          doc && doc->is_object() && doc->contains("mcpServers") ? (*doc)["mcpServers"] : none;
+      if (servers.is_object() && !servers.empty()) {
+        mcp->leave_out_claude(servers, id.path);
+      } else if (!doc || !doc->is_object()) {
+        mcp->add_note(fmt::format(
+            "{} is not trusted (nor a JSON object); nothing of it is read. If it is meant to "
+            "configure MCP servers, fix it, read it, and run: mecha trust {}",
+            id.path, shell_quoted(id.path)));
+      }
+    } else {
+      if (!doc) return doc.status();
+      if (!doc->is_object()) {
+        return Status::error(
+            fmt::format("{}: must hold a JSON object, not {}", id.path, json_type_name(*doc)));
+      }
+      if (doc->contains("mcpServers"))
+        MECHA_RETURN_IF_ERROR(mcp->add_claude((*doc)["mcpServers"], id.path, id.path));
+    }
+  }
+
+  if (*user && files.work_tree) {
+    const Json* projects = (*user)->contains("projects") ? &(**user)["projects"] : nullptr;
+    const std::string tree = files.work_tree->string();
+    if (projects && projects->is_object() && projects->contains(tree)) {
+      const Json& entry = (*projects)[tree];
+      if (entry.is_object() && entry.contains("mcpServers")) {
+        MECHA_RETURN_IF_ERROR(mcp->add_claude(
+            entry["mcpServers"], fmt::format("{}: projects.\"{}\"", user_path, tree), user_path));
+      }
+    }
+  }
+  return ok_status();
+}
+
 }  // namespace
 
 std::string unknown_placeholder(std::string_view text, const std::vector<std::string>& allowed) {
@@ -466,6 +561,13 @@ ConfigFiles default_config_files(const std::filesystem::path& work_tree) {
   f.claude_project_file = work_tree / ".claude" / "settings.json";
   f.claude_project_local = work_tree / ".claude" / "settings.local.json";
   if (auto trust = TrustStore::default_file()) f.trust_file = *trust;
+  if (const char* dir = std::getenv("CLAUDE_CONFIG_DIR"); dir && *dir) {
+    f.claude_json_file = std::filesystem::path(dir) / ".claude.json";
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    f.claude_json_file = std::filesystem::path(home) / ".claude.json";
+  }
+  f.mcp_json_file = work_tree / ".mcp.json";
+  f.work_tree = work_tree;
   return f;
 }
 
@@ -495,6 +597,8 @@ Result<Config> load_config(const ConfigFiles& files) {
   auto claude = read_claude_settings({files.claude_user_file, files.claude_project_file,
                                       files.claude_project_local, files.trust_file});
   if (!claude) return claude.status();
+  McpServerSet mcp(files.env);
+  if (!files.explicit_file) MECHA_RETURN_IF_ERROR(add_claude_servers(files, &mcp));
   toml::table merged;
   TrustVerdict project_verdict = TrustVerdict::kTrusted;
   std::vector<toml::table> tables;
@@ -524,6 +628,13 @@ Result<Config> load_config(const ConfigFiles& files) {
     auto c = interpret(*t, p.string(), false);
     if (!c) return c.status();
     if (trust) MECHA_RETURN_IF_ERROR(check_project_trust(*trust, *t, merged));
+    // Servers are applied file by file, in order, each as its trust allows; the merge and the
+    // final reading below never see them.
+    if (const toml::node* servers = t->get("mcp_servers")) {
+      MECHA_RETURN_IF_ERROR(mcp.add_toml(*servers, p.string(),
+                                         !trust || trust->verdict == TrustVerdict::kTrusted));
+      t->erase("mcp_servers");
+    }
     if (paths.size() > 1) merge_into(merged, *t);
     tables.push_back(std::move(*t));
     configs.push_back(std::move(*c));
@@ -556,6 +667,10 @@ Result<Config> load_config(const ConfigFiles& files) {
   auto permissions = merge_permissions(*claude, tables, sources, with_project, project_verdict);
   if (!permissions) return permissions.status();
   c->permissions = std::move(*permissions);
+  c->notes = mcp.notes();
+  auto servers = std::move(mcp).finish();
+  if (!servers) return servers.status();
+  c->mcp_servers = std::move(*servers);
   return c;
 }
 

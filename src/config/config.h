@@ -29,8 +29,7 @@
 // [providers.*] (base_url and api_key_env decide where the API key goes), the rest of
 // [sandbox] (mode = "off", network = true, pass_env, set_env, and keys added later), a
 // [guard] writable beyond the user's, a non-empty disable_rules, higher limits, lower prices,
-// a subagent's trusted_output = true or provider, and all of [tools], [mcp_servers],
-// [server]. A key not named here is a security key: new keys need consent until they are
+// a subagent's trusted_output = true or provider, and all of [tools] and [server]. A key not named here is a security key: new keys need consent until they are
 // listed. [hooks] is not refused but left out: an untrusted project file's hooks do not run
 // (they would run as the user's own commands, outside the sandbox), and Config::hooks.notes
 // says so, naming the file and the `mecha trust` command.
@@ -40,15 +39,19 @@
 // and its allow rules and wider modes are left out with a note (Config::permissions.notes),
 // as from the tree's .claude/settings.json and .claude/settings.local.json.
 //
+// [mcp_servers] is not refused whole: an untrusted project's servers are left out with a
+// note, and what narrows a server the user configured is applied (mcp_config.h).
+//
 // Reading is strict: a syntax error names the file, line and column; an unknown key or a
 // value of the wrong type names the file, line and key. Nothing is guessed. Each table is
 // read here into the struct its layer receives (Config's fields below; the layers above
 // never see TOML). The tables: provider (a key), [providers.NAME], [pricing."MODEL"],
 // [limits], [bash] and [sandbox] (bash_config.h), [guard] (guard_config.h), [[subagents]]
 // (agent_def.h), [model_aliases] (model_aliases.h), [permissions] (permission_sources.h),
-// [hooks] (hook_settings.h). A table planned but not read yet ([mcp_servers], [tools],
-// [server]) is an error naming the file, line and table, so a config written for it does not
-// silently do nothing; so is any other table.
+// [hooks] (hook_settings.h), [mcp_servers] (mcp_config.h, which says what an untrusted
+// project may set there, and which Claude Code files are read with it). A table planned
+// but not read yet ([tools], [server]) is an error naming the file, line and table, so a
+// config written for it does not silently do nothing; so is any other table.
 //
 // Hooks come also from Claude Code's settings files, in the permissions' order; a project
 // Claude Code file's hooks count only once the user trusts that file.
@@ -75,6 +78,7 @@
 #include "config/bash_config.h"
 #include "config/guard_config.h"
 #include "config/hook_settings.h"
+#include "config/mcp_config.h"
 #include "config/model_aliases.h"
 #include "config/permission_settings.h"
 #include "config/pricing.h"
@@ -155,23 +159,37 @@ struct Config {
   // [hooks] and Claude Code's `hooks`: the user's files', then the project's once trusted
   // (an untrusted project file's hooks are left out, with a note in hooks.notes).
   HookSettings hooks;
+  // [mcp_servers] with Claude Code's servers, by name (mcp_config.h); disabled ones too.
+  std::map<std::string, McpServerConfig> mcp_servers;
   std::vector<std::string> sources;  // files read, in order
+  // What the loader left out and why (an untrusted project's MCP servers), for the CLI to
+  // show as notes.
+  std::vector<std::string> notes;
 };
 
 struct ConfigFiles {
   std::optional<std::filesystem::path> explicit_file;  // --config: read only this
   std::optional<std::filesystem::path> user_file;      // ~/.config/mecha/config.toml
   std::optional<std::filesystem::path> project_file;   // <work tree>/.mecha/config.toml
-  // The trust records for project_file (trust_store.h). Unset: nothing is trusted.
+  // The trust records for project_file and mcp_json_file (trust_store.h). Unset: nothing
+  // is trusted.
   std::optional<std::filesystem::path> trust_file;
-  // Claude Code's settings, read for their permissions (also with explicit_file).
+  // Claude Code's settings, read for their permissions and hooks (also with explicit_file).
   std::optional<std::filesystem::path> claude_user_file;      // ~/.claude/settings.json
   std::optional<std::filesystem::path> claude_project_file;   // <tree>/.claude/settings.json
   std::optional<std::filesystem::path> claude_project_local;  // <tree>/.claude/settings.local.json
+  // Claude Code's MCP servers (mcp_config.h), not read with explicit_file.
+  std::optional<std::filesystem::path> claude_json_file;  // ~/.claude.json
+  std::optional<std::filesystem::path> mcp_json_file;     // <work tree>/.mcp.json
+  // The tree whose entry in ~/.claude.json `projects` holds its local-scope servers.
+  std::optional<std::filesystem::path> work_tree;
+  // Where ${VAR} in an MCP server's values is looked up. Default: the process's environment.
+  EnvLookup env = process_env();
 };
 
-// The usual places for a work tree, honouring $XDG_CONFIG_HOME, $XDG_STATE_HOME and $HOME
-// (~/.claude/ is $HOME/.claude, as Claude Code has it).
+// The usual places for a work tree, honouring $XDG_CONFIG_HOME, $XDG_STATE_HOME, $HOME and
+// $CLAUDE_CONFIG_DIR (where Claude Code keeps .claude.json when it is set); ~/.claude/ is
+// $HOME/.claude, as Claude Code has it.
 ConfigFiles default_config_files(const std::filesystem::path& work_tree);
 
 // Reads and checks the files that exist (an explicit file must exist).

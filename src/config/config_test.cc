@@ -235,9 +235,6 @@ TEST(Config, TablesNotReadAreRefusedNamingFileLineAndTable) {
       {"[limits]\nmax_turns = 3\n\n[tools]\nx = 1\n",
        "config.toml:4: [tools] is not supported yet by this mecha (it is planned, and until then "
        "it would do nothing); remove it"},
-      {"[mcp_servers.fs]\ncommand = \"npx\"\n",
-       "config.toml:1: [mcp_servers] is not supported yet by this mecha (it is planned, and until "
-       "then it would do nothing); remove it"},
       {"[tools]\n",
        "config.toml:1: [tools] is not supported yet by this mecha (it is planned, "
        "and until then it would do nothing); remove it"},
@@ -249,17 +246,17 @@ TEST(Config, TablesNotReadAreRefusedNamingFileLineAndTable) {
        "then it would do nothing); remove it"},
       {"[limits]\nmax_turns = 3\n[foo]\nbar = 1\n",
        "config.toml:3: unknown table [foo] (tables: providers, pricing, limits, bash, sandbox, "
-       "guard, subagents, model_aliases, permissions, hooks)"},
+       "guard, subagents, model_aliases, permissions, hooks, mcp_servers)"},
       {"[[foo]]\n",
        "config.toml:1: unknown table [[foo]] (tables: providers, pricing, limits, "
-       "bash, sandbox, guard, subagents, model_aliases, permissions, hooks)"},
+       "bash, sandbox, guard, subagents, model_aliases, permissions, hooks, mcp_servers)"},
       {"colour = 1\n",
        "config.toml:1: unknown key 'colour' in the top level (keys: provider; tables: providers, "
-       "pricing, limits, bash, sandbox, guard, subagents, model_aliases, permissions, hooks)"},
+       "pricing, limits, bash, sandbox, guard, subagents, model_aliases, permissions, hooks, mcp_servers)"},
       // The first in the file, whatever the order of the names.
       {"[zzz]\n[aaa]\n",
        "config.toml:1: unknown table [zzz] (tables: providers, pricing, limits, "
-       "bash, sandbox, guard, subagents, model_aliases, permissions, hooks)"},
+       "bash, sandbox, guard, subagents, model_aliases, permissions, hooks, mcp_servers)"},
       {"provider = 1\n", "config.toml:1: key 'provider' in the top level must be a string"},
       {"limits = 1\n", "config.toml:1: [limits] must be a table"},
       {"[limits]\nmax_time = \"1h\"\n",

@@ -42,6 +42,7 @@ class Classifier {
       // Permissions are merged by their own rule: an untrusted file's allow rules and wider
       // modes are left out with a note (permission_sources.h), not refused.
       if (key == "permissions") continue;
+      if (key == "mcp_servers") continue;  // left out or narrowing only: mcp_sources.h
       if (key == "limits") {
         limits(v);
       } else if (key == "bash") {
@@ -69,7 +70,7 @@ class Classifier {
           }
         }
       } else {
-        flag(key, v);  // provider, tools, mcp_servers, hooks, server, and the rest
+        flag(key, v);  // provider, tools, server, and the rest
       }
     }
   }

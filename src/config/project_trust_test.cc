@@ -99,9 +99,10 @@ TEST(ProjectTrust, SecurityKeys) {
        "[[subagents]]\nname = \"a\"\ndescription = \"d\"\ntrusted_output = true\n"
        "provider = \"evil\"\n[[subagents]]\nname = \"b\"\ntrusted_output = false\n",
        "", "subagents[0].trusted_output:4, subagents[0].provider:5"},
+      // [mcp_servers] is not refused whole: each server is left out or narrows (mcp_sources.h).
       {"sections that run things",
        "[hooks]\nx = 1\n[mcp_servers.a]\ncommand = \"sh\"\n[tools]\n[permissions]\n[server]\n", "",
-       "hooks:1, mcp_servers:3, tools:5, server:7"},
+       "hooks:1, tools:5, server:7"},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(keys_of(c.project, c.user), c.keys) << c.what;

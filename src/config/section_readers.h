@@ -34,5 +34,8 @@ Status read_model_aliases(const toml::node& value, const Reading& reading, Confi
 Status read_permissions(const toml::node& value, const Reading& reading, Config* config);
 // [hooks] (hook_settings.h): appends the file's hooks to config->hooks.
 Status read_hooks(const toml::node& value, const Reading& reading, Config* config);
+// Whole: the file's servers, trusted, ${VAR} from the process's environment. One file of
+// several: only checked; load_config applies each file's in precedence order (mcp_sources.h).
+Status read_mcp_servers(const toml::node& value, const Reading& reading, Config* config);
 
 }  // namespace mecha::config

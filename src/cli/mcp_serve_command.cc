@@ -1,0 +1,138 @@
+// `mecha mcp serve [-C DIR] [--config FILE]`: mecha's confined file tools and its guarded,
+// sandboxed Bash, offered over stdio MCP (mcp/tool_server.h) so that other agents get
+// mecha's guard and sandbox. The work tree is the current directory or -C; the tools are
+// built as a run builds them, from the tree's config.
+//
+// stdout carries the protocol alone: it is kept for the server, and fd 1 is pointed at
+// stderr, so nothing else the process or a tool prints can corrupt the stream. Notes go to
+// stderr.
+//
+// `mcp` is a group: serve is its first subcommand.
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "base/unique_fd.h"
+#include "cli/command.h"
+#include "cli/workspace.h"
+#include "mcp/tool_server.h"
+#include "tools/builtin.h"
+#include "tools/registry.h"
+#include "tools/schema.h"
+
+namespace mecha::cli {
+namespace {
+
+// The tools offered: the files of the tree and the shell, no others a program built on the
+// library may have added (those belong to its own runs).
+const std::vector<std::string> kServedTools = {"Read", "Write", "Edit", "Glob", "Grep", "Bash"};
+
+struct McpServeOptions {
+  std::string work_tree;
+  std::string config_file;
+};
+
+// The tools of one served tree. Calls run one at a time: they share one ToolContext (what
+// was read, which Write checks; the refusals so far), which is one thread's at a time.
+class ServedTools {
+ public:
+  ServedTools(tools::ToolRegistry registry, std::filesystem::path tree)
+      : registry_(std::move(registry)) {
+    ctx_.work_tree = std::move(tree);
+    ctx_.agent = "mcp";
+  }
+
+  std::vector<mcp::ToolDescriptor> descriptors() const {
+    std::vector<mcp::ToolDescriptor> out;
+    for (const auto& t : registry_.all())
+      out.push_back({t->name(), t->description(), t->input_schema(), t->read_only()});
+    return out;
+  }
+
+  mcp::ToolCallResult call(const std::string& name, const Json& arguments,
+                           const CancelToken& cancel) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (cancel.cancelled()) return {"cancelled before it ran", true};
+    std::shared_ptr<tools::Tool> tool = registry_.find(name);
+    if (!tool) return {fmt::format("no tool '{}'", name), true};
+    if (std::string err = tools::validate_input(arguments, tool->input_schema()); !err.empty())
+      return {fmt::format("invalid input for tool '{}': {}", name, err), true};
+    ctx_.cancel = &cancel;
+    tools::ToolOutput out = tool->call(arguments, ctx_);
+    ctx_.cancel = nullptr;
+    if (out.refusal_rule) {
+      std::fprintf(stderr, "mecha mcp serve: %s refused by rule '%s'\n", name.c_str(),
+                   out.refusal_rule->c_str());
+    }
+    return {std::move(out.content), out.is_error};
+  }
+
+ private:
+  std::mutex mu_;
+  tools::ToolRegistry registry_;
+  tools::ToolContext ctx_;  // GUARDED_BY(mu_)
+};
+
+int mcp_serve_main(const McpServeOptions& opt) {
+  // The protocol's stream is a copy of stdout; fd 1 itself now goes to stderr.
+  UniqueFd protocol_out(::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0));
+  if (!protocol_out.valid() || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+    return report_failure(Status::error("mecha mcp serve: cannot set up stdout for the protocol"));
+  }
+  // A client that goes away is an EPIPE for the writer, not the end of the process.
+  ::signal(SIGPIPE, SIG_IGN);
+
+  auto ws = Workspace::open({opt.work_tree, opt.config_file, ""});
+  if (!ws) return report_failure(ws.status());
+  tools::ToolRegistry all;
+  if (Status s = tools::add_builtin_tools(ws->config(), all); !s.ok()) return report_failure(s);
+  auto served = all.subset(kServedTools);
+  if (!served) return report_failure(served.status());
+  auto host = std::make_shared<ServedTools>(std::move(*served), ws->work_tree());
+
+  mcp::ToolServerOptions options;
+  options.version = kMechaVersion;
+  mcp::ToolServer server(
+      host->descriptors(),
+      [host](const std::string& name, const Json& arguments, const CancelToken& cancel) {
+        return host->call(name, arguments, cancel);
+      },
+      options);
+  std::fprintf(stderr, "mecha mcp serve: %zu tools for %s, on stdio\n", kServedTools.size(),
+               ws->work_tree().c_str());
+  if (Status s = server.serve(STDIN_FILENO, protocol_out.get()); !s.ok()) return report_failure(s);
+  return kExitOk;
+}
+
+void define_mcp_serve_command(CLI::App& sub, Action* chosen) {
+  auto opt = std::make_shared<McpServeOptions>();
+  sub.add_option("-C,--work-tree", opt->work_tree,
+                 "The work tree the tools work in (default: the current directory)");
+  sub.add_option("--config", opt->config_file, "Read only this config file");
+  sub.callback([opt, chosen] { *chosen = [opt] { return mcp_serve_main(*opt); }; });
+}
+
+}  // namespace
+
+void define_mcp_command(CLI::App& sub, Action* chosen) {
+  sub.require_subcommand(1);
+  struct Subcommand {
+    const char* name;
+    const char* description;
+    void (*define)(CLI::App&, Action*);
+  };
+  static constexpr Subcommand kSubcommands[] = {
+      {"serve", "Offer mecha's file tools and guarded, sandboxed Bash to other agents over stdio",
+       define_mcp_serve_command},
+  };
+  for (const Subcommand& s : kSubcommands)
+    s.define(*sub.add_subcommand(s.name, s.description), chosen);
+}
+
+}  // namespace mecha::cli
