@@ -63,9 +63,12 @@ std::string event_list() {
   return names;
 }
 
-// Reads one {"type": "command", "command": ..., "timeout": ...} of a JSON group.
-Result<HookCommand> json_command(const Json& j, const std::string& path, const std::string& file,
-                                 std::string_view text, int* cursor) {
+// Reads one {"type": "command", "command": ..., "timeout": ...} of a JSON group. The file is
+// Claude Code's too, and Claude Code grows: a key mecha does not know is ignored and a hook of
+// another type (a "prompt" hook) is left out, each with a note; nullopt for one left out.
+Result<std::optional<HookCommand>> json_command(const Json& j, const std::string& path,
+                                                const std::string& file, std::string_view text,
+                                                int* cursor, std::vector<std::string>* notes) {
   auto at = [&](std::string_view needle) {
     int line = line_of(text, needle, *cursor);
     return located(file, line > 0 ? line : *cursor);
@@ -75,21 +78,25 @@ Result<HookCommand> json_command(const Json& j, const std::string& path, const s
         fmt::format("{}: {} must be an object, not {}", at("{"), path, json_type_name(j)));
   }
   HookCommand hook;
-  for (const auto& [key, value] : j.items()) {
-    if (key != "type" && key != "command" && key != "timeout") {
-      return Status::error(
-          fmt::format("{}: unknown key \"{}\" in {} (keys: type, command, timeout)",
-                      at(fmt::format("\"{}\"", key)), key, path));
-    }
-  }
   const Json* type = j.contains("type") ? &j.at("type") : nullptr;
   if (type == nullptr) {
     return Status::error(fmt::format("{}: {} needs \"type\": \"command\"", at("{"), path));
   }
-  if (!type->is_string() || type->get<std::string>() != "command") {
-    return Status::error(
-        fmt::format("{}: {} has type {}; mecha runs only hooks of type \"command\"", at("\"type\""),
-                    path, dump_json(*type)));
+  if (!type->is_string()) {
+    return Status::error(fmt::format("{}: {}.type must be a string, not {}", at("\"type\""),
+                                     path, json_type_name(*type)));
+  }
+  if (type->get<std::string>() != "command") {
+    notes->push_back(fmt::format("{}: {} has type {}; mecha runs only hooks of type \"command\", "
+                                 "so it is left out",
+                                 at("\"type\""), path, dump_json(*type)));
+    return std::optional<HookCommand>();
+  }
+  for (const auto& [key, value] : j.items()) {
+    if (key != "type" && key != "command" && key != "timeout") {
+      notes->push_back(fmt::format("{}: {}: key \"{}\" is not one mecha reads; ignored",
+                                   at(fmt::format("\"{}\"", key)), path, key));
+    }
   }
   const Json* command = j.contains("command") ? &j.at("command") : nullptr;
   if (command == nullptr || !command->is_string() || command->get<std::string>().empty()) {
@@ -111,7 +118,7 @@ Result<HookCommand> json_command(const Json& j, const std::string& path, const s
     if (!timeout) return timeout.status();
     hook.timeout = *timeout;
   }
-  return hook;
+  return std::optional<HookCommand>(std::move(hook));
 }
 
 }  // namespace
@@ -143,7 +150,11 @@ Status add_json_hooks(const Json& hooks, const std::string& file, std::string_vi
     const int event_line = line_of(text, fmt::format("\"{}\"", name), hooks_line);
     const std::string event_at = located(file, event_line > 0 ? event_line : hooks_line);
     auto event = parse_hook_event(name);
-    if (!event) return event.status().prefixed(event_at);
+    if (!event) {
+      into->notes.push_back(fmt::format("{}: {}; its hooks are left out", event_at,
+                                        event.status().message()));
+      continue;
+    }
     if (!groups.is_array()) {
       return Status::error(fmt::format("{}: hooks.{} must be an array of matcher groups, not {}",
                                        event_at, name, json_type_name(groups)));
@@ -182,10 +193,10 @@ Status add_json_hooks(const Json& hooks, const std::string& file, std::string_vi
       }
       const Json& commands = group.at("hooks");
       for (size_t h = 0; h < commands.size(); ++h) {
-        auto hook =
-            json_command(commands[h], fmt::format("{}.hooks[{}]", path, h), file, text, &cursor);
+        auto hook = json_command(commands[h], fmt::format("{}.hooks[{}]", path, h), file, text,
+                                 &cursor, &into->notes);
         if (!hook) return hook.status();
-        out.hooks.push_back(std::move(*hook));
+        if (*hook) out.hooks.push_back(std::move(**hook));
       }
       added[*event].push_back(std::move(out));
     }

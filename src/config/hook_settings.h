@@ -65,8 +65,11 @@ struct HookSettings {
 
 // Appends the hooks of one Claude Code settings document's "hooks" value. `file` and
 // `text` (the file's bytes) are for origins and messages: an error names the file, the
-// line where it can be found, and what is wrong (unknown event, a hook that is not of type
-// "command", a timeout that is not a positive number, an unknown key).
+// line where it can be found, and what is wrong (a value of the wrong type, a hook without a
+// command, a timeout that is not a positive number, a matcher that does not compile). The
+// file is Claude Code's too, and Claude Code grows, so what mecha does not know is a note in
+// into->notes, not an error: an event it does not run (its hooks left out), a hook of another
+// type than "command" (left out), a key of a hook it does not read (ignored).
 Status add_json_hooks(const Json& hooks, const std::string& file, std::string_view text,
                       HookSettings* into);
 // The same for mecha's [hooks] table: [[hooks.PreToolUse]] matcher = "Bash"

@@ -149,19 +149,8 @@ TEST(JsonHooks, AMistakeIsAnErrorNamingFileLineAndWhatIsWrong) {
   const Case cases[] = {
       {"{\n\"hooks\": [1]\n}",
        ".claude/settings.json:2: \"hooks\" must be an object of events, not array"},
-      {"{\n\"hooks\": {\n  \"PreToolUs\": []\n}}",
-       ".claude/settings.json:3: unknown hook event \"PreToolUs\" (events: PreToolUse, "
-       "PostToolUse, UserPromptSubmit, Stop, SubagentStop, SessionStart, SessionEnd, PreCompact, "
-       "Notification)"},
       {"{\n\"hooks\": {\n  \"Stop\": {\"hooks\": []}\n}}",
        ".claude/settings.json:3: hooks.Stop must be an array of matcher groups, not object"},
-      {"{\"hooks\": {\n\"Stop\": [\n{\"hooks\": [\n{\"type\": \"prompt\", \"prompt\": "
-       "\"ok?\"}]}]}}",
-       ".claude/settings.json:4: unknown key \"prompt\" in hooks.Stop[0].hooks[0] (keys: type, "
-       "command, timeout)"},
-      {"{\"hooks\": {\n\"Stop\": [\n{\"hooks\": [\n{\"type\": \"prompt\"}]}]}}",
-       ".claude/settings.json:4: hooks.Stop[0].hooks[0] has type \"prompt\"; mecha runs only "
-       "hooks of type \"command\""},
       {"{\"hooks\": {\n\"Stop\": [\n{\"hooks\": [\n{\"command\": \"x\"}]}]}}",
        ".claude/settings.json:3: hooks.Stop[0].hooks[0] needs \"type\": \"command\""},
       {"{\"hooks\": {\n\"Stop\": [\n{\"hooks\": [\n{\"type\": \"command\"}]}]}}",
@@ -195,6 +184,33 @@ TEST(JsonHooks, AMistakeIsAnErrorNamingFileLineAndWhatIsWrong) {
     ASSERT_FALSE(s.ok()) << c.text;
     EXPECT_EQ(s.message(), c.error) << c.text;
   }
+}
+
+// The file is Claude Code's too: an event mecha does not run, a hook of another type and a
+// key mecha does not read are notes, and the rest of the file still counts.
+TEST(JsonHooks, WhatClaudeCodeKnowsAndMechaDoesNotIsANote) {
+  const std::string text =
+      "{\"hooks\": {\n"
+      "\"PermissionRequest\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"a\"}]}],\n"
+      "\"Stop\": [{\"hooks\": [\n"
+      "{\"type\": \"prompt\", \"prompt\": \"done?\"},\n"
+      "{\"type\": \"command\", \"command\": \"b\", \"statusMessage\": \"checking\"}]}]}}";
+  HookSettings s;
+  Status st = add_json_hooks(parse_json(text, "t")->at("hooks"), ".claude/settings.json", text, &s);
+  ASSERT_TRUE(st.ok()) << st.message();
+  ASSERT_EQ(s.events.size(), 1u);
+  ASSERT_EQ(s.events.at(HookEvent::kStop).size(), 1u);
+  ASSERT_EQ(s.events.at(HookEvent::kStop)[0].hooks.size(), 1u);
+  EXPECT_EQ(s.events.at(HookEvent::kStop)[0].hooks[0].command, "b");
+  EXPECT_EQ(s.notes,
+            (std::vector<std::string>{
+                ".claude/settings.json:2: unknown hook event \"PermissionRequest\" (events: "
+                "PreToolUse, PostToolUse, UserPromptSubmit, Stop, SubagentStop, SessionStart, "
+                "SessionEnd, PreCompact, Notification); its hooks are left out",
+                ".claude/settings.json:4: hooks.Stop[0].hooks[0] has type \"prompt\"; mecha runs "
+                "only hooks of type \"command\", so it is left out",
+                ".claude/settings.json:5: hooks.Stop[0].hooks[1]: key \"statusMessage\" is not one "
+                "mecha reads; ignored"}));
 }
 
 TEST(TomlHooks, ReadsTheSameShapeFromMechasConfig) {

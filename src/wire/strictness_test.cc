@@ -23,7 +23,7 @@ const fs::path kFixtures = fs::path(MECHA_SOURCE_DIR) / "tests/fixtures/wire";
 // so only their own type is checked (they must be objects).
 const std::set<std::string> kOpaque = {"tool_call/body/input", "approval_request/body/input"};
 // Fields with a declared default (frames.h): removing them is allowed.
-const std::set<std::string> kOptional = {"open/body/session_id"};
+const std::set<std::string> kOptional = {"open/body/session_id", "approval_answer/body/always"};
 
 struct Fixture {
   std::string name;
@@ -195,6 +195,10 @@ TEST(WireStrictness, OptionalFieldsMayBeLeftOutAndTakeTheirDefault) {
   Decoded d = decode_frame(R"({"kind":"open","body":{}})");
   ASSERT_TRUE(d.ok()) << d.error.message;
   EXPECT_EQ(std::get<Open>(*d.frame), Open{});
+  // A client of protocol 2 answers without "always": a one-time answer.
+  d = decode_frame(R"({"kind":"approval_answer","body":{"request_id":"r1","approved":true}})");
+  ASSERT_TRUE(d.ok()) << d.error.message;
+  EXPECT_EQ(std::get<ApprovalAnswer>(*d.frame), (ApprovalAnswer{"r1", true, false}));
 }
 
 TEST(WireStrictness, OpaqueToolInputAcceptsAnyKeys) {
