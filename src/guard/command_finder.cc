@@ -1,5 +1,8 @@
 #include "guard/command_finder.h"
 
+#include <optional>
+#include <string>
+
 #include "guard/finder.h"
 #include "guard/fork_bombs.h"
 #include "guard/wrappers.h"
@@ -324,11 +327,25 @@ void Finder::visit_function(TSNode node) {
 }
 
 std::variant<Script, Problem> find_commands(std::string_view line, const FinderLimits& limits) {
+  // The walk depends on nothing but the line and the limits.
+  struct Last {
+    std::string line;
+    FinderLimits limits;
+    std::variant<Script, Problem> found;
+  };
+  thread_local std::optional<Last> last;
+  if (last && last->line == line && last->limits == limits) return last->found;
   Script script;
   Finder finder(limits, script);
   finder.run(line, 0, "");
-  if (finder.problem) return *finder.problem;
-  return script;
+  std::variant<Script, Problem> found;
+  if (finder.problem) {
+    found = *finder.problem;
+  } else {
+    found = std::move(script);
+  }
+  last = Last{std::string(line), limits, found};
+  return found;
 }
 
 }  // namespace mecha::guard

@@ -29,9 +29,12 @@ struct FinderLimits {
   size_t max_depth = 256;      // nesting of syntax nodes
   size_t max_commands = 4000;  // commands found, derived ones included
   int max_shell_depth = 4;     // `sh -c` inside `sh -c` ...
+  bool operator==(const FinderLimits&) const = default;
 };
 
-// Either the script or the reason the line is refused.
+// Either the script or the reason the line is refused. The answer for the last line each
+// thread asked about is kept, so the permission rules and the guard, which both read the line
+// of one Bash call, parse it once.
 std::variant<Script, Problem> find_commands(std::string_view line, const FinderLimits& limits = {});
 
 }  // namespace mecha::guard
