@@ -1,12 +1,12 @@
-// `mecha permissions [-C DIR] [--config FILE]`: the permission mode and rules a run in the
-// work tree gets, each with where it was written, and the notes on what was left out
-// (config/permission_settings.h, agent/permissions.h).
-#include <cstdlib>
+// `mecha permissions [-C DIR] [--config FILE]`: the permission mode, rules and hooks a run in
+// the work tree gets, each with where it was written, and the notes on what was left out
+// (config/permission_settings.h, agent/permissions.h, config/hook_settings.h).
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "agent/permissions.h"
+#include "agent/run_pipeline.h"
 #include "cli/command.h"
 #include "cli/workspace.h"
 
@@ -24,9 +24,8 @@ int permissions_main(const PermissionsOptions& opt) {
   const config::PermissionSettings& settings = ws->config().permissions;
   const config::PermissionMode mode =
       settings.default_mode.value_or(config::PermissionMode::kDefault);
-  const char* home = std::getenv("HOME");
   // Built as a run builds it, so a rule the policy cannot read fails here too.
-  auto policy = agent::PermissionPolicy::build(settings, mode, home ? home : "/");
+  auto policy = agent::PermissionPolicy::build(settings, mode, agent::home_directory());
   if (!policy) return report_failure(policy.status());
   std::string out = fmt::format(
       "mode: {} ({})\n", config::permission_mode_name(mode),
@@ -43,9 +42,25 @@ int permissions_main(const PermissionsOptions& opt) {
                          r.origin.where());
     }
   }
-  if (!settings.notes.empty()) {
+  const config::HookSettings& hooks = ws->config().hooks;
+  if (hooks.empty()) {
+    out += "hooks: none\n";
+  } else {
+    out += "hooks (run in this order, outside the sandbox):\n";
+    for (const auto& [event, groups] : hooks.events) {
+      for (const auto& group : groups) {
+        for (const auto& hook : group.hooks) {
+          out += fmt::format("  {}{}  {}  (timeout {}s)  {}\n", config::hook_event_name(event),
+                             group.matcher.empty() ? "" : fmt::format("[{}]", group.matcher),
+                             hook.command, hook.timeout.count() / 1000.0, hook.origin.where());
+        }
+      }
+    }
+  }
+  if (!settings.notes.empty() || !hooks.notes.empty()) {
     out += "notes:\n";
     for (const auto& n : settings.notes) out += fmt::format("  {}\n", n);
+    for (const auto& n : hooks.notes) out += fmt::format("  {}\n", n);
   }
   std::fputs(out.c_str(), stdout);
   return kExitOk;

@@ -29,7 +29,8 @@ TEST_F(PermissionsCommand, PrintsTheMergedRulesTheModeAndTheNotes) {
   auto none = mecha({"permissions"});
   EXPECT_EQ(none.exit_code, 0) << none.err;
   EXPECT_EQ(none.out,
-            "mode: default (the default; no settings file sets defaultMode)\nrules: none\n");
+            "mode: default (the default; no settings file sets defaultMode)\nrules: none\n"
+            "hooks: none\n");
 
   dir_.write("tree/.home/.claude/settings.json",
              "{\n  \"model\": \"opus\",\n  \"permissions\": {\n    \"allow\": [\"Bash(git "
@@ -49,6 +50,7 @@ TEST_F(PermissionsCommand, PrintsTheMergedRulesTheModeAndTheNotes) {
                         "  allow  Bash(git status)    {0}:4\n"
                         "  deny   Read(~/.aws/**)     {1}:2\n"
                         "  deny   Read(./secret.txt)  {2}:1\n"
+                        "hooks: none\n"
                         "notes:\n"
                         "  {2} is not trusted, so what it widens is left out: allow rule Bash. A "
                         "project's settings may only tighten permissions until you trust them; "
@@ -73,6 +75,29 @@ TEST_F(PermissionsCommand, PrintsTheMergedRulesTheModeAndTheNotes) {
   EXPECT_NE(r.out.find("  ask    Edit "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Bash(git status)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("Read(~/.aws/**)"), std::string::npos) << r.out;
+}
+
+TEST_F(PermissionsCommand, ListsTheHooksAndWhichWereLeftOut) {
+  dir_.write("tree/.home/.claude/settings.json",
+             "{\"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": "
+             "\"command\", \"command\": \"check.sh\", \"timeout\": 5}]}]}}\n");
+  dir_.write("tree/.claude/settings.json",
+             "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": "
+             "\"touch pwned\"}]}]}}\n");
+  const std::string user = (tree() / ".home/.claude/settings.json").string();
+  const std::string project = (tree() / ".claude/settings.json").string();
+  auto r = mecha({"permissions"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(fmt::format("hooks (run in this order, outside the sandbox):\n"
+                                   "  PreToolUse[Bash]  check.sh  (timeout 5s)  {}:1\n",
+                                   user)),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("touch pwned"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(fmt::format("{}:1: hooks left out: {} is not trusted", project, project)),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(tree() / "pwned"));
 }
 
 TEST_F(PermissionsCommand, AMalformedRuleIsAnErrorNamingFileLineAndRule) {
