@@ -318,6 +318,41 @@ TEST_F(ChatInTmux, APermissionAskAnsweredAlwaysIsNotAskedAgain) {
   ASSERT_TRUE(t->wait_for_exit(0));
 }
 
+// `mecha run` started at a terminal asks there what the permissions ask (a headless run
+// refuses instead: permissions_e2e_test.cc): "n" refuses, "a" allows this and the same call
+// for the rest of the run.
+TEST_F(ChatInTmux, RunAtATerminalAsksThereAndObeysTheAnswer) {
+  if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
+  dir_.write("c.jsonl", kHeader + tool_use("t1", "Bash", {{"command", "touch refused"}}) +
+                            tool_use("t2", "Bash", {{"command", "touch always"}}) +
+                            tool_use("t3", "Bash", {{"command", "touch always"}}) +
+                            answer("Done at the terminal."));
+  const auto tree = dir_.path() / "tree";
+  TmuxSession t(dir_.path(),
+                {testing::mecha_binary(), "run", "--model",
+                 "cassette:" + (dir_.path() / "c.jsonl").string(), "make the files"},
+                tree, env());
+  ASSERT_TRUE(t.wait_for("touch refused"));
+  ASSERT_TRUE(t.wait_for("[a]lways for this session"));
+  t.type("n");
+  t.press("Enter");
+  ASSERT_TRUE(t.wait_for("[a]lways for this session", 2));
+  EXPECT_FALSE(std::filesystem::exists(tree / "refused"));
+  t.type("a");
+  t.press("Enter");
+  ASSERT_TRUE(t.wait_for("Done at the terminal."));
+  ASSERT_TRUE(t.wait_for_exit(0));
+  EXPECT_TRUE(std::filesystem::exists(tree / "always"));
+  // The third call ran without a third question.
+  const std::string screen = t.screen();
+  int asked = 0;
+  for (size_t at = screen.find("[a]lways for this session"); at != std::string::npos;
+       at = screen.find("[a]lways for this session", at + 1)) {
+    ++asked;
+  }
+  EXPECT_EQ(asked, 2) << screen;
+}
+
 // A send after the session read untrusted and private content is asked inline: "y" lets it
 // run (the message is in sent.jsonl), Enter alone (the default, No) refuses it.
 TEST_F(ChatInTmux, ApprovalIsAskedInlineAndTheAnswerIsObeyed) {
