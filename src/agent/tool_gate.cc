@@ -73,9 +73,9 @@ GateResult pass_gate(const tools::Tool& tool, const ToolUseBlock& use, RunContex
     HookResult hr = ctx.hooks->run(in, ctx.cancel);
     take_hook_result(hr, ctx, sink);
     if (hr.decision == HookDecision::kBlock) {
-      return refused("hook", fmt::format("'{}' was blocked by a PreToolUse hook ({}): {}",
-                                         use.name, hr.hook,
-                                         hr.reason.empty() ? "no reason given" : hr.reason));
+      return refused(
+          "hook", fmt::format("'{}' was blocked by a PreToolUse hook ({}): {}", use.name, hr.hook,
+                              hr.reason.empty() ? "no reason given" : hr.reason));
     }
     if (hr.updated_input) {
       if (std::string err = tools::validate_input(*hr.updated_input, tool.input_schema());
@@ -86,11 +86,17 @@ GateResult pass_gate(const tools::Tool& tool, const ToolUseBlock& use, RunContex
                                    use.name, hr.hook, err));
       }
       gate.input = *hr.updated_input;
+      // A hook's decisions are part of the record, like the rules' refusals.
+      if (sink) {
+        sink->on_event(NoteEvent{ctx.agent, fmt::format("a PreToolUse hook ({}) changed the "
+                                                        "input of {} to {}",
+                                                        hr.hook, use.name, gate.input.dump())});
+      }
     }
     gate.context = hr.additional_context;
     hook_decision = hr.decision;
-    hook_source = fmt::format("PreToolUse hook {}{}", hr.hook,
-                              hr.reason.empty() ? "" : ": " + hr.reason);
+    hook_source =
+        fmt::format("PreToolUse hook {}{}", hr.hook, hr.reason.empty() ? "" : ": " + hr.reason);
   }
 
   if (!ctx.permissions) return gate;
@@ -99,6 +105,11 @@ GateResult pass_gate(const tools::Tool& tool, const ToolUseBlock& use, RunContex
     d = PermissionDecision{Verdict::kAsk, hook_source, ""};
   } else if (d.verdict == Verdict::kAsk && hook_decision == HookDecision::kAllow) {
     d.verdict = Verdict::kAllow;
+    if (sink) {
+      sink->on_event(NoteEvent{ctx.agent, fmt::format("{} allowed {} without asking ({} would "
+                                                      "have asked)",
+                                                      hook_source, use.name, d.source)});
+    }
   }
   if (d.verdict == Verdict::kAsk && ctx.grants &&
       ctx.grants->allows(tool, gate.input, ctx.work_tree)) {
@@ -137,8 +148,8 @@ GateResult pass_gate(const tools::Tool& tool, const ToolUseBlock& use, RunContex
   return gate;
 }
 
-std::string after_call(const ToolUseBlock& use, const Json& input,
-                       const tools::ToolOutput& output, RunContext& ctx, EventSink* sink) {
+std::string after_call(const ToolUseBlock& use, const Json& input, const tools::ToolOutput& output,
+                       RunContext& ctx, EventSink* sink) {
   if (!ctx.hooks || !ctx.hooks->wants(HookEvent::kPostToolUse, use.name)) return "";
   HookInput in = hook_input(ctx, HookEvent::kPostToolUse);
   in.tool_name = use.name;

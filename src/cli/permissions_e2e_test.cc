@@ -269,6 +269,13 @@ TEST_F(PermissionsE2E, AHookRewritesTheInputAndAPostToolUseHookSeesTheResult) {
   EXPECT_FALSE(result.at("is_error").get<bool>()) << result.dump();
   EXPECT_NE(result.at("content").get<std::string>().find("rewritten"), std::string::npos)
       << result.dump();
+  // What the hook decided is in the record.
+  std::string notes;
+  for (const Json& n : of_type(events, "note")) notes += n.at("text").get<std::string>() + "\n";
+  EXPECT_NE(notes.find("changed the input of Bash to {\"command\":\"echo rewritten\"}"),
+            std::string::npos)
+      << notes;
+  EXPECT_NE(notes.find("allowed Bash without asking (mode default"), std::string::npos) << notes;
   auto post = parse_json(slurp(path("post.json")), "post.json");
   ASSERT_TRUE(post.ok());
   EXPECT_EQ(post->at("hook_event_name"), "PostToolUse");
