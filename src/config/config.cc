@@ -491,9 +491,10 @@ Status add_claude_servers(const ConfigFiles& files, McpServerSet* mcp) {
     }
     auto text = read_file(*files.mcp_json_file);
     if (!text) return text.status();
-    FileIdentity id = identify(*files.mcp_json_file, *text);
-    auto verdict = verdict_of(id, files.trust_file);
-    if (!verdict) return verdict.status();
+    auto trust = project_trust(*files.mcp_json_file, *text, files.trust_file);
+    if (!trust) return trust.status();
+    const FileIdentity& id = trust->id;
+    const TrustVerdict* verdict = &trust->verdict;
     auto doc = parse_json(*text, id.path);
     if (*verdict != TrustVerdict::kTrusted) {
       // Its names only, for the note; what it would run is not read further.
