@@ -60,6 +60,7 @@ struct McpServers::Server {
   std::vector<std::shared_ptr<Tool>> tools;                          // GUARDED_BY(mu)
   std::vector<mcp::ToolInfo> listed;                                 // GUARDED_BY(mu)
   std::vector<std::string> left_out;                                 // GUARDED_BY(mu)
+  std::vector<std::string> notes;  // GUARDED_BY(mu): not yet taken by take_notes()
 };
 
 namespace {
@@ -218,9 +219,9 @@ Status McpServers::list(const std::string& name, const CancelToken* cancel) {
       failure = made.message();
     }
   }
-  std::vector<std::string> notes;
   {
     std::lock_guard<std::mutex> lock(s.mu);
+    std::vector<std::string>& notes = s.notes;
     if (!failure.empty()) {
       s.state = McpServerStatus::State::kFailed;
       s.error = failure;
@@ -233,10 +234,6 @@ Status McpServers::list(const std::string& name, const CancelToken* cancel) {
       s.left_out.insert(s.left_out.end(), set.left_out.begin(), set.left_out.end());
       notes.insert(notes.end(), set.left_out.begin(), set.left_out.end());
     }
-  }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    notes_.insert(notes_.end(), notes.begin(), notes.end());
   }
   return failure.empty() ? ok_status() : Status::error(failure);
 }
@@ -296,9 +293,13 @@ std::shared_ptr<Tool> McpServers::find(std::string_view name) const {
 }
 
 std::vector<std::string> McpServers::take_notes() {
-  std::lock_guard<std::mutex> lock(mu_);
+  // Server by server, in name order, whatever order they started in.
   std::vector<std::string> out;
-  out.swap(notes_);
+  for (const auto& [name, s] : servers_) {
+    std::lock_guard<std::mutex> lock(s->mu);
+    out.insert(out.end(), s->notes.begin(), s->notes.end());
+    s->notes.clear();
+  }
   return out;
 }
 

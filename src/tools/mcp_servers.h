@@ -87,7 +87,6 @@ class McpServers final : public ToolSupply {
   CancelToken stopping_;
   mutable std::mutex mu_;
   std::vector<std::thread> starters_;  // GUARDED_BY(mu_)
-  std::vector<std::string> notes_;     // GUARDED_BY(mu_)
   bool started_ = false;               // GUARDED_BY(mu_)
 };
 
