@@ -60,10 +60,12 @@ class McpRun : public ::testing::Test {
       GTEST_SKIP() << why;
     }
     fs::create_directories(tree());
-    fs::create_directories(dir_.path() / "outbox");
+    fs::create_directories(outbox());
   }
   fs::path tree() const { return fs::canonical(dir_.path()) / "tree"; }
-  fs::path outbox() const { return fs::canonical(dir_.path()) / "outbox"; }
+  // Inside the tree: server-filesystem takes the client's roots (the work tree) over the
+  // directories on its command line once it has asked for them.
+  fs::path outbox() const { return tree() / "outbox"; }
   std::string everything(const std::string& name, const std::string& extra = "") const {
     return fmt::format("[mcp_servers.{}]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\n{}\n", name,
                        toml_string(mcp::testing::everything_server_js().string()), extra);
