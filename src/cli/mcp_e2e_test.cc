@@ -174,6 +174,31 @@ TEST_F(McpRun, CtrlCDuringALongCallEndsTheRunAndItsServers) {
   EXPECT_TRUE(processes_in(tree()).empty()) << "a server outlived the run";
 }
 
+// `mecha chat`'s daemon (the assembly of `mecha serve`) gives its turns the same MCP tools,
+// with progress as note frames, and stops the servers when it ends.
+TEST_F(McpRun, ChatsDaemonCallsMcpToolsAndStopsItsServers) {
+  user_config(everything("web"));
+  cassette({
+      call("t1", "mcp__web__trigger-long-running-operation", R"({"duration": 1, "steps": 2})"),
+      answer(
+          "finished",
+          R"({"tools_include": ["mcp__web__echo"], "last_tool_result_contains": "Long running operation completed"})"),
+  });
+  BinaryResult r =
+      testing::run_mecha({"chat", "--json", "--socket", "none.sock", "--model", "cassette:c.jsonl",
+                          "--permission-mode", "bypassPermissions"},
+                         tree(), "go\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("Long running operation completed. Duration: 1 seconds, Steps: 2."),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("mcp__web__trigger-long-running-operation: progress 2/2"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("finished"), std::string::npos) << r.out;
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(processes_in(tree()).empty()) << "a server outlived the daemon";
+}
+
 // web (untrusted, the default), notes (private, and the user's own: not untrusted) and
 // outbox, whose write_file sends.
 class McpTrifecta : public McpRun {
