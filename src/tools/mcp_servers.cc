@@ -61,6 +61,7 @@ struct McpServers::Server {
   std::vector<mcp::ToolInfo> listed;                                 // GUARDED_BY(mu)
   std::vector<std::string> left_out;                                 // GUARDED_BY(mu)
   std::vector<std::string> notes;  // GUARDED_BY(mu): not yet taken by take_notes()
+  bool relisting = false;          // GUARDED_BY(mu)
 };
 
 namespace {
@@ -191,11 +192,17 @@ Status McpServers::list(const std::string& name, const CancelToken* cancel) {
   if (auto done = settled()) return *done;
 
   auto infos = s.handle->tools(cancel);
+  if (!infos.ok() && infos.status().kind() == ErrorKind::kCancelled) return infos.status();
+  std::string failure = take_listing(s, std::move(infos));
+  return failure.empty() ? ok_status() : Status::error(failure);
+}
+
+std::string McpServers::take_listing(Server& s, Result<std::vector<mcp::ToolInfo>> infos) {
+  const std::string& name = s.config.name;
   std::string failure;
   McpToolSet set;
   std::vector<std::string> not_offered;
   if (!infos.ok()) {
-    if (infos.status().kind() == ErrorKind::kCancelled) return infos.status();
     failure = infos.message();
   } else {
     std::vector<mcp::ToolInfo> offered;
@@ -219,23 +226,34 @@ Status McpServers::list(const std::string& name, const CancelToken* cancel) {
       failure = made.message();
     }
   }
-  {
-    std::lock_guard<std::mutex> lock(s.mu);
-    std::vector<std::string>& notes = s.notes;
-    if (!failure.empty()) {
-      s.state = McpServerStatus::State::kFailed;
-      s.error = failure;
-      notes.push_back(failure + "; its tools are not offered");
-    } else {
-      s.state = McpServerStatus::State::kReady;
-      s.tools = std::move(set.tools);
-      s.listed = std::move(*infos);
-      s.left_out = std::move(not_offered);
-      s.left_out.insert(s.left_out.end(), set.left_out.begin(), set.left_out.end());
-      notes.insert(notes.end(), set.left_out.begin(), set.left_out.end());
-    }
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (!failure.empty()) {
+    s.state = McpServerStatus::State::kFailed;
+    s.error = failure;
+    s.tools.clear();
+    s.notes.push_back(failure + "; its tools are not offered");
+  } else {
+    s.state = McpServerStatus::State::kReady;
+    s.tools = std::move(set.tools);
+    s.listed = std::move(*infos);
+    s.left_out = std::move(not_offered);
+    s.left_out.insert(s.left_out.end(), set.left_out.begin(), set.left_out.end());
+    s.notes.insert(s.notes.end(), set.left_out.begin(), set.left_out.end());
   }
-  return failure.empty() ? ok_status() : Status::error(failure);
+  return failure;
+}
+
+void McpServers::relist(const std::string& name) {
+  Server& s = *servers_.at(name);
+  std::unique_lock<std::timed_mutex> listing(s.list_mu, std::defer_lock);
+  while (!listing.try_lock_for(std::chrono::milliseconds(20))) {
+    if (stopping_.cancelled()) return;
+  }
+  auto infos = s.handle->tools(&stopping_);
+  // A server that died meanwhile keeps its old tools: a call restarts it (server_handle.h).
+  if (infos.ok()) (void)take_listing(s, std::move(infos));
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.relisting = false;
 }
 
 std::vector<std::shared_ptr<Tool>> McpServers::ready() const {
@@ -243,6 +261,14 @@ std::vector<std::shared_ptr<Tool>> McpServers::ready() const {
   for (const auto& [name, s] : servers_) {
     std::lock_guard<std::mutex> lock(s->mu);
     out.insert(out.end(), s->tools.begin(), s->tools.end());
+    if (s->state != McpServerStatus::State::kReady || s->relisting || !s->handle->tools_stale())
+      continue;
+    std::lock_guard<std::mutex> starting(mu_);
+    if (stopping_.cancelled()) continue;
+    s->relisting = true;
+    // Promise 5: the set is not changed by being looked at, only brought up to date.
+    auto* self = const_cast<McpServers*>(this);
+    starters_.emplace_back([self, name = name] { self->relist(name); });
   }
   return out;
 }

@@ -16,7 +16,10 @@
 //     result saying why.
 //  4. Tools the config does not offer (McpServerConfig::offers) are left out; capabilities
 //     are McpServerConfig::capabilities_of(tool).
-//  5. The servers end with the set: the destructor cancels starts in flight, waits for them,
+//  5. A server that says its tools changed (notifications/tools/list_changed) is listed
+//     again in the background when ready() next looks; its old tools are offered until the
+//     new list arrives.
+//  6. The servers end with the set: the destructor cancels starts in flight, waits for them,
 //     and stops every server.
 //
 // Thread-safety: every method may be called from any thread.
@@ -81,13 +84,17 @@ class McpServers final : public ToolSupply {
  private:
   struct Server;
   std::shared_ptr<Tool> pending_tool(const Server& server, const std::string& tool) const;
+  // Makes the tools of a listing and records them (or the failure); "" or why it failed.
+  std::string take_listing(Server& s, Result<std::vector<mcp::ToolInfo>> infos);
+  // Lists a server again after it said its tools changed (promise 5).
+  void relist(const std::string& server);
 
   const std::filesystem::path work_tree_;
   std::map<std::string, std::unique_ptr<Server>> servers_;  // fixed after construction
   CancelToken stopping_;
   mutable std::mutex mu_;
-  std::vector<std::thread> starters_;  // GUARDED_BY(mu_)
-  bool started_ = false;               // GUARDED_BY(mu_)
+  mutable std::vector<std::thread> starters_;  // GUARDED_BY(mu_)
+  bool started_ = false;                       // GUARDED_BY(mu_)
 };
 
 }  // namespace mecha::tools

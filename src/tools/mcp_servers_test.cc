@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "mcp/testing/test_servers.h"
+
 namespace mecha::tools {
 namespace {
 
@@ -100,6 +106,56 @@ TEST(McpServers, TheSpecOfAServerRunsInTheWorkTreeUnlessConfigured) {
   EXPECT_EQ(spec.tool_timeout, std::chrono::milliseconds(10000));
   s.cwd = "/srv";
   EXPECT_EQ(server_spec_of(s, "/work/tree").cwd, "/srv");
+}
+
+// A server whose tool "grow" adds a tool "grown" and says its list changed.
+constexpr const char* kGrowingServer = R"PY(
+import json, sys
+tools = [{"name": "grow", "inputSchema": {"type": "object"}}]
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+for line in sys.stdin:
+    msg = json.loads(line)
+    method, mid = msg.get("method"), msg.get("id")
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": msg["params"]["protocolVersion"],
+              "capabilities": {"tools": {"listChanged": True}}, "serverInfo": {"name": "g", "version": "1"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": tools}})
+    elif method == "tools/call":
+        tools.append({"name": "grown", "inputSchema": {"type": "object"}})
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": "grew"}]}})
+    elif mid is not None:
+        send({"jsonrpc": "2.0", "id": mid, "result": {}})
+)PY";
+
+std::vector<std::string> names_of(const std::vector<std::shared_ptr<Tool>>& tools) {
+  std::vector<std::string> out;
+  for (const auto& t : tools) out.push_back(t->name());
+  return out;
+}
+
+TEST(McpServers, AToolListChangeIsPickedUpWhileTheOldToolsStayOffered) {
+  if (!mcp::testing::find_in_path("python3")) GTEST_SKIP() << "python3 is not in PATH";
+  const std::filesystem::path dir = mcp::testing::make_temp_dir("mecha-mcp-servers-");
+  mcp::ServerSpec spec = mcp::testing::python_server_spec("g", dir, kGrowingServer);
+  McpServers servers({{"g", server("g", spec.command, spec.args)}}, dir);
+  CancelToken cancel;
+  servers.wait_all(&cancel);
+  ASSERT_EQ(names_of(servers.ready()), (std::vector<std::string>{"mcp__g__grow"}));
+  ToolContext ctx;
+  ctx.cancel = &cancel;
+  EXPECT_EQ(servers.find("mcp__g__grow")->call(Json::object(), ctx).content, "grew");
+  std::vector<std::string> names;
+  for (int i = 0; i < 250 && names.size() < 2; ++i) {
+    names = names_of(servers.ready());
+    EXPECT_FALSE(names.empty()) << "the old tools went away while the list was refreshed";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"mcp__g__grow", "mcp__g__grown"}));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ToolRegistry, ConsultsItsSupplyAfterItsOwnTools) {
