@@ -158,6 +158,32 @@ TEST(McpServers, AToolListChangeIsPickedUpWhileTheOldToolsStayOffered) {
   std::filesystem::remove_all(dir);
 }
 
+// disabled_tools holds before the server is up too: a call at the first response to a tool
+// the config does not offer waits for the listing and is refused, never sent.
+TEST(McpServers, AToolNotOfferedIsRefusedEvenBeforeItsServerIsListed) {
+  if (!mcp::testing::find_in_path("python3")) GTEST_SKIP() << "python3 is not in PATH";
+  const std::filesystem::path dir = mcp::testing::make_temp_dir("mecha-mcp-servers-");
+  mcp::ServerSpec spec = mcp::testing::python_server_spec("g", dir, kGrowingServer);
+  auto g = server("g", spec.command, spec.args);
+  g.disabled_tools = {"grow"};
+  McpServers servers({{"g", g}}, dir);
+  servers.start_all();
+  auto grow = servers.find("mcp__g__grow");
+  ASSERT_NE(grow, nullptr);
+  CancelToken cancel;
+  ToolContext ctx;
+  ctx.cancel = &cancel;
+  ToolOutput out = grow->call(Json::object(), ctx);
+  EXPECT_TRUE(out.is_error);
+  EXPECT_EQ(out.content,
+            "MCP server \"g\" offers no tool named mcp__g__grow (tools offered: none)");
+  // Had the call reached the server, it would have said its tools changed.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(servers.handle("g")->tools_stale());
+  EXPECT_EQ(servers.find("mcp__g__grow"), nullptr);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ToolRegistry, ConsultsItsSupplyAfterItsOwnTools) {
   ToolRegistry registry;
   auto servers = std::make_shared<McpServers>(
