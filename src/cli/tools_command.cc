@@ -9,6 +9,7 @@
 
 #include "agent/run_tools.h"
 #include "cli/command.h"
+#include "cli/interrupt.h"
 #include "cli/workspace.h"
 
 namespace mecha::cli {
@@ -33,7 +34,10 @@ int tools_main(const ToolsOptions& opt) {
   auto run_tools = ws->listing(/*with_mcp_servers=*/true);
   if (!run_tools) return report_failure(run_tools.status());
   if (run_tools->mcp_servers) {
-    run_tools->mcp_servers->wait_all(nullptr);
+    CancelToken cancel;
+    InterruptScope interrupt(&cancel);
+    run_tools->mcp_servers->wait_all(&cancel);
+    if (cancel.cancelled()) return kExitCancelled;
     for (const auto& note : run_tools->mcp_servers->take_notes()) {
       std::fprintf(stderr, "mecha: note: %s\n", note.c_str());
     }
