@@ -198,9 +198,8 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
     take_hook_result(hr, ctx, sink);
     if (hr.decision != HookDecision::kBlock && !hr.additional_context.empty() &&
         !messages.empty()) {
-      messages.back().blocks.push_back(
-          TextBlock{fmt::format("(context from a UserPromptSubmit hook)\n{}",
-                                hr.additional_context)});
+      messages.back().blocks.push_back(TextBlock{
+          fmt::format("(context from a UserPromptSubmit hook)\n{}", hr.additional_context)});
     }
     conv.restore(std::move(messages));
     if (hr.decision == HookDecision::kBlock) {
@@ -227,6 +226,12 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
       return limit_reached(fmt::format("max_cost (${:.4f})", *ctx.max_cost_usd));
     }
 
+    // What the tool supply has to say (an MCP server that failed to start), once per run.
+    if (sink && ctx.depth == 0 && tools_.supply()) {
+      for (auto& note : tools_.supply()->take_notes()) {
+        sink->on_event(NoteEvent{spec_.name, std::move(note)});
+      }
+    }
     providers::CompletionRequest req;
     req.agent = spec_.name;
     req.top_level = ctx.depth == 0;

@@ -197,6 +197,8 @@ std::vector<std::string> AgentCatalog::top_level_names(std::vector<std::string>*
 tools::ToolRegistry AgentCatalog::top_level_registry() const {
   tools::ToolRegistry r;
   (void)add_capped(r, top_level_names(nullptr), std::nullopt);
+  // Tools that appear during the run (MCP servers' tools) reach the top-level agent.
+  r.set_supply(base_.supply());
   return r;
 }
 

@@ -2,6 +2,10 @@
 
 namespace mecha::agent {
 
+void RunContext::note(const std::string& text) {
+  if (events) events->on_event(NoteEvent{agent, text});
+}
+
 void SpendMeter::add(const Usage& usage, std::optional<double> cost) {
   {
     std::lock_guard<std::mutex> lock(mu_);

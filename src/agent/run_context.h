@@ -128,6 +128,9 @@ struct RunContext : tools::ToolContext {
   // Set by a hook that answered `continue: false`: the run ends after the current step, and
   // this is shown as the reason.
   std::optional<std::string> hook_stop;
+
+  // A note event of this run's agent, when somebody watches (events is set).
+  void note(const std::string& text) override;
   // Not yet here, and inherited by subagents when they come: the outbox route.
   // Never inherited: a mailbox and queued input (steering is addressed to the top run).
 };

@@ -29,8 +29,8 @@ void RunPlan::start(RunContext& ctx) const {
                   : tools::Phase::kExecute;
 }
 
-config::PermissionMode top_level_mode(const config::Config& config,
-                                      const config::AgentDef* top_def, const RunOptions& options) {
+config::PermissionMode top_level_mode(const config::Config& config, const config::AgentDef* top_def,
+                                      const RunOptions& options) {
   config::PermissionMode mode = options.permission_mode.value_or(
       config.permissions.default_mode.value_or(config::PermissionMode::kDefault));
   if (top_def && top_def->permission_mode &&
@@ -101,6 +101,8 @@ Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
   RunToolsOptions tools_options;
   tools_options.provider = *provider;
   tools_options.choice = choice;
+  tools_options.work_tree = work_tree;
+  tools_options.start_mcp_servers = true;
   const std::string top_name = top_def ? top_def->name : "";
   auto run_tools = build_run_tools(config, std::move(*defs), tools_options);
   if (!run_tools) return run_tools.status();

@@ -31,6 +31,11 @@ Result<RunTools> build_run_tools(const config::Config& config,
                                  const RunToolsOptions& options) {
   tools::ToolRegistry base;
   MECHA_RETURN_IF_ERROR(tools::add_builtin_tools(config, base));
+  std::shared_ptr<tools::McpServers> mcp_servers;
+  if (options.start_mcp_servers && !config.mcp_servers.empty()) {
+    mcp_servers = std::make_shared<tools::McpServers>(config.mcp_servers, options.work_tree);
+    base.set_supply(mcp_servers);
+  }
   ProviderResolver resolver;
   if (options.provider) {
     resolver = [&](const config::AgentDef& def) -> Result<std::shared_ptr<providers::Provider>> {
@@ -51,6 +56,9 @@ Result<RunTools> build_run_tools(const config::Config& config,
   out.registry = (*catalog)->top_level_registry();
   out.warnings = (*catalog)->warnings();
   out.catalog = std::move(*catalog);
+  // Started last, once nothing can fail: the first model request never waits for them.
+  if (mcp_servers) mcp_servers->start_all();
+  out.mcp_servers = std::move(mcp_servers);
   return out;
 }
 
@@ -60,7 +68,9 @@ Result<RunTools> build_run_tools(const config::Config& config,
   std::vector<std::string> warnings;
   auto defs = config::load_agent_defs(config, work_tree, &warnings);
   if (!defs) return defs.status();
-  auto out = build_run_tools(config, std::move(*defs), options);
+  RunToolsOptions with_tree = options;
+  if (with_tree.work_tree.empty()) with_tree.work_tree = work_tree;
+  auto out = build_run_tools(config, std::move(*defs), with_tree);
   if (!out) return out.status();
   out->warnings.insert(out->warnings.begin(), warnings.begin(), warnings.end());
   return out;

@@ -12,6 +12,7 @@
 #include "config/config.h"
 #include "providers/factory.h"
 #include "providers/provider.h"
+#include "tools/mcp_servers.h"
 
 namespace mecha::agent {
 
@@ -22,6 +23,13 @@ struct RunToolsOptions {
   std::shared_ptr<providers::Provider> provider;
   providers::ProviderChoice choice;
   CatalogOptions catalog;
+  // The work tree the config's MCP servers run in (their cwd unless configured, their one
+  // root). Set by the overload that takes a tree.
+  std::filesystem::path work_tree;
+  // Whether to start the config's enabled MCP servers (in the background: tools/mcp_servers.h)
+  // and offer their tools to the top-level agent as they are listed. Default: false, no MCP
+  // tools (mecha agents lists definitions only).
+  bool start_mcp_servers = false;
 };
 
 struct RunTools {
@@ -30,6 +38,9 @@ struct RunTools {
   // For the user, "FILE:LINE: what" each: files skipped, fields ignored, tools dropped or
   // left out. The caller shows them; nothing here prints.
   std::vector<std::string> warnings;
+  // The MCP servers whose tools the registry offers as they come up; null when none were
+  // started. They stop when the last registry holding them goes.
+  std::shared_ptr<tools::McpServers> mcp_servers;
 };
 
 // The model id a definition runs on, for the provider it runs on (its `provider`, else

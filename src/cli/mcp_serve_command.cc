@@ -20,6 +20,7 @@
 
 #include "base/unique_fd.h"
 #include "cli/command.h"
+#include "cli/mcp_commands.h"
 #include "cli/workspace.h"
 #include "mcp/tool_server.h"
 #include "tools/builtin.h"
@@ -128,6 +129,12 @@ void define_mcp_command(CLI::App& sub, Action* chosen) {
     void (*define)(CLI::App&, Action*);
   };
   static constexpr Subcommand kSubcommands[] = {
+      {"list", "The configured MCP servers: started, their state and tool count, or why not",
+       define_mcp_list_command},
+      {"tools", "The MCP servers' tools, with their capabilities and whether they are offered",
+       define_mcp_tools_command},
+      {"call", "Call one tool of an MCP server by hand: mecha mcp call SERVER TOOL '{...}'",
+       define_mcp_call_command},
       {"serve", "Offer mecha's file tools and guarded, sandboxed Bash to other agents over stdio",
        define_mcp_serve_command},
   };

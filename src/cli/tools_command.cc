@@ -1,5 +1,7 @@
 // `mecha tools [--json]`: every tool a top-level run gets (mecha run, serve and chat alike),
-// with what it may do.
+// with what it may do. The configured MCP servers are started and listed first (each given
+// its startup_timeout), so their tools are listed too; one that fails is a note on stderr.
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 
@@ -7,6 +9,7 @@
 
 #include "agent/run_tools.h"
 #include "cli/command.h"
+#include "cli/interrupt.h"
 #include "cli/workspace.h"
 
 namespace mecha::cli {
@@ -28,11 +31,21 @@ int tools_main(const ToolsOptions& opt) {
   auto ws = Workspace::open({opt.work_tree, opt.config_file, ""});
   if (!ws) return report_failure(ws.status());
   // The registry a top-level run gets: the builtin tools, each agent definition's, and Task.
-  auto run_tools = ws->listing();
+  auto run_tools = ws->listing(/*with_mcp_servers=*/true);
   if (!run_tools) return report_failure(run_tools.status());
+  if (run_tools->mcp_servers) {
+    CancelToken cancel;
+    InterruptScope interrupt(&cancel);
+    run_tools->mcp_servers->wait_all(&cancel);
+    if (cancel.cancelled()) return kExitCancelled;
+    for (const auto& note : run_tools->mcp_servers->take_notes()) {
+      std::fprintf(stderr, "mecha: note: %s\n", note.c_str());
+    }
+  }
   const tools::ToolRegistry& registry = run_tools->registry;
   // Where a tool comes from: built into mecha, an agent definition, or delegation (Task).
   auto kind_of = [&](const tools::Tool& t) -> const char* {
+    if (run_tools->mcp_servers && run_tools->mcp_servers->find(t.name())) return "mcp";
     if (run_tools->catalog->base().find(t.name())) return "builtin";
     return run_tools->catalog->find(t.name()) ? "agent" : "delegation";
   };

@@ -44,8 +44,10 @@ Result<std::filesystem::path> Workspace::store_path_of(const std::filesystem::pa
   return path;
 }
 
-Result<agent::RunTools> Workspace::listing() const {
-  return agent::build_run_tools(config_, tree_, agent::RunToolsOptions{});
+Result<agent::RunTools> Workspace::listing(bool with_mcp_servers) const {
+  agent::RunToolsOptions options;
+  options.start_mcp_servers = with_mcp_servers;
+  return agent::build_run_tools(config_, tree_, options);
 }
 
 }  // namespace mecha::cli

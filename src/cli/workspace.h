@@ -36,8 +36,9 @@ class Workspace {
                                                      const std::string& store_flag);
   // The tools and agent definitions a top-level run in this tree gets, built the run
   // pipeline's way but without a provider: for listing (mecha tools, mecha agents), which
-  // never talks to a model and needs no API key.
-  Result<agent::RunTools> listing() const;
+  // never talks to a model and needs no API key. With `with_mcp_servers`, the config's MCP
+  // servers are started too (RunTools::mcp_servers; the caller waits for them).
+  Result<agent::RunTools> listing(bool with_mcp_servers = false) const;
 
  private:
   Workspace(std::filesystem::path tree, config::Config config, std::string store)

@@ -128,6 +128,11 @@ ServerState ServerHandle::state() const {
   return ServerState::kStopped;
 }
 
+bool ServerHandle::tools_stale() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return client_ && tools_ && client_->failure().ok() && client_->tools_stale();
+}
+
 Status ServerHandle::last_failure() const {
   std::lock_guard<std::mutex> lock(mu_);
   if (client_ && !client_->failure().ok()) return client_->failure();

@@ -64,6 +64,9 @@ class ServerHandle {
   Status ping(const CancelToken* cancel);
 
   ServerState state() const;
+  // True when the running server said its tools changed (notifications/tools/list_changed)
+  // after tools() listed them: the next tools() lists again.
+  bool tools_stale() const;
   // Why the server last failed; ok when it has not.
   Status last_failure() const;
   // The running server's logging notifications (client.h), oldest first; none when stopped.

@@ -69,6 +69,8 @@ ToolOutput McpTool::call(const Json& input, ToolContext& ctx) {
   options.timeout = server_->spec().tool_timeout;
   if (on_note_) {
     options.on_note = [this](const std::string& note) { on_note_(name_, note); };
+  } else {
+    options.on_note = [this, &ctx](const std::string& note) { ctx.note(name_ + ": " + note); };
   }
   auto result = server_->call_tool(info_.name, input, options);
   ToolOutput out;

@@ -5,7 +5,9 @@
 namespace mecha::tools {
 
 Status ToolRegistry::add(std::shared_ptr<Tool> tool) {
-  if (find(tool->name())) {
+  bool taken = false;
+  for (const auto& t : tools_) taken = taken || t->name() == tool->name();
+  if (taken) {
     return Status::error(fmt::format("a tool named '{}' is already registered", tool->name()));
   }
   tools_.push_back(std::move(tool));
@@ -16,7 +18,18 @@ std::shared_ptr<Tool> ToolRegistry::find(std::string_view name) const {
   for (const auto& t : tools_) {
     if (t->name() == name) return t;
   }
-  return nullptr;
+  return supply_ ? supply_->find(name) : nullptr;
+}
+
+std::vector<std::shared_ptr<Tool>> ToolRegistry::all() const {
+  if (!supply_) return tools_;
+  std::vector<std::shared_ptr<Tool>> out = tools_;
+  for (auto& t : supply_->ready()) {
+    bool shadowed = false;
+    for (const auto& fixed : tools_) shadowed = shadowed || fixed->name() == t->name();
+    if (!shadowed) out.push_back(std::move(t));
+  }
+  return out;
 }
 
 std::vector<std::string> ToolRegistry::names() const {

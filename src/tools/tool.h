@@ -64,6 +64,10 @@ struct ToolContext {
   bool untrusted = false;
   store::FileTaint* file_taint = nullptr;
   std::string session_id;
+
+  // Tells whoever watches the run something about the call in flight (an MCP server's
+  // progress), on the calling thread. Default: nobody hears it.
+  virtual void note(const std::string& text) { (void)text; }
 };
 
 struct ToolOutput {

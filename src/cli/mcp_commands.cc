@@ -1,0 +1,239 @@
+#include "cli/mcp_commands.h"
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli/interrupt.h"
+#include "cli/workspace.h"
+#include "tools/mcp_servers.h"
+#include "tools/mcp_tool.h"
+
+namespace mecha::cli {
+namespace {
+
+struct McpOptions {
+  bool json = false;
+  std::string config_file;
+  std::string work_tree;
+  std::string server;
+  std::string tool;
+  std::string arguments;
+};
+
+const char* transport_name(config::McpTransport t) {
+  switch (t) {
+    case config::McpTransport::kStdio:
+      return "stdio";
+    case config::McpTransport::kHttp:
+      return "http";
+    case config::McpTransport::kSse:
+      return "sse";
+  }
+  return "?";
+}
+
+const char* state_name(tools::McpServerStatus::State s) {
+  switch (s) {
+    case tools::McpServerStatus::State::kDisabled:
+      return "disabled";
+    case tools::McpServerStatus::State::kStarting:
+      return "starting";
+    case tools::McpServerStatus::State::kReady:
+      return "ready";
+    case tools::McpServerStatus::State::kFailed:
+      return "failed";
+  }
+  return "?";
+}
+
+Json capabilities_json(const config::McpCapabilities& c) {
+  return {{"untrusted_input", c.untrusted_input},
+          {"private_data", c.private_data},
+          {"external_send", c.external_send}};
+}
+
+std::string capabilities_text(const config::McpCapabilities& c) {
+  std::vector<std::string> caps;
+  if (c.untrusted_input) caps.push_back("untrusted-input");
+  if (c.private_data) caps.push_back("private-data");
+  if (c.external_send) caps.push_back("external-send");
+  return caps.empty() ? "-" : fmt::format("{}", fmt::join(caps, ","));
+}
+
+// The configured servers, each started and listed (or failed) once this returns.
+Result<std::vector<tools::McpServerStatus>> started_servers(const McpOptions& opt) {
+  auto ws = Workspace::open({opt.work_tree, opt.config_file, ""});
+  if (!ws) return ws.status();
+  tools::McpServers servers(ws->config().mcp_servers, ws->work_tree());
+  CancelToken cancel;
+  InterruptScope interrupt(&cancel);
+  servers.wait_all(&cancel);
+  if (cancel.cancelled()) return Status::cancelled("cancelled");
+  return servers.status();
+}
+
+int list_main(const McpOptions& opt) {
+  auto servers = started_servers(opt);
+  if (!servers) return report_failure(servers.status());
+  if (opt.json) {
+    Json all = Json::array();
+    for (const auto& s : *servers) {
+      Json entry = {{"name", s.name},
+                    {"transport", transport_name(s.config.transport)},
+                    {"origin", s.config.origin},
+                    {"enabled", s.config.enabled},
+                    {"state", state_name(s.state)},
+                    {"capabilities", capabilities_json(s.config.capabilities)}};
+      if (s.state == tools::McpServerStatus::State::kReady) entry["tools"] = s.tools.size();
+      if (!s.error.empty()) entry["error"] = s.error;
+      all.push_back(std::move(entry));
+    }
+    fmt::print("{}\n", dump_json(all, 2));
+    return kExitOk;
+  }
+  if (servers->empty()) {
+    fmt::print("no MCP servers are configured ([mcp_servers.NAME] in config.toml, or .mcp.json)\n");
+    return kExitOk;
+  }
+  for (const auto& s : *servers) {
+    std::string what;
+    if (s.state == tools::McpServerStatus::State::kReady) {
+      what = fmt::format("{} tools", s.tools.size());
+    } else if (!s.error.empty()) {
+      what = s.error;
+    }
+    fmt::print("{:<16} {:<6} {:<9} {}  ({})\n", s.name, transport_name(s.config.transport),
+               state_name(s.state), what, s.config.origin);
+  }
+  return kExitOk;
+}
+
+int tools_main(const McpOptions& opt) {
+  auto servers = started_servers(opt);
+  if (!servers) return report_failure(servers.status());
+  bool found = opt.server.empty();
+  bool failed = false;
+  Json all = Json::array();
+  for (const auto& s : *servers) {
+    if (!opt.server.empty() && s.name != opt.server) continue;
+    found = true;
+    if (s.state != tools::McpServerStatus::State::kReady) {
+      failed = failed || s.state == tools::McpServerStatus::State::kFailed;
+      std::fprintf(stderr, "mecha: MCP server \"%s\" is %s%s%s\n", s.name.c_str(),
+                   state_name(s.state), s.error.empty() ? "" : ": ", s.error.c_str());
+      continue;
+    }
+    for (const auto& info : s.listed) {
+      const config::McpCapabilities caps = s.config.capabilities_of(info.name);
+      bool offered = false;
+      for (const auto& t : s.tools) {
+        offered = offered || t->name() == tools::mcp_tool_name(s.name, info.name);
+      }
+      if (opt.json) {
+        all.push_back({{"server", s.name},
+                       {"tool", info.name},
+                       {"name", tools::mcp_tool_name(s.name, info.name)},
+                       {"offered", offered},
+                       {"read_only", info.read_only},
+                       {"capabilities", capabilities_json(caps)}});
+      } else {
+        fmt::print("{:<48} {:<11} {:<10} {}\n", tools::mcp_tool_name(s.name, info.name),
+                   offered ? "offered" : "not-offered", info.read_only ? "read-only" : "writes",
+                   capabilities_text(caps));
+      }
+    }
+  }
+  if (!found) {
+    std::vector<std::string> names;
+    for (const auto& s : *servers) names.push_back(s.name);
+    return report_failure(Status::usage(
+        fmt::format("no MCP server named \"{}\" (servers: {})", opt.server,
+                    names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", ")))));
+  }
+  if (opt.json) fmt::print("{}\n", dump_json(all, 2));
+  return failed ? kExitError : kExitOk;
+}
+
+int call_main(const McpOptions& opt) {
+  auto ws = Workspace::open({opt.work_tree, opt.config_file, ""});
+  if (!ws) return report_failure(ws.status());
+  auto arguments = parse_json(opt.arguments, "the arguments");
+  if (!arguments) return report_failure(Status::usage(arguments.message()));
+  if (!arguments->is_object()) {
+    return report_failure(Status::usage("the arguments must be a JSON object, like '{}'"));
+  }
+  const auto& configured = ws->config().mcp_servers;
+  auto it = configured.find(opt.server);
+  if (it == configured.end()) {
+    std::vector<std::string> names;
+    for (const auto& [name, s] : configured) names.push_back(name);
+    return report_failure(Status::usage(
+        fmt::format("no MCP server named \"{}\" (servers: {})", opt.server,
+                    names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", ")))));
+  }
+  if (!it->second.enabled) {
+    return report_failure(
+        Status::error(fmt::format("MCP server \"{}\" is disabled (enabled = false)", opt.server)));
+  }
+  if (!it->second.offers(opt.tool)) {
+    std::fprintf(stderr, "mecha: note: runs are not offered %s (enabled_tools, disabled_tools)\n",
+                 tools::mcp_tool_name(opt.server, opt.tool).c_str());
+  }
+  tools::McpServers servers(configured, ws->work_tree());
+  CancelToken cancel;
+  InterruptScope interrupt(&cancel);
+  mcp::CallOptions options;
+  options.cancel = &cancel;
+  options.on_note = [](const std::string& note) {
+    std::fprintf(stderr, "mecha: note: %s\n", note.c_str());
+  };
+  auto result = servers.handle(opt.server)->call_tool(opt.tool, *arguments, options);
+  if (!result) {
+    if (result.status().kind() == ErrorKind::kCancelled) return kExitCancelled;
+    return report_failure(result.status());
+  }
+  fmt::print("{}\n", result->text);
+  // structuredContent the text does not already say (as JSON), after it.
+  auto text_json = parse_json(result->text, "the result");
+  if (!result->structured.is_null() && !(text_json.ok() && *text_json == result->structured)) {
+    fmt::print("structured: {}\n", dump_json(result->structured));
+  }
+  return result->is_error ? kExitError : kExitOk;
+}
+
+void add_common(CLI::App& sub, McpOptions& opt) {
+  sub.add_option("--config", opt.config_file, "Read only this config file");
+  sub.add_option("-C,--work-tree", opt.work_tree,
+                 "The work tree whose config counts, and the servers' root (default: here)");
+}
+
+}  // namespace
+
+void define_mcp_list_command(CLI::App& sub, Action* chosen) {
+  auto opt = std::make_shared<McpOptions>();
+  add_common(sub, *opt);
+  sub.add_flag("--json", opt->json, "Print JSON for programs");
+  sub.callback([opt, chosen] { *chosen = [opt] { return list_main(*opt); }; });
+}
+
+void define_mcp_tools_command(CLI::App& sub, Action* chosen) {
+  auto opt = std::make_shared<McpOptions>();
+  add_common(sub, *opt);
+  sub.add_flag("--json", opt->json, "Print JSON for programs");
+  sub.add_option("server", opt->server, "Only this server's tools");
+  sub.callback([opt, chosen] { *chosen = [opt] { return tools_main(*opt); }; });
+}
+
+void define_mcp_call_command(CLI::App& sub, Action* chosen) {
+  auto opt = std::make_shared<McpOptions>();
+  add_common(sub, *opt);
+  sub.add_option("server", opt->server, "The server")->required();
+  sub.add_option("tool", opt->tool, "The server's name for the tool")->required();
+  sub.add_option("arguments", opt->arguments, "The arguments, a JSON object")->required();
+  sub.callback([opt, chosen] { *chosen = [opt] { return call_main(*opt); }; });
+}
+
+}  // namespace mecha::cli
