@@ -11,6 +11,7 @@
 #include "guard/command_finder.h"
 #include "guard/operands.h"
 #include "guard/path_model.h"
+#include "guard/shell_word.h"
 
 namespace mecha::agent {
 namespace {
@@ -82,7 +83,7 @@ ShellLine read_shell_line(const std::string& line, const std::filesystem::path& 
   // Each scope keeps the folders the line may be in (a cd may fail); "" is unknown.
   std::vector<std::set<std::string>> cwds{{tree.string()}};
   std::set<std::tuple<bool, std::string, bool>> seen;  // (write, path, under)
-  auto use = [&](const guard::ShellWord& w, bool recursive, std::vector<ShellLine::Use>& into) {
+  auto use_one = [&](const guard::ShellWord& w, bool recursive, std::vector<ShellLine::Use>& into) {
     for (const std::string& cwd : cwds.back()) {
       guard::Resolved r = guard::resolve_path(w, cwd, places);
       bool under = recursive;
@@ -94,6 +95,33 @@ ShellLine read_shell_line(const std::string& line, const std::filesystem::path& 
       }
       if (!seen.emplace(&into == &out.writes, path, under).second) continue;
       into.push_back({target_of(path, places.work_tree), under});
+    }
+  };
+  // The shell expands braces, globs and `~+`, `~-`, `~user` before the command sees its
+  // words: each brace alternative counts, a glob stands for anything under the folder of its
+  // static part, and a tilde prefix other than `~` for anything anywhere.
+  auto use = [&](const guard::ShellWord& w, bool recursive, std::vector<ShellLine::Use>& into) {
+    if (w.text.size() > 1 && w.text[0] == guard::kHome && w.text[1] != '/') {
+      use_one(guard::literal_word("/"), true, into);
+      return;
+    }
+    const std::vector<std::string> alternatives = guard::expand_braces(w.text, 32);
+    if (alternatives.size() >= 32) {
+      use_one(guard::literal_word("/"), true, into);
+      return;
+    }
+    for (const std::string& text : alternatives) {
+      guard::ShellWord alt = w;
+      alt.text = text;
+      const size_t glob = w.glob ? text.find_first_of("*?[") : std::string::npos;
+      if (glob == std::string::npos) {
+        use_one(alt, recursive, into);
+        continue;
+      }
+      const size_t slash = text.rfind('/', glob);
+      alt.text = slash == std::string::npos ? "." : slash == 0 ? "/" : text.substr(0, slash);
+      alt.glob = false;
+      use_one(alt, true, into);
     }
   };
   for (const guard::Step& step : script.steps) {

@@ -107,6 +107,38 @@ TEST_F(PermissionsE2E, ADenyRuleStopsTheReadAndTheSameReadThroughBash) {
   for (const Json& e : events) EXPECT_EQ(e.dump().find("TOP-SECRET-42"), std::string::npos);
 }
 
+TEST_F(PermissionsE2E, GlobsBracesAndTildePrefixesDoNotSlipAShellReadPastADenyRule) {
+  // The shell expands these words before cat sees them; the rule must see what they may
+  // become, not their text (each of these printed the secret before).
+  dir_.write(".claude/settings.json", R"J({"permissions": {"deny": ["Read(./secret.txt)"]}})J");
+  trust(".claude/settings.json");
+  dir_.write("sub/notes.txt", "public notes\n");
+  const std::vector<std::string> attacks = {"cat sec*",
+                                            "cat secre?.txt",
+                                            "cat secret.tx[t]",
+                                            "cat {secret,x}.txt",
+                                            "cat ~+/secret.txt",
+                                            "for f in *; do cat $f; done",
+                                            "find . -type f | xargs cat"};
+  std::string lines;
+  for (size_t i = 0; i < attacks.size(); ++i) {
+    lines += tool_line("main", fmt::format("b{}", i), "Bash", {{"command", attacks[i]}});
+  }
+  // A glob in a folder the rule does not reach still runs.
+  lines += tool_line("main", "ok", "Bash", {{"command", "cat sub/*"}}) + text_line("main", "done");
+  auto events = run(lines, {"--permission-mode", "bypassPermissions"});
+  for (size_t i = 0; i < attacks.size(); ++i) {
+    const std::string id = fmt::format("b{}", i);
+    Json refusal = refusal_of(events, id);
+    ASSERT_TRUE(refusal.is_object()) << attacks[i] << ": " << result_of(events, id).dump();
+    EXPECT_EQ(refusal.at("rule"), "permission") << attacks[i];
+  }
+  for (const Json& e : events) EXPECT_EQ(e.dump().find("TOP-SECRET-42"), std::string::npos) << e;
+  Json ok = result_of(events, "ok");
+  ASSERT_TRUE(ok.is_object());
+  EXPECT_NE(ok.at("content").get<std::string>().find("public notes"), std::string::npos) << ok;
+}
+
 TEST_F(PermissionsE2E, AnUntrustedProjectFileStillDenies) {
   // A deny rule only tightens, so it applies before the file is trusted; its allow rule
   // does not.
