@@ -139,6 +139,33 @@ TEST_F(PermissionsE2E, GlobsBracesAndTildePrefixesDoNotSlipAShellReadPastADenyRu
   EXPECT_NE(ok.at("content").get<std::string>().find("public notes"), std::string::npos) << ok;
 }
 
+TEST_F(PermissionsE2E, ATaskRuleHoldsTheAgentsOwnToolToo) {
+  // A project agent is offered as a tool of its own name as well as a Task subagent_type:
+  // Task(helper) denied must stop both doors (calling "helper" directly ran it before).
+  dir_.write(".home/.claude/settings.json", R"J({"permissions": {"deny": ["Task(helper)"]}})J");
+  dir_.write(".mecha/agents/helper.md",
+             "---\nname: helper\ndescription: does things\ntools: Bash\n---\nHelp.\n");
+  dir_.write(".mecha/agents/other.md",
+             "---\nname: other\ndescription: does other things\ntools: Bash\n---\nHelp.\n");
+  const std::string lines =
+      tool_line("main", "t1", "Task",
+                {{"description", "d"}, {"prompt", "touch made"}, {"subagent_type", "helper"}}) +
+      tool_line("main", "t2", "helper", {{"task", "touch made"}}) +
+      tool_line("main", "t3", "other", {{"task", "touch other-made"}}) +
+      tool_line("other", "b1", "Bash", {{"command", "touch other-made"}}) +
+      text_line("other", "made it") + text_line("main", "done");
+  auto events = run(lines, {"--permission-mode", "bypassPermissions"});
+  for (const char* id : {"t1", "t2"}) {
+    Json refusal = refusal_of(events, id);
+    ASSERT_TRUE(refusal.is_object()) << id;
+    EXPECT_NE(refusal.at("message").get<std::string>().find("Task(helper)"), std::string::npos)
+        << refusal;
+  }
+  EXPECT_FALSE(std::filesystem::exists(path("made")));
+  EXPECT_TRUE(refusal_of(events, "t3").is_null());
+  EXPECT_TRUE(std::filesystem::exists(path("other-made")));
+}
+
 TEST_F(PermissionsE2E, AnUntrustedProjectFileStillDenies) {
   // A deny rule only tightens, so it applies before the file is trusted; its allow rule
   // does not.
