@@ -437,16 +437,25 @@ std::vector<std::string> always_allow_rules(const tools::Tool& tool, const Json&
     }
     return out;
   }
-  if (is_edit_tool(name)) {
+  // A file tool's answer covers that file (a folder, for Glob and Grep), never the tool: an
+  // "always" for one asked Read must not answer the ask rules of every other file.
+  const bool edits = is_edit_tool(name);
+  if (edits || one_of(kReadTools, name)) {
     std::string p = string_field(input, "file_path");
     if (p.empty()) p = string_field(input, "notebook_path");
+    if (p.empty() && (name == "Glob" || name == "Grep")) {
+      const std::string folder = string_field(input, "path");
+      p = folder.empty() ? work_tree.string() : folder;
+    }
     if (!p.empty()) {
+      const char* rule = edits ? "Edit" : "Read";
       Target t = target_of(p, work_tree.string());
       std::string tree = work_tree.string();
       if (guard::within(t.canonical, tree) && t.canonical != tree) {
-        out.push_back(fmt::format("Edit(./{})", escape_path(t.canonical.substr(tree.size() + 1))));
+        out.push_back(
+            fmt::format("{}(./{})", rule, escape_path(t.canonical.substr(tree.size() + 1))));
       } else {
-        out.push_back(fmt::format("Edit(/{})", escape_path(t.canonical)));
+        out.push_back(fmt::format("{}(/{})", rule, escape_path(t.canonical)));
       }
       return out;
     }

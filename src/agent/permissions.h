@@ -111,7 +111,8 @@ class PermissionPolicy {
 // Bash(<command>) for each command the guard finds in a shell line (words quoted where the
 // rule syntax needs it; a command with a word known only at run time gets none, and a line
 // the guard cannot read gets none), Edit(./path) for a write inside the work tree or
-// Edit(//path) outside it (symlinks resolved, wildcards escaped), the tool's name otherwise.
+// Edit(//path) outside it (symlinks resolved, wildcards escaped), Read(./path) or
+// Read(//path) for a Read (Glob and Grep: their folder), the tool's name otherwise.
 std::vector<std::string> always_allow_rules(const tools::Tool& tool, const Json& input,
                                             const std::filesystem::path& work_tree);
 
