@@ -155,7 +155,14 @@ ShellLine read_shell_line(const std::string& line, const std::filesystem::path& 
           guard::Operands ops = guard::operands_of(c);
           bool recursive = guard::reads_recursively(c, ops);
           for (const auto& w : ops.reads) use(w, recursive, out.reads);
-          for (const auto& w : ops.writes) use(w, false, out.writes);
+          // A move or a removal takes what a folder holds with it, and a file renamed is read
+          // under its new name by the next command: a move's operands are read and written
+          // whole, a removal's written whole.
+          const bool moves = c.name == "mv";
+          for (const auto& w : ops.writes) use(w, moves || c.name == "rm", out.writes);
+          if (moves) {
+            for (const auto& w : ops.writes) use(w, true, out.reads);
+          }
         }
         if (c.name == "cd" || c.name == "pushd" || c.name == "popd") {
           std::set<std::string> next = cwds.back();  // a cd may fail

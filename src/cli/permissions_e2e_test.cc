@@ -139,6 +139,36 @@ TEST_F(PermissionsE2E, GlobsBracesAndTildePrefixesDoNotSlipAShellReadPastADenyRu
   EXPECT_NE(ok.at("content").get<std::string>().find("public notes"), std::string::npos) << ok;
 }
 
+TEST_F(PermissionsE2E, AMoveOrARemovalOfWhatARuleProtectsIsHeldByTheRule) {
+  // Renaming a denied file and reading the new name, or moving or removing the folder that
+  // holds a file Edit may not touch, went past the rules before.
+  dir_.write(".claude/settings.json",
+             R"J({"permissions": {"deny": ["Read(./secret.txt)", "Edit(./conf/prod.yml)"]}})J");
+  trust(".claude/settings.json");
+  dir_.write("conf/prod.yml", "replicas: 3\n");
+  dir_.write("conf/dev.yml", "replicas: 1\n");
+  const std::vector<std::string> attacks = {
+      "mv secret.txt moved && cat moved", "mkdir -p d && mv secret.txt d/ && cat d/secret.txt",
+      "mv conf c2 && echo 'replicas: 0' > c2/prod.yml && mv c2 conf", "rm -rf conf"};
+  std::string lines;
+  for (size_t i = 0; i < attacks.size(); ++i) {
+    lines += tool_line("main", fmt::format("b{}", i), "Bash", {{"command", attacks[i]}});
+  }
+  lines +=
+      tool_line("main", "ok", "Bash", {{"command", "rm conf/dev.yml"}}) + text_line("main", "done");
+  auto events = run(lines, {"--permission-mode", "bypassPermissions"});
+  for (size_t i = 0; i < attacks.size(); ++i) {
+    Json refusal = refusal_of(events, fmt::format("b{}", i));
+    ASSERT_TRUE(refusal.is_object()) << attacks[i];
+    EXPECT_EQ(refusal.at("rule"), "permission") << attacks[i];
+  }
+  for (const Json& e : events) EXPECT_EQ(e.dump().find("TOP-SECRET-42"), std::string::npos) << e;
+  EXPECT_EQ(slurp(path("secret.txt")), "TOP-SECRET-42\n");
+  EXPECT_EQ(slurp(path("conf/prod.yml")), "replicas: 3\n");
+  EXPECT_TRUE(refusal_of(events, "ok").is_null());
+  EXPECT_FALSE(std::filesystem::exists(path("conf/dev.yml")));
+}
+
 TEST_F(PermissionsE2E, ATaskRuleHoldsTheAgentsOwnToolToo) {
   // A project agent is offered as a tool of its own name as well as a Task subagent_type:
   // Task(helper) denied must stop both doors (calling "helper" directly ran it before).
