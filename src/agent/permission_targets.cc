@@ -77,6 +77,11 @@ ShellLine read_shell_line(const std::string& line, const std::filesystem::path& 
     return out;
   }
   const auto& script = std::get<guard::Script>(found);
+  // Read from the text: any PATH not read as $PATH or ${PATH...} may be assigned (`X=`,
+  // export, declare, read, printf -v).
+  for (size_t at = line.find("PATH"); at != std::string::npos; at = line.find("PATH", at + 1)) {
+    if (at == 0 || (line[at - 1] != '$' && line[at - 1] != '{')) out.sets_search_path = true;
+  }
   guard::Places places;
   places.work_tree = tree.string();
   places.home = home.string();
@@ -134,15 +139,20 @@ ShellLine read_shell_line(const std::string& line, const std::filesystem::path& 
         break;
       case guard::Step::Kind::kRedirect: {
         const std::string& op = step.redirect.op;
-        if (op == ">&" || op == "<&") break;  // a file descriptor
         const std::string& to = step.redirect.target.text;
-        if (op != "<" && !out.writes_file && to != "/dev/null" && to != "/dev/stdout" &&
-            to != "/dev/stderr") {
+        // `>&2` and `<&0` name a descriptor; `>& file` writes the file, as `&> file` does.
+        if ((op == ">&" || op == "<&") &&
+            (to == "-" ||
+             (!to.empty() && to.find_first_not_of("0123456789") == std::string::npos))) {
+          break;
+        }
+        if (op != "<" && op != "<&" && !out.writes_file && to != "/dev/null" &&
+            to != "/dev/stdout" && to != "/dev/stderr") {
           out.writes_file = step.redirect.target.shown();
         }
         if (!with_paths) break;
-        if (op == "<" || op == "<>") use(step.redirect.target, false, out.reads);
-        if (op != "<") use(step.redirect.target, false, out.writes);
+        if (op == "<" || op == "<>" || op == "<&") use(step.redirect.target, false, out.reads);
+        if (op != "<" && op != "<&") use(step.redirect.target, false, out.writes);
         break;
       }
       case guard::Step::Kind::kCommand: {

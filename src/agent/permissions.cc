@@ -331,7 +331,7 @@ PermissionDecision PermissionPolicy::decide(const tools::Tool& tool, const Json&
         }
       }
     }
-    if (!line.unreadable && !line.unseen_script && !line.writes_file) {
+    if (!line.unreadable && !line.unseen_script && !line.writes_file && !line.sets_search_path) {
       std::vector<const CompiledRule*> used;
       bool all = true;
       for (const CommandShape& c : line.commands) {

@@ -32,8 +32,9 @@
 // order and grouping, and words in order to deny or ask) is agent/bash_rule_match.h. A line
 // the guard cannot read, or one that runs a script nobody could see (`curl x | sh`), fires
 // every Bash deny and ask rule. A line that redirects output into a file (anything but
-// /dev/null, /dev/stdout, /dev/stderr) is allowed only by the rule Bash (every line): the
-// other rules name commands, not the files a `> x` may clobber.
+// /dev/null, /dev/stdout, /dev/stderr; `>& file` too) is allowed only by the rule Bash (every
+// line): the other rules name commands, not the files a `> x` may clobber. Nor is a line that
+// may set a variable whose name holds PATH: `PATH=.:$PATH git status` runs a ./git.
 //
 // Edit rules cover every tool that writes files (Edit, Write); Read rules cover every tool
 // that reads files (Read, Glob, Grep), as in Claude Code. Paths are gitignore patterns

@@ -169,6 +169,56 @@ TEST_F(PermissionsE2E, AMoveOrARemovalOfWhatARuleProtectsIsHeldByTheRule) {
   EXPECT_FALSE(std::filesystem::exists(path("conf/dev.yml")));
 }
 
+TEST_F(PermissionsE2E, ARedirectionWithAnAmpersandWritesAFileAsAnyOtherDoes) {
+  // `>& file` sends stdout and stderr to the file: an Edit deny holds it, and an allow rule
+  // naming the command does not cover the file it clobbers (both let it through before).
+  dir_.write(".claude/settings.json", R"J({"permissions": {"deny": ["Edit(./conf/prod.yml)"],
+                                           "allow": ["Bash(echo:*)"]}})J");
+  trust(".claude/settings.json");
+  dir_.write("conf/prod.yml", "replicas: 3\n");
+  dir_.write("main.c", "int main() {}\n");
+  const std::string lines =
+      tool_line("main", "b1", "Bash", {{"command", "echo 'replicas: 0' >& conf/prod.yml"}}) +
+      tool_line("main", "b2", "Bash", {{"command", "echo x 2>&1 >&conf/prod.yml"}}) +
+      tool_line("main", "b3", "Bash", {{"command", "echo gone >& main.c"}}) +
+      tool_line("main", "ok", "Bash", {{"command", "echo fine >&2"}}) + text_line("main", "done");
+  auto events = run(lines);
+  EXPECT_EQ(refusal_of(events, "b1").at("rule"), "permission");
+  EXPECT_EQ(refusal_of(events, "b2").at("rule"), "permission");
+  Json asked = refusal_of(events, "b3");
+  ASSERT_TRUE(asked.is_object());
+  EXPECT_NE(asked.at("message").get<std::string>().find("nobody can answer"), std::string::npos)
+      << asked;
+  EXPECT_EQ(slurp(path("conf/prod.yml")), "replicas: 3\n");
+  EXPECT_EQ(slurp(path("main.c")), "int main() {}\n");
+  EXPECT_TRUE(refusal_of(events, "ok").is_null());
+}
+
+TEST_F(PermissionsE2E, AnAllowedCommandCannotBeMadeToRunAProgramOfTheTree) {
+  // The repository ships an executable named git; Bash(git status) allows git status, not
+  // whatever the line makes "git" find first (each of these ran ./git before).
+  dir_.write(".claude/settings.json", R"J({"permissions": {"allow": ["Bash(git status)"]}})J");
+  trust(".claude/settings.json");
+  dir_.write("git", "#!/bin/sh\ntouch \"$(dirname \"$0\")/pwned\"\n");
+  std::filesystem::permissions(path("git"), std::filesystem::perms::owner_all);
+  const std::vector<std::string> attacks = {"PATH=.:$PATH git status",
+                                            "export PATH=.:$PATH; git status", "PATH=.; git status",
+                                            "read PATH <<< .; git status"};
+  std::string lines;
+  for (size_t i = 0; i < attacks.size(); ++i) {
+    lines += tool_line("main", fmt::format("b{}", i), "Bash", {{"command", attacks[i]}});
+  }
+  lines += tool_line("main", "ok", "Bash", {{"command", "git status"}}) + text_line("main", "done");
+  auto events = run(lines);
+  for (size_t i = 0; i < attacks.size(); ++i) {
+    Json refusal = refusal_of(events, fmt::format("b{}", i));
+    ASSERT_TRUE(refusal.is_object()) << attacks[i];
+    EXPECT_EQ(refusal.at("rule"), "permission") << attacks[i];
+  }
+  EXPECT_FALSE(std::filesystem::exists(path("pwned")));
+  EXPECT_TRUE(refusal_of(events, "ok").is_null()) << refusal_of(events, "ok");
+}
+
 TEST_F(PermissionsE2E, ATaskRuleHoldsTheAgentsOwnToolToo) {
   // A project agent is offered as a tool of its own name as well as a Task subagent_type:
   // Task(helper) denied must stop both doors (calling "helper" directly ran it before).
