@@ -59,6 +59,52 @@ std::string resolved(const std::string& absolute, const std::string& tree) {
   return out.empty() ? std::string("/") : out;
 }
 
+// Whether a git command copies files of the tree into its object store, where `git show`
+// and `git diff --cached` print them under no path a rule names: add, stash, hash-object,
+// update-index, and commit -a. Its global options (-C dir, -c k=v, --git-dir=...) are
+// skipped to find the subcommand.
+// `paths` gets the pathspecs of a `git add` that names them (and nothing that takes all):
+// only those are taken, and an empty `paths` means the whole tree.
+bool git_stores_files(const guard::Command& c, std::vector<guard::ShellWord>* paths) {
+  paths->clear();
+  if (c.name != "git") return false;
+  size_t i = 1;
+  while (i < c.argv.size() && c.argv[i].text.starts_with('-')) {
+    const std::string& o = c.argv[i].text;
+    i += (o == "-C" || o == "-c" || o == "--git-dir" || o == "--work-tree" || o == "--namespace" ||
+          o == "--exec-path")
+             ? 2
+             : 1;
+  }
+  if (i >= c.argv.size()) return false;
+  const std::string& sub = c.argv[i].text;
+  if (sub == "add") {
+    bool all = false;
+    for (size_t j = i + 1; j < c.argv.size(); ++j) {
+      const guard::ShellWord& w = c.argv[j];
+      if (w.text == "--") continue;
+      if (w.text.starts_with('-')) {
+        all = all || w.text == "--all" || w.text == "--update" || w.text == "-A" || w.text == "-u";
+      } else if (w.text.starts_with(':')) {
+        all = true;  // pathspec magic
+      } else {
+        paths->push_back(w);
+      }
+    }
+    if (all) paths->clear();
+    return true;
+  }
+  if (sub == "stash" || sub == "hash-object" || sub == "update-index") return true;
+  if (sub != "commit") return false;
+  for (size_t j = i + 1; j < c.argv.size(); ++j) {
+    const std::string& o = c.argv[j].text;
+    if (o == "--all" ||
+        (o.size() > 1 && o[0] == '-' && o[1] != '-' && o.find('a') != std::string::npos))
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Target target_of(const std::string& written, const std::string& tree) {
@@ -165,6 +211,17 @@ ShellLine read_shell_line(const std::string& line, const std::filesystem::path& 
           guard::Operands ops = guard::operands_of(c);
           bool recursive = guard::reads_recursively(c, ops);
           for (const auto& w : ops.reads) use(w, recursive, out.reads);
+          std::vector<guard::ShellWord> pathspecs;
+          if (git_stores_files(c, &pathspecs)) {
+            for (const auto& w : pathspecs) use(w, true, out.reads);
+            if (pathspecs.empty()) {
+              // It may take anything in the tree it runs in.
+              use(guard::literal_word(tree.string()), true, out.reads);
+              for (const std::string& cwd : cwds.back()) {
+                use(guard::literal_word(cwd.empty() ? std::string("/") : cwd), true, out.reads);
+              }
+            }
+          }
           // A move or a removal takes what a folder holds with it, and a file renamed is read
           // under its new name by the next command: a move's operands are read and written
           // whole, a removal's written whole.

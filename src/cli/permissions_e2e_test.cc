@@ -219,6 +219,36 @@ TEST_F(PermissionsE2E, AnAllowedCommandCannotBeMadeToRunAProgramOfTheTree) {
   EXPECT_TRUE(refusal_of(events, "ok").is_null()) << refusal_of(events, "ok");
 }
 
+TEST_F(PermissionsE2E, GitCannotCarryADeniedFileIntoItsStoreToPrintIt) {
+  // `git add` copies the file into the object store, where `git show :secret.txt` or `git
+  // diff --cached` print it under no path the rule names (each printed the secret before).
+  dir_.write(".claude/settings.json", R"J({"permissions": {"deny": ["Read(./secret.txt)"]}})J");
+  trust(".claude/settings.json");
+  dir_.write("sub/notes.txt", "public notes\n");
+  const std::string init = "git init -q . && git -c user.name=a -c user.email=a@b ";
+  const std::vector<std::string> attacks = {
+      init + "add -A && git diff --cached", init + "add . && git show :secret.txt",
+      init + "add secret.txt && git show :secret.txt",
+      init + "commit -qam x --allow-empty && git show HEAD:secret.txt"};
+  std::string lines;
+  for (size_t i = 0; i < attacks.size(); ++i) {
+    lines += tool_line("main", fmt::format("b{}", i), "Bash", {{"command", attacks[i]}});
+  }
+  lines +=
+      tool_line("main", "ok", "Bash", {{"command", init + "add sub && git diff --cached --stat"}}) +
+      text_line("main", "done");
+  auto events = run(lines, {"--permission-mode", "bypassPermissions"});
+  for (size_t i = 0; i < attacks.size(); ++i) {
+    Json refusal = refusal_of(events, fmt::format("b{}", i));
+    ASSERT_TRUE(refusal.is_object()) << attacks[i] << result_of(events, fmt::format("b{}", i));
+    EXPECT_EQ(refusal.at("rule"), "permission") << attacks[i];
+  }
+  for (const Json& e : events) EXPECT_EQ(e.dump().find("TOP-SECRET-42"), std::string::npos) << e;
+  Json ok = result_of(events, "ok");
+  ASSERT_TRUE(ok.is_object());
+  EXPECT_NE(ok.at("content").get<std::string>().find("sub/notes.txt"), std::string::npos) << ok;
+}
+
 TEST_F(PermissionsE2E, ATaskRuleHoldsTheAgentsOwnToolToo) {
   // A project agent is offered as a tool of its own name as well as a Task subagent_type:
   // Task(helper) denied must stop both doors (calling "helper" directly ran it before).
