@@ -1,9 +1,11 @@
 #include "agent/permission_targets.h"
 
+#include <fnmatch.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <tuple>
 #include <variant>
@@ -149,8 +151,13 @@ ShellLine read_shell_line(const std::string& line, const std::filesystem::path& 
     }
   };
   // The shell expands braces, globs and `~+`, `~-`, `~user` before the command sees its
-  // words: each brace alternative counts, a glob stands for anything under the folder of its
-  // static part, and a tilde prefix other than `~` for anything anywhere.
+  // words: each brace alternative counts; a glob in a path's last component is what it
+  // matches now, as bash matches it (a dot file only by a pattern that starts with a dot);
+  // any other glob, or any glob of a line that may change how they match (shopt: dotglob,
+  // extglob, globstar, nocaseglob; GLOBIGNORE), stands for anything under the folder of its
+  // static part; a tilde prefix other than `~` stands for anything anywhere.
+  const bool exact_globs =
+      line.find("shopt") == std::string::npos && line.find("GLOBIGNORE") == std::string::npos;
   auto use = [&](const guard::ShellWord& w, bool recursive, std::vector<ShellLine::Use>& into) {
     if (w.text.size() > 1 && w.text[0] == guard::kHome && w.text[1] != '/') {
       use_one(guard::literal_word("/"), true, into);
@@ -172,7 +179,25 @@ ShellLine read_shell_line(const std::string& line, const std::filesystem::path& 
       const size_t slash = text.rfind('/', glob);
       alt.text = slash == std::string::npos ? "." : slash == 0 ? "/" : text.substr(0, slash);
       alt.glob = false;
-      use_one(alt, true, into);
+      const std::string pattern = text.substr(slash == std::string::npos ? 0 : slash + 1);
+      if (!exact_globs || pattern.find('/') != std::string::npos ||
+          text.find(guard::kUnknown) != std::string::npos) {
+        use_one(alt, true, into);
+        continue;
+      }
+      for (const std::string& cwd : cwds.back()) {
+        guard::Resolved dir = guard::resolve_path(alt, cwd, places);
+        if (dir.place == guard::Place::kUnknown) {
+          use_one(alt, true, into);
+          continue;
+        }
+        std::error_code ec;
+        for (const auto& entry : std::filesystem::directory_iterator(dir.path, ec)) {
+          const std::string name = entry.path().filename().string();
+          if (::fnmatch(pattern.c_str(), name.c_str(), FNM_PERIOD) != 0) continue;
+          use_one(guard::literal_word(dir.path + "/" + name), recursive, into);
+        }
+      }
     }
   };
   for (const guard::Step& step : script.steps) {

@@ -124,8 +124,11 @@ TEST_F(PermissionsE2E, GlobsBracesAndTildePrefixesDoNotSlipAShellReadPastADenyRu
   for (size_t i = 0; i < attacks.size(); ++i) {
     lines += tool_line("main", fmt::format("b{}", i), "Bash", {{"command", attacks[i]}});
   }
-  // A glob in a folder the rule does not reach still runs.
-  lines += tool_line("main", "ok", "Bash", {{"command", "cat sub/*"}}) + text_line("main", "done");
+  // A glob in a folder the rule does not reach still runs, and so does one beside the file
+  // that cannot match it.
+  dir_.write("README.md", "readme words\n");
+  lines += tool_line("main", "ok", "Bash", {{"command", "cat sub/*"}}) +
+           tool_line("main", "ok2", "Bash", {{"command", "cat *.md"}}) + text_line("main", "done");
   auto events = run(lines, {"--permission-mode", "bypassPermissions"});
   for (size_t i = 0; i < attacks.size(); ++i) {
     const std::string id = fmt::format("b{}", i);
@@ -137,6 +140,9 @@ TEST_F(PermissionsE2E, GlobsBracesAndTildePrefixesDoNotSlipAShellReadPastADenyRu
   Json ok = result_of(events, "ok");
   ASSERT_TRUE(ok.is_object());
   EXPECT_NE(ok.at("content").get<std::string>().find("public notes"), std::string::npos) << ok;
+  Json ok2 = result_of(events, "ok2");
+  ASSERT_TRUE(ok2.is_object());
+  EXPECT_NE(ok2.at("content").get<std::string>().find("readme words"), std::string::npos) << ok2;
 }
 
 TEST_F(PermissionsE2E, AMoveOrARemovalOfWhatARuleProtectsIsHeldByTheRule) {
