@@ -45,7 +45,12 @@ std::optional<std::string> read_line(int fd, const CancelToken* cancel) {
 
 std::string input_preview(const agent::ApprovalRequest& request) {
   if (const auto it = request.input.find("command"); it != request.input.end() && it->is_string()) {
-    return it->get<std::string>();
+    // On one line, newlines shown as \n: a command padded with blank lines would scroll its
+    // first part off the screen and leave only a harmless-looking end above the question.
+    std::string one_line;
+    for (char c : it->get<std::string>())
+      one_line += c == '\n' ? std::string("\\n") : std::string(1, c);
+    return one_line;
   }
   if (const auto it = request.input.find("file_path");
       it != request.input.end() && it->is_string()) {

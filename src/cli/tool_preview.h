@@ -33,7 +33,9 @@ std::string head_preview(std::string_view content, const std::string& first_inde
 
 // `text` safe to print on a terminal: control characters other than newline and tab (an
 // escape sequence a hostile page or model wrote, which could rewrite the screen or the
-// window title) become visible as ^X, and C1 controls as \u{XX}.
+// window title) become visible as ^X, C1 controls as \u{XX}, and the invisible characters
+// that reorder or hide text (bidirectional overrides and isolates, zero-width spaces and
+// marks) as \u{XXXX}.
 std::string printable(std::string_view text);
 
 // "1 turn", "2 turns": `n` and the word, plural unless n == 1.
