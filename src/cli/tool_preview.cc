@@ -55,6 +55,21 @@ bool invisible_format(std::string_view b) {
 
 }  // namespace
 
+std::string approval_subject(const Json& input, size_t max_bytes) {
+  if (const auto it = input.find("command"); it != input.end() && it->is_string()) {
+    std::string one_line;
+    for (char c : it->get<std::string>())
+      one_line += c == '\n' ? std::string("\\n") : std::string(1, c);
+    return one_line;
+  }
+  if (const auto it = input.find("file_path");
+      it != input.end() && it->is_string() && input.size() <= 1) {
+    return it->get<std::string>();
+  }
+  std::string dump = dump_json(input);
+  return dump.size() > max_bytes ? dump.substr(0, max_bytes) + "…" : dump;
+}
+
 std::string printable(std::string_view text) {
   std::string out;
   out.reserve(text.size());
