@@ -19,7 +19,8 @@
 //                          name at any depth under it, ~/ from home, // from the root
 //   WebFetch(domain:example.com)
 //   mcp__server, mcp__server__tool, mcp__server__*
-//   Task(agent)            a subagent by name
+//   Task(agent)            a subagent by name, through Task or through the agent's own tool
+//                          (a project agent is both); the rule Task covers every agent tool
 //   Write, Edit, Read, ... the whole tool
 // A Bash rule is matched against every command the command guard finds in the line (after
 // lists, pipelines, substitutions and wrappers such as env, sudo, xargs, sh -c): a deny or
@@ -51,7 +52,13 @@
 // redirection) is held against Read rules and one it writes (a > redirection, cp's
 // destination, rm, sed -i) against Edit and Write rules, as the guard finds them
 // (guard/operands.h), a path known only at run time standing for anything under the folder
-// it is known to be in. So Read(./secret.txt) refuses `cat secret.txt` as well.
+// it is known to be in. So Read(./secret.txt) refuses `cat secret.txt` as well. Globs,
+// brace lists and tilde prefixes count as what the shell may expand them to; mv's operands
+// are read and written whole and rm's written whole (a folder carries what it holds); and
+// git add (its pathspecs, else the tree), stash, hash-object, update-index and commit -a
+// read the tree, since `git show :secret.txt` then prints it under no path a rule names.
+// Programs that open files of their own choosing (python -c, a script) are not followed:
+// these rules are the guard's reading of a line, not a boundary; the sandbox is.
 //
 // Thread-safety: a PermissionPolicy is immutable; decide() may run on several threads.
 #pragma once
