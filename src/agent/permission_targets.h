@@ -38,6 +38,10 @@ struct ShellLine {
   std::optional<std::string> unreadable;  // why the guard cannot read it
   std::vector<CommandShape> commands;
   bool unseen_script = false;  // a shell reads a script nobody could see in advance
+  // The line may set a variable whose name holds PATH (PATH, LD_LIBRARY_PATH, GIT_EXEC_PATH,
+  // PYTHONPATH, ...): which program or library a command name runs is then the line's
+  // choice, so `PATH=.:$PATH git status` is not the `git status` a rule allows.
+  bool sets_search_path = false;
   // A file a redirection writes (not /dev/null, /dev/stdout or /dev/stderr), as written: a
   // rule naming commands does not allow the line, since it names no file it may clobber.
   std::optional<std::string> writes_file;

@@ -9,6 +9,7 @@
 #include "agent/bash_rule_match.h"
 #include "agent/permission_paths.h"
 #include "agent/permission_targets.h"
+#include "agent/subagent.h"
 #include "config/permission_rule.h"
 #include "guard/command_finder.h"
 #include "guard/path_model.h"
@@ -122,6 +123,9 @@ struct Call {
   std::string name;
   const Json& input;
   const std::filesystem::path& tree;
+  // A definition's own tool (named after it, with input {task}): a delegation as much as
+  // Task with that subagent_type, so Task rules hold it too.
+  bool subagent = false;
   std::optional<Target> file;  // Read, Write, Edit, Glob, Grep
   std::optional<ShellLine> shell;
   std::string tree_text;
@@ -130,7 +134,15 @@ struct Call {
 
 Call read_call(const tools::Tool& tool, const Json& input, const std::filesystem::path& tree,
                const std::filesystem::path& home, bool shell_paths) {
-  Call call{tool, tool.name(), input, tree, std::nullopt, std::nullopt, tree.string(), {}};
+  Call call{tool,
+            tool.name(),
+            input,
+            tree,
+            dynamic_cast<const SubagentTool*>(&tool) != nullptr,
+            std::nullopt,
+            std::nullopt,
+            tree.string(),
+            {}};
   if (call.name == "Bash") {
     call.shell = read_shell_line(string_field(input, "command"), tree, home, shell_paths);
   } else if (call.name == "Glob" || call.name == "Grep") {
@@ -186,7 +198,7 @@ bool catches(const CompiledRule& r, const Call& call) {
   switch (r.rule.kind) {
     case RuleKind::kTool:
     case RuleKind::kOther:
-      return covers(r.rule.tool, call.name);
+      return covers(r.rule.tool, call.name) || (r.rule.tool == "Task" && call.subagent);
     case RuleKind::kBash:
       return false;
     case RuleKind::kPath:
@@ -199,7 +211,9 @@ bool catches(const CompiledRule& r, const Call& call) {
       return host.empty() || host_matches(r.rule.specifier, host);
     }
     case RuleKind::kAgent:
-      return call.name == "Task" && string_field(call.input, "subagent_type") == r.rule.specifier;
+      return call.subagent ? call.name == r.rule.specifier
+                           : call.name == "Task" &&
+                                 string_field(call.input, "subagent_type") == r.rule.specifier;
     case RuleKind::kMcp:
       return r.rule.specifier.empty() ? call.name.starts_with(r.rule.tool + "__")
                                       : call.name == r.rule.tool + "__" + r.rule.specifier;
@@ -317,7 +331,7 @@ PermissionDecision PermissionPolicy::decide(const tools::Tool& tool, const Json&
         }
       }
     }
-    if (!line.unreadable && !line.unseen_script && !line.writes_file) {
+    if (!line.unreadable && !line.unseen_script && !line.writes_file && !line.sets_search_path) {
       std::vector<const CompiledRule*> used;
       bool all = true;
       for (const CommandShape& c : line.commands) {
@@ -423,16 +437,25 @@ std::vector<std::string> always_allow_rules(const tools::Tool& tool, const Json&
     }
     return out;
   }
-  if (is_edit_tool(name)) {
+  // A file tool's answer covers that file (a folder, for Glob and Grep), never the tool: an
+  // "always" for one asked Read must not answer the ask rules of every other file.
+  const bool edits = is_edit_tool(name);
+  if (edits || one_of(kReadTools, name)) {
     std::string p = string_field(input, "file_path");
     if (p.empty()) p = string_field(input, "notebook_path");
+    if (p.empty() && (name == "Glob" || name == "Grep")) {
+      const std::string folder = string_field(input, "path");
+      p = folder.empty() ? work_tree.string() : folder;
+    }
     if (!p.empty()) {
+      const char* rule = edits ? "Edit" : "Read";
       Target t = target_of(p, work_tree.string());
       std::string tree = work_tree.string();
       if (guard::within(t.canonical, tree) && t.canonical != tree) {
-        out.push_back(fmt::format("Edit(./{})", escape_path(t.canonical.substr(tree.size() + 1))));
+        out.push_back(
+            fmt::format("{}(./{})", rule, escape_path(t.canonical.substr(tree.size() + 1))));
       } else {
-        out.push_back(fmt::format("Edit(/{})", escape_path(t.canonical)));
+        out.push_back(fmt::format("{}(/{})", rule, escape_path(t.canonical)));
       }
       return out;
     }

@@ -19,7 +19,8 @@
 //                          name at any depth under it, ~/ from home, // from the root
 //   WebFetch(domain:example.com)
 //   mcp__server, mcp__server__tool, mcp__server__*
-//   Task(agent)            a subagent by name
+//   Task(agent)            a subagent by name, through Task or through the agent's own tool
+//                          (a project agent is both); the rule Task covers every agent tool
 //   Write, Edit, Read, ... the whole tool
 // A Bash rule is matched against every command the command guard finds in the line (after
 // lists, pipelines, substitutions and wrappers such as env, sudo, xargs, sh -c): a deny or
@@ -32,8 +33,9 @@
 // order and grouping, and words in order to deny or ask) is agent/bash_rule_match.h. A line
 // the guard cannot read, or one that runs a script nobody could see (`curl x | sh`), fires
 // every Bash deny and ask rule. A line that redirects output into a file (anything but
-// /dev/null, /dev/stdout, /dev/stderr) is allowed only by the rule Bash (every line): the
-// other rules name commands, not the files a `> x` may clobber.
+// /dev/null, /dev/stdout, /dev/stderr; `>& file` too) is allowed only by the rule Bash (every
+// line): the other rules name commands, not the files a `> x` may clobber. Nor is a line that
+// may set a variable whose name holds PATH: `PATH=.:$PATH git status` runs a ./git.
 //
 // Edit rules cover every tool that writes files (Edit, Write); Read rules cover every tool
 // that reads files (Read, Glob, Grep), as in Claude Code. Paths are gitignore patterns
@@ -50,7 +52,13 @@
 // redirection) is held against Read rules and one it writes (a > redirection, cp's
 // destination, rm, sed -i) against Edit and Write rules, as the guard finds them
 // (guard/operands.h), a path known only at run time standing for anything under the folder
-// it is known to be in. So Read(./secret.txt) refuses `cat secret.txt` as well.
+// it is known to be in. So Read(./secret.txt) refuses `cat secret.txt` as well. Globs,
+// brace lists and tilde prefixes count as what the shell may expand them to; mv's operands
+// are read and written whole and rm's written whole (a folder carries what it holds); and
+// git add (its pathspecs, else the tree), stash, hash-object, update-index and commit -a
+// read the tree, since `git show :secret.txt` then prints it under no path a rule names.
+// Programs that open files of their own choosing (python -c, a script) are not followed:
+// these rules are the guard's reading of a line, not a boundary; the sandbox is.
 //
 // Thread-safety: a PermissionPolicy is immutable; decide() may run on several threads.
 #pragma once
@@ -111,7 +119,8 @@ class PermissionPolicy {
 // Bash(<command>) for each command the guard finds in a shell line (words quoted where the
 // rule syntax needs it; a command with a word known only at run time gets none, and a line
 // the guard cannot read gets none), Edit(./path) for a write inside the work tree or
-// Edit(//path) outside it (symlinks resolved, wildcards escaped), the tool's name otherwise.
+// Edit(//path) outside it (symlinks resolved, wildcards escaped), Read(./path) or
+// Read(//path) for a Read (Glob and Grep: their folder), the tool's name otherwise.
 std::vector<std::string> always_allow_rules(const tools::Tool& tool, const Json& input,
                                             const std::filesystem::path& work_tree);
 

@@ -420,7 +420,7 @@ TEST_F(Permissions, AlwaysAllowRulesAllowExactlyThatCallAgain) {
   EXPECT_EQ(always_allow_rules(kWrite, {{"file_path", "/etc/x"}}, tree_),
             std::vector<std::string>{"Edit(//etc/x)"});
   EXPECT_EQ(always_allow_rules(kRead, {{"file_path", "x"}}, tree_),
-            std::vector<std::string>{"Read"});
+            std::vector<std::string>{"Read(./x)"});
   auto edit = base.with_rules({{RuleAction::kAllow, "Edit(./src/a\\[1].cc)", {}}});
   ASSERT_TRUE(edit.ok());
   EXPECT_EQ(file(*edit, kWrite, "src/a[1].cc"), Verdict::kAllow);

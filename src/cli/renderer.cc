@@ -155,6 +155,9 @@ void HumanRenderer::render(const agent::Event& event, int depth) {
             fmt::print(err_, "{}{}asking to allow {} '{}': {}{}\n", indent, p_.dim,
                        agent::approval_kind_name(e.kind), printable(e.tool), printable(e.reason),
                        p_.reset);
+            // The call as it will run, whole: the tool_call line above is cut at a width, and
+            // a PreToolUse hook may have changed the input since.
+            fmt::print(err_, "{}  {}\n", indent, printable(approval_subject(e.input)));
             wait_label_.clear();  // a person answers now, not the model
           },
           [&](const agent::UsageEvent&) {},

@@ -254,5 +254,17 @@ TEST(Spinner, LineShowsFrameLabelAndSeconds) {
   EXPECT_EQ(Spinner::line("Bash", std::chrono::seconds(12), 1), "⠙ Bash · 12s");
 }
 
+TEST(Renderer, AnApprovalShowsTheWholeCallThatWillRun) {
+  // The tool_call line is cut at a width: a command padded past it, or one a hook rewrote
+  // after the call was shown, must still be seen whole where the person is asked.
+  const std::string padded = "git status" + std::string(200, ' ') + "&& rm -rf ~/work";
+  agent::ToolCallEvent call{"main", "b1", "Bash", Json{{"command", padded}}};
+  agent::ApprovalRequest ask{agent::ApprovalKind::kPermission, "main", "Bash",
+                             Json{{"command", padded + "\n\n\necho done"}},
+                             "mode default: Bash asks before running"};
+  Rendered r = render({call, ask}, plain());
+  EXPECT_NE(r.err.find("&& rm -rf ~/work\\n\\n\\necho done"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace mecha::cli

@@ -43,18 +43,6 @@ std::optional<std::string> read_line(int fd, const CancelToken* cancel) {
   }
 }
 
-std::string input_preview(const agent::ApprovalRequest& request) {
-  if (const auto it = request.input.find("command"); it != request.input.end() && it->is_string()) {
-    return it->get<std::string>();
-  }
-  if (const auto it = request.input.find("file_path");
-      it != request.input.end() && it->is_string()) {
-    return it->get<std::string>();
-  }
-  std::string dump = request.input.dump();
-  return dump.size() > 200 ? dump.substr(0, 200) + "..." : dump;
-}
-
 }  // namespace
 
 std::unique_ptr<TerminalApprover> TerminalApprover::open(const CancelToken* cancel) {
@@ -69,7 +57,7 @@ agent::ApprovalReply TerminalApprover::approve(const agent::ApprovalRequest& req
   write_all(tty_.get(),
             fmt::format("\nmecha: {} asks to run {}: {}\n  why: {}\nAllow? [y]es, [n]o{}: ",
                         printable(request.agent), printable(request.tool),
-                        printable(input_preview(request)), printable(request.reason),
+                        printable(approval_subject(request.input)), printable(request.reason),
                         permission ? ", [a]lways for this session" : ""));
   std::optional<std::string> line = read_line(tty_.get(), cancel_);
   if (!line) {

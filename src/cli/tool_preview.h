@@ -33,8 +33,16 @@ std::string head_preview(std::string_view content, const std::string& first_inde
 
 // `text` safe to print on a terminal: control characters other than newline and tab (an
 // escape sequence a hostile page or model wrote, which could rewrite the screen or the
-// window title) become visible as ^X, and C1 controls as \u{XX}.
+// window title) become visible as ^X, C1 controls as \u{XX}, and the invisible characters
+// that reorder or hide text (bidirectional overrides and isolates, zero-width spaces and
+// marks) as \u{XXXX}.
 std::string printable(std::string_view text);
+
+// What a person is asked to allow, whole and on one line (not printable() yet): a command
+// with its newlines shown as \n, a file tool's path, else the input as JSON (at most
+// `max_bytes`, then "…"). Never cut short of the command: a command padded past a width, or
+// with blank lines, must not show only its harmless part.
+std::string approval_subject(const Json& input, size_t max_bytes = 4096);
 
 // "1 turn", "2 turns": `n` and the word, plural unless n == 1.
 std::string count_of(long long n, std::string_view singular, std::string_view plural);

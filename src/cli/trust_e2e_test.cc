@@ -1,12 +1,15 @@
 // A planted .mecha/config.toml, as a cloned repository or a sandboxed command leaves it,
 // through the built binary: refused until `mecha trust`, and again once edited.
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "base/sha256.h"
 #include "cli/testing/run_binary.h"
@@ -137,6 +140,34 @@ TEST_F(PlantedConfig, AFileThatOnlyTightensLoadsAndApplies) {
 
 // A table mecha does not read yet was accepted with any content and ignored, so hooks or
 // permissions a user wrote did nothing. Now the run stops before anything runs, naming it.
+// A cloned tree's .mecha/config.toml may be a pipe (or a link to /dev/zero, which grew the
+// process's memory without end): mecha read it before and never got past it.
+TEST_F(PlantedConfig, AConfigThatIsNotARegularFileIsRefusedNotReadForever) {
+  fs::create_directories(config().parent_path());
+  ASSERT_EQ(::mkfifo(config().c_str(), 0600), 0);
+  testing::RunningMecha running({"run", "--json", "--permission-mode", "bypassPermissions",
+                                 "--model", "cassette:c.jsonl", "go"},
+                                tree(), "", testing::mecha_binary(),
+                                {"XDG_STATE_HOME=" + (dir_.path() / "state").string()});
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  auto exited = [&] {
+    std::ifstream stat(fmt::format("/proc/{}/stat", running.pid()));
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const size_t paren = text.rfind(')');
+    return paren == std::string::npos || (paren + 2 < text.size() && text[paren + 2] == 'Z');
+  };
+  while (!exited() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const bool hung = !exited();
+  if (hung) running.signal(SIGKILL);
+  BinaryResult r = running.wait();
+  ASSERT_FALSE(hung) << "mecha was still reading the pipe after 20 s";
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(config().string() + " is not a regular file"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(tree() / "ran.txt"));
+}
+
 TEST_F(PlantedConfig, ATableNotReadYetStopsTheRunNamingFileAndLine) {
   dir_.write("tree/.mecha/config.toml", "[limits]\nmax_turns = 5\n\n[tools]\nfetch = false\n");
   BinaryResult r = run();

@@ -9,8 +9,8 @@
 
 #include "config/claude_settings.h"
 #include "config/hook_settings.h"
-#include "config/permission_sources.h"
 #include "config/mcp_sources.h"
+#include "config/permission_sources.h"
 #include "config/project_trust.h"
 #include "config/section_readers.h"
 #include "config/toml_reader.h"
@@ -343,6 +343,14 @@ Result<ProjectTrust> project_trust(const std::filesystem::path& file, std::strin
   return trust;
 }
 
+Result<TrustVerdict> verdict_of(const FileIdentity& id,
+                                const std::optional<std::filesystem::path>& trust_file) {
+  if (!trust_file) return TrustVerdict::kUntrusted;
+  auto trust = TrustStore::load(*trust_file);
+  if (!trust) return trust.status();
+  return trust->check(id.path, id.sha256);
+}
+
 std::string untrusted_because(const ProjectTrust& trust) {
   return trust.verdict == TrustVerdict::kChanged ? "changed since you trusted it"
                                                  : "is not trusted";
@@ -439,6 +447,9 @@ Result<HookSettings> merge_hooks(const std::vector<ClaudeSettingsFile>& claude,
   h.notes.insert(h.notes.begin(), notes.begin(), notes.end());
   return h;
 }
+
+// A project's config.toml is a few kilobytes; past this it is not one.
+constexpr uintmax_t kMaxProjectConfigBytes = 4 << 20;
 
 // Claude Code keeps its state in ~/.claude.json too (history, settings of each project), so
 // the file may be large; past this it is refused rather than read.
@@ -607,6 +618,19 @@ Result<Config> load_config(const ConfigFiles& files) {
   std::vector<std::string> sources;
   std::vector<std::string> hook_notes;
   for (const auto& p : paths) {
+    if (with_project && &p == &paths.back()) {
+      // The tree's file may be a link to anything: a device or a pipe would never end.
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(p, ec)) {
+        return Status::error(
+            fmt::format("{} is not a regular file; mecha does not read it", p.string()));
+      }
+      if (uintmax_t size = std::filesystem::file_size(p, ec);
+          !ec && size > kMaxProjectConfigBytes) {
+        return Status::error(fmt::format("{} is {} bytes, more than the {} mecha reads", p.string(),
+                                         size, kMaxProjectConfigBytes));
+      }
+    }
     auto text = read_file(p);
     if (!text) return text.status();
     auto t = parse_table(*text, p.string());
@@ -632,8 +656,8 @@ Result<Config> load_config(const ConfigFiles& files) {
     // Servers are applied file by file, in order, each as its trust allows; the merge and the
     // final reading below never see them.
     if (const toml::node* servers = t->get("mcp_servers")) {
-      MECHA_RETURN_IF_ERROR(mcp.add_toml(*servers, p.string(),
-                                         !trust || trust->verdict == TrustVerdict::kTrusted));
+      MECHA_RETURN_IF_ERROR(
+          mcp.add_toml(*servers, p.string(), !trust || trust->verdict == TrustVerdict::kTrusted));
       t->erase("mcp_servers");
     }
     if (paths.size() > 1) merge_into(merged, *t);

@@ -6,6 +6,7 @@
 
 #include "agent/run_pipeline.h"
 #include "server/testing/daemon_harness.h"
+#include "tools/read_tool.h"
 
 namespace mecha::server {
 namespace {
@@ -70,6 +71,43 @@ TEST(Turn, AlwaysAllowIsRememberedForTheSessionAndOnlyForIt) {
       });
   EXPECT_EQ(denied, 2);
   EXPECT_EQ(daemon.sends().load(), 3);
+}
+
+TEST(Turn, AlwaysAllowOfOneAskedReadDoesNotAnswerTheAsksOfOtherFiles) {
+  // The user asks before either file is read. "Always" for the first must grant that file,
+  // not the Read tool: the second file's ask rule still asks (it was answered unasked).
+  const std::string cassette =
+      cassette_header() +
+      cassette_line(Json::array({tool_use("r1", "Read", {{"file_path", "notes.txt"}})}), "tool_use",
+                    1, 1) +
+      cassette_line(Json::array({tool_use("r2", "Read", {{"file_path", "notes.txt"}})}), "tool_use",
+                    1, 1) +
+      cassette_line(Json::array({tool_use("r3", "Read", {{"file_path", ".env"}})}), "tool_use", 1,
+                    1) +
+      cassette_line(Json::array({text_block("read")}), "end_turn", 1, 1);
+  DaemonHarness daemon(cassette, nullptr, [](testing::HarnessRun& run) {
+    config::PermissionSettings settings;
+    settings.rules = {{config::RuleAction::kAsk, "Read(./notes.txt)", {}},
+                      {config::RuleAction::kAsk, "Read(./.env)", {}}};
+    auto policy =
+        agent::PermissionPolicy::build(settings, config::PermissionMode::kDefault, "/nonexistent");
+    ASSERT_TRUE(policy.ok()) << policy.message();
+    run.permissions = std::make_shared<const agent::PermissionPolicy>(std::move(*policy));
+    ASSERT_TRUE(run.tools.add(std::make_shared<tools::ReadTool>()).ok());
+  });
+  auto client = daemon.connect();
+  ASSERT_TRUE(client);
+  ASSERT_TRUE(client->open("").ok());
+  std::vector<wire::ApprovalRequest> asked;
+  testing::run_turn_answering(
+      *client, "read them",
+      [&](const wire::ApprovalRequest& a) -> std::optional<wire::ApprovalAnswer> {
+        asked.push_back(a);
+        return wire::ApprovalAnswer{a.request_id, true, true};
+      });
+  ASSERT_EQ(asked.size(), 2u);
+  EXPECT_EQ(asked[0].input.at("file_path"), "notes.txt");
+  EXPECT_EQ(asked[1].input.at("file_path"), ".env") << "the grant for notes.txt answered it";
 }
 
 }  // namespace
