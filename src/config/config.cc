@@ -343,14 +343,6 @@ Result<ProjectTrust> project_trust(const std::filesystem::path& file, std::strin
   return trust;
 }
 
-Result<TrustVerdict> verdict_of(const FileIdentity& id,
-                                const std::optional<std::filesystem::path>& trust_file) {
-  if (!trust_file) return TrustVerdict::kUntrusted;
-  auto trust = TrustStore::load(*trust_file);
-  if (!trust) return trust.status();
-  return trust->check(id.path, id.sha256);
-}
-
 std::string untrusted_because(const ProjectTrust& trust) {
   return trust.verdict == TrustVerdict::kChanged ? "changed since you trusted it"
                                                  : "is not trusted";
