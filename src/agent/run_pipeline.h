@@ -73,8 +73,8 @@ std::string top_level_system_prompt(const PromptContext& context, const config::
 
 // The permission mode a run starts in: `--permission-mode`, else the config's defaultMode,
 // else default; narrowed (never widened) by the --agent definition's permissionMode.
-config::PermissionMode top_level_mode(const config::Config& config,
-                                      const config::AgentDef* top_def, const RunOptions& options);
+config::PermissionMode top_level_mode(const config::Config& config, const config::AgentDef* top_def,
+                                      const RunOptions& options);
 
 // The user's home directory, which `~/` in a permission rule names ($HOME, else the
 // password database's).

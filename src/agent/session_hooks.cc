@@ -15,8 +15,8 @@ void run_session_start_hooks(RunContext& ctx, std::string_view source, Conversat
   take_hook_result(hr, ctx, sink);
   if (hr.additional_context.empty() || conv.empty()) return;
   std::vector<Message> messages = conv.lend();
-  messages.back().blocks.push_back(TextBlock{
-      fmt::format("(context from a SessionStart hook)\n{}", hr.additional_context)});
+  messages.back().blocks.push_back(
+      TextBlock{fmt::format("(context from a SessionStart hook)\n{}", hr.additional_context)});
   conv.restore(std::move(messages));
 }
 

@@ -50,7 +50,8 @@ RunContext child_context(const AgentCatalog::Entry& entry, tools::ToolContext& c
   child.permissions = parent->permissions;
   child.grants = parent->grants;
   child.hooks = parent->hooks;
-  if (const auto& mode = entry.def.permission_mode; mode && child.permissions &&
+  if (const auto& mode = entry.def.permission_mode;
+      mode && child.permissions &&
       config::permission_mode_rank(*mode) <
           config::permission_mode_rank(child.permissions->mode())) {
     child.permissions =

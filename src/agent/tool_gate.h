@@ -32,8 +32,8 @@ GateResult pass_gate(const tools::Tool& tool, const ToolUseBlock& use, RunContex
 
 // Runs the PostToolUse hooks on a call's output; returns what they add to the result for the
 // model (a blocking hook's reason, additional context), or "".
-std::string after_call(const ToolUseBlock& use, const Json& input,
-                       const tools::ToolOutput& output, RunContext& ctx, EventSink* sink);
+std::string after_call(const ToolUseBlock& use, const Json& input, const tools::ToolOutput& output,
+                       RunContext& ctx, EventSink* sink);
 
 // The fields every hook input shares, from the run.
 HookInput hook_input(const RunContext& ctx, config::HookEvent event);

@@ -136,9 +136,9 @@ TEST(TextToolModeE2E, TheReadmeExampleRunsWithItsTemplates) {
   reply(server, "```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; echo 42\n```");
   TempDir dir;
   dir.write("c.toml", toml + "\n[sandbox]\nmode = \"off\"\n");
-  auto r = run_mecha(
-      {"run", "--permission-mode", "bypassPermissions", "--config", "c.toml", "answer"},
-      dir.path());
+  auto r =
+      run_mecha({"run", "--permission-mode", "bypassPermissions", "--config", "c.toml", "answer"},
+                dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "42\n");
   const auto requests = server.requests();

@@ -235,8 +235,8 @@ class DefReader {
         if (v.type != Value::Type::kString) return wrong(f, "a string");
         auto mode = parse_permission_mode(v.text);
         if (!mode) {
-          return Status::error(fmt::format("{}: field '{}': {}", where(v.line), f.key,
-                                           mode.status().message()));
+          return Status::error(
+              fmt::format("{}: field '{}': {}", where(v.line), f.key, mode.status().message()));
         }
         def.permission_mode = *mode;
         def.permission_mode_line = v.line;

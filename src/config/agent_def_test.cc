@@ -123,10 +123,9 @@ TEST(AgentDef, ClaudeCodeFilesAreReadAsClaudeCodeReadsThem) {
   EXPECT_EQ(d->permission_mode, PermissionMode::kPlan);
   EXPECT_EQ(d->permission_mode_line, 6);
   EXPECT_EQ(d->unsupported,
-            (std::vector<std::string>{"mcpServers: [github]",
-                                      "hooks: (a mapping)", "skills: [pdf]", "memory: project",
-                                      "isolation: worktree", "effort: high", "background: false",
-                                      "color: red"}));
+            (std::vector<std::string>{"mcpServers: [github]", "hooks: (a mapping)", "skills: [pdf]",
+                                      "memory: project", "isolation: worktree", "effort: high",
+                                      "background: false", "color: red"}));
   EXPECT_EQ(warnings, std::vector<std::string>{"x/.claude/agents/p.md:17: field 'mode' is not one "
                                                "of Claude Code's agent fields; ignored"});
   // In mecha's own files the same field is an error, and so is a name that is no tool name.

@@ -29,10 +29,11 @@
 // [providers.*] (base_url and api_key_env decide where the API key goes), the rest of
 // [sandbox] (mode = "off", network = true, pass_env, set_env, and keys added later), a
 // [guard] writable beyond the user's, a non-empty disable_rules, higher limits, lower prices,
-// a subagent's trusted_output = true or provider, and all of [tools] and [server]. A key not named here is a security key: new keys need consent until they are
-// listed. [hooks] is not refused but left out: an untrusted project file's hooks do not run
-// (they would run as the user's own commands, outside the sandbox), and Config::hooks.notes
-// says so, naming the file and the `mecha trust` command.
+// a subagent's trusted_output = true or provider, and all of [tools] and [server]. A key not named
+// here is a security key: new keys need consent until they are listed. [hooks] is not refused but
+// left out: an untrusted project file's hooks do not run (they would run as the user's own
+// commands, outside the sandbox), and Config::hooks.notes says so, naming the file and the `mecha
+// trust` command.
 //
 // [permissions] (allow, ask, deny, defaultMode; permission_sources.h) is not refused: from
 // an untrusted project file its deny and ask rules and a defaultMode of "plan" are taken,

@@ -252,7 +252,8 @@ TEST(Config, TablesNotReadAreRefusedNamingFileLineAndTable) {
        "bash, sandbox, guard, subagents, model_aliases, permissions, hooks, mcp_servers)"},
       {"colour = 1\n",
        "config.toml:1: unknown key 'colour' in the top level (keys: provider; tables: providers, "
-       "pricing, limits, bash, sandbox, guard, subagents, model_aliases, permissions, hooks, mcp_servers)"},
+       "pricing, limits, bash, sandbox, guard, subagents, model_aliases, permissions, hooks, "
+       "mcp_servers)"},
       // The first in the file, whatever the order of the names.
       {"[zzz]\n[aaa]\n",
        "config.toml:1: unknown table [zzz] (tables: providers, pricing, limits, "

@@ -83,13 +83,14 @@ Result<std::optional<HookCommand>> json_command(const Json& j, const std::string
     return Status::error(fmt::format("{}: {} needs \"type\": \"command\"", at("{"), path));
   }
   if (!type->is_string()) {
-    return Status::error(fmt::format("{}: {}.type must be a string, not {}", at("\"type\""),
-                                     path, json_type_name(*type)));
+    return Status::error(fmt::format("{}: {}.type must be a string, not {}", at("\"type\""), path,
+                                     json_type_name(*type)));
   }
   if (type->get<std::string>() != "command") {
-    notes->push_back(fmt::format("{}: {} has type {}; mecha runs only hooks of type \"command\", "
-                                 "so it is left out",
-                                 at("\"type\""), path, dump_json(*type)));
+    notes->push_back(
+        fmt::format("{}: {} has type {}; mecha runs only hooks of type \"command\", "
+                    "so it is left out",
+                    at("\"type\""), path, dump_json(*type)));
     return std::optional<HookCommand>();
   }
   for (const auto& [key, value] : j.items()) {
@@ -151,8 +152,8 @@ Status add_json_hooks(const Json& hooks, const std::string& file, std::string_vi
     const std::string event_at = located(file, event_line > 0 ? event_line : hooks_line);
     auto event = parse_hook_event(name);
     if (!event) {
-      into->notes.push_back(fmt::format("{}: {}; its hooks are left out", event_at,
-                                        event.status().message()));
+      into->notes.push_back(
+          fmt::format("{}: {}; its hooks are left out", event_at, event.status().message()));
       continue;
     }
     if (!groups.is_array()) {

@@ -66,7 +66,7 @@ class Connection {
   // Sends the request and waits for its answer. No answer within `timeout`, a closed
   // connection, or `cancel` cancelled: a denial.
   wire::ApprovalAnswer ask(const wire::ApprovalRequest& request, std::chrono::milliseconds timeout,
-           const CancelToken& cancel);
+                           const CancelToken& cancel);
   // Delivers an answer; false when no request of that id is waiting.
   bool answer(const wire::ApprovalAnswer& answer);
   // Denies what waits and everything asked later, and shuts the socket down.
@@ -98,8 +98,9 @@ class Connection {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::map<std::string, std::optional<wire::ApprovalAnswer>> waiting_;  // GUARDED_BY(mu_): id -> answer
-  bool closed_ = false;                                 // GUARDED_BY(mu_)
+  std::map<std::string, std::optional<wire::ApprovalAnswer>>
+      waiting_;          // GUARDED_BY(mu_): id -> answer
+  bool closed_ = false;  // GUARDED_BY(mu_)
 };
 
 }  // namespace mecha::server

@@ -73,8 +73,7 @@ std::vector<wire::Frame> run_turn(
     std::function<std::optional<bool>(const wire::ApprovalRequest&)> on_approval) {
   if (!on_approval) return run_turn_answering(client, text, nullptr);
   return run_turn_answering(
-      client, text,
-      [&](const wire::ApprovalRequest& a) -> std::optional<wire::ApprovalAnswer> {
+      client, text, [&](const wire::ApprovalRequest& a) -> std::optional<wire::ApprovalAnswer> {
         auto yes = on_approval(a);
         if (!yes) return std::nullopt;
         return wire::ApprovalAnswer{a.request_id, *yes, false};
@@ -83,8 +82,7 @@ std::vector<wire::Frame> run_turn(
 
 std::vector<wire::Frame> run_turn_answering(
     Client& client, const std::string& text,
-    std::function<std::optional<wire::ApprovalAnswer>(const wire::ApprovalRequest&)>
-        on_approval) {
+    std::function<std::optional<wire::ApprovalAnswer>(const wire::ApprovalRequest&)> on_approval) {
   std::vector<wire::Frame> frames;
   if (!client.send(wire::UserTurn{text}).ok()) return frames;
   while (auto d = client.receive()) {
