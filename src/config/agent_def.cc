@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "base/text.h"
 #include "config/builtin_agents.h"
 #include "config/config.h"
 #include "config/section_readers.h"
@@ -28,21 +29,6 @@ constexpr size_t kMaxClaudeNameBytes = 128;
 // colours Claude Code's own /agents screen.
 constexpr std::string_view kUnsupportedClaudeFields[] = {
     "mcpServers", "hooks", "skills", "memory", "isolation", "effort", "background", "color"};
-
-std::string_view trim(std::string_view s) {
-  const char* ws = " \t\n\r\f\v";
-  size_t b = s.find_first_not_of(ws);
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(ws);
-  return s.substr(b, e - b + 1);
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 // A field's value, from TOML or YAML, in the few types a definition uses.
 struct Value {

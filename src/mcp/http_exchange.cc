@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "base/text.h"
 #include "providers/libcurl.h"
 
 namespace mecha::mcp {
@@ -24,19 +25,6 @@ struct Transfer {
   Status failed;  // from a callback
   SteadyClock::time_point last_byte = SteadyClock::now();
 };
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 // The headers of the final answer are in: tells the caller. False when it refused them.
 bool headers_complete(Transfer* t) {

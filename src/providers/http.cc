@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "base/strict_json.h"
+#include "base/text.h"
 #include "providers/libcurl.h"
 
 namespace mecha::providers {
@@ -71,19 +72,6 @@ struct Attempt {
   Interrupt interrupt = Interrupt::kNone;
   Status handler_status;
 };
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 std::optional<long> parse_count(std::string_view v) {
   if (v.empty() || v.size() > 9) return std::nullopt;

@@ -1,0 +1,23 @@
+#include "base/text.h"
+
+#include <gtest/gtest.h>
+
+namespace mecha {
+namespace {
+
+TEST(Trim, DropsAsciiWhitespaceAtBothEndsOnly) {
+  EXPECT_EQ(trim(" \t\r\n\v\fa b\t\r\n"), "a b");
+  EXPECT_EQ(trim("   "), "");
+  EXPECT_EQ(trim(""), "");
+  EXPECT_EQ(trim("\xc2\xa0x\xc2\xa0"), "\xc2\xa0x\xc2\xa0");  // U+00A0 is not ASCII space
+}
+
+TEST(Iequals, FoldsAsciiCaseOnly) {
+  EXPECT_TRUE(iequals("Content-Type", "content-TYPE"));
+  EXPECT_TRUE(iequals("", ""));
+  EXPECT_FALSE(iequals("content-type", "content-typ"));
+  EXPECT_FALSE(iequals("\xc3\x89", "\xc3\xa9"));  // É and é differ beyond ASCII
+}
+
+}  // namespace
+}  // namespace mecha
