@@ -25,18 +25,13 @@
 #include "mcp/child_process.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/server_handle.h"
+#include "mcp/testing/test_servers.h"
 
 namespace mecha::mcp {
 namespace {
 
 constexpr const char* kEchoServer = R"PY(
-import json, sys
-def send(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
-for line in sys.stdin:
-    msg = json.loads(line)
-    method, mid = msg.get("method"), msg.get("id")
+for msg, method, mid in messages():
     if mid is None:
         continue
     if method == "initialize":
@@ -52,7 +47,7 @@ for line in sys.stdin:
 std::filesystem::path server_script() {
   static const std::filesystem::path path = [] {
     auto p = std::filesystem::temp_directory_path() / "mecha_mcp_echo_bench.py";
-    std::ofstream(p) << kEchoServer;
+    std::ofstream(p) << mecha::mcp::testing::python_server_script(kEchoServer);
     return p;
   }();
   return path;

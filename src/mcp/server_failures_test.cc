@@ -24,7 +24,6 @@ using SteadyClock = std::chrono::steady_clock;
 // A stdio server in Python: answers initialize and tools/list; tools/call of "act" does what
 // its "do" argument says. Every start appends its pid to the file "pids" beside the script.
 constexpr const char* kFakeServer = R"PY(
-import json, os, sys, time
 here = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(here, "pids"), "a") as f:
     f.write("%d\n" % os.getpid())
@@ -39,12 +38,7 @@ if MODE == "mute":
     sys.stderr.write("waiting for nothing in particular\n")
     sys.stderr.flush()
     time.sleep(1000)
-def send(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
-for line in sys.stdin:
-    msg = json.loads(line)
-    method, mid = msg.get("method"), msg.get("id")
+for msg, method, mid in messages():
     if method == "initialize":
         version = os.environ.get("FAKE_VERSION", msg["params"]["protocolVersion"])
         send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": version,

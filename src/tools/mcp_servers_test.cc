@@ -110,14 +110,8 @@ TEST(McpServers, TheSpecOfAServerRunsInTheWorkTreeUnlessConfigured) {
 
 // A server whose tool "grow" adds a tool "grown" and says its list changed.
 constexpr const char* kGrowingServer = R"PY(
-import json, sys
 tools = [{"name": "grow", "inputSchema": {"type": "object"}}]
-def send(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
-for line in sys.stdin:
-    msg = json.loads(line)
-    method, mid = msg.get("method"), msg.get("id")
+for msg, method, mid in messages():
     if method == "initialize":
         send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": msg["params"]["protocolVersion"],
               "capabilities": {"tools": {"listChanged": True}}, "serverInfo": {"name": "g", "version": "1"}}})

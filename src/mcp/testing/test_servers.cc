@@ -115,10 +115,23 @@ ServerSpec EverythingHttpServer::spec(const std::string& name) const {
   return spec;
 }
 
+std::string python_server_script(const std::string& script) {
+  static constexpr const char* kPrelude = R"PY(import json, os, sys, time
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+def messages():
+    for line in sys.stdin:
+        msg = json.loads(line)
+        yield msg, msg.get("method"), msg.get("id")
+)PY";
+  return kPrelude + script;
+}
+
 ServerSpec python_server_spec(const std::string& name, const fs::path& dir,
                               const std::string& script) {
   const fs::path file = dir / (name + ".py");
-  std::ofstream(file) << script;
+  std::ofstream(file) << python_server_script(script);
   ServerSpec spec;
   spec.name = name;
   spec.command = "python3";

@@ -38,8 +38,13 @@ class EverythingHttpServer {
   std::string url_;
 };
 
-// A Python script `script` as a stdio server, written into `dir`. Python is python3 from
-// PATH.
+// A stdio server's Python source: `script` after a prelude that imports json, os, sys and
+// time, and defines send(obj) (one JSON-RPC message to stdout, flushed) and messages(),
+// which yields (msg, method, id) for each message read from stdin until it closes.
+std::string python_server_script(const std::string& script);
+
+// python_server_script(script) as a stdio server, written into `dir`. Python is python3
+// from PATH.
 ServerSpec python_server_spec(const std::string& name, const std::filesystem::path& dir,
                               const std::string& script);
 
