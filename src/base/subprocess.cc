@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -16,7 +15,8 @@
 
 #include <fmt/format.h>
 
-extern char** environ;
+#include "base/spawn.h"
+#include "base/unique_fd.h"
 
 namespace mecha {
 namespace {
@@ -26,44 +26,6 @@ constexpr auto kPollSlice = std::chrono::milliseconds(100);
 // After the command exits, how long its output pipes may stay open (a background job
 // holding them) before what is left of the group is killed.
 constexpr auto kDrainAfterExit = std::chrono::milliseconds(200);
-
-// An owned file descriptor.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  Fd& operator=(Fd&& o) noexcept {
-    if (this != &o) {
-      reset();
-      fd_ = std::exchange(o.fd_, -1);
-    }
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  int get() const { return fd_; }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
-
-struct Pipe {
-  Fd read, write;
-};
-
-Result<Pipe> make_pipe() {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    return Status::error(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
-  }
-  return Pipe{Fd(fds[0]), Fd(fds[1])};
-}
 
 // Keeps the first and last `cap / 2` bytes of a stream.
 class OutputKeeper {
@@ -129,70 +91,6 @@ class SigpipeBlock {
   sigset_t old_;
 };
 
-[[noreturn]] void child_fail(int report_fd, int err) {
-  ssize_t n = ::write(report_fd, &err, sizeof err);
-  (void)n;
-  _exit(127);
-}
-
-// What the child does besides the streams, all prepared before fork.
-struct ChildSetup {
-  const std::vector<int>* pass_fds;  // become 4, 5, ...
-  int* moved_fds;                    // room for pass_fds->size() descriptors
-  const std::vector<std::pair<int, rlimit>>* rlimits;
-  int cgroup_procs_fd;
-};
-
-// Runs in the child between fork and exec: only async-signal-safe calls.
-[[noreturn]] void exec_child(pid_t parent, int stdin_fd, int stdout_fd, int stderr_fd,
-                             int report_fd, const char* cwd, char* const* argv, char* const* envp,
-                             const ChildSetup& setup) {
-  ::setsid();
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) _exit(127);  // the parent died before prctl took effect
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD}) ::signal(sig, SIG_DFL);
-  // Before any descriptor is moved or closed, so a cwd of /proc/self/fd/N (a directory the
-  // caller holds open) still means the caller's descriptor.
-  if (cwd != nullptr && ::chdir(cwd) != 0) child_fail(report_fd, errno);
-  if (setup.cgroup_procs_fd >= 0 && ::write(setup.cgroup_procs_fd, "0", 1) != 1)
-    child_fail(report_fd, errno);
-  for (const auto& [resource, limit] : *setup.rlimits)
-    if (::setrlimit(static_cast<__rlimit_resource_t>(resource), &limit) != 0)
-      child_fail(report_fd, errno);
-  // The passed descriptors go above every number they will be moved to first, so that
-  // moving one never closes another.
-  const int first_free = 4 + static_cast<int>(setup.pass_fds->size());
-  for (size_t i = 0; i < setup.pass_fds->size(); ++i) {
-    setup.moved_fds[i] = ::fcntl((*setup.pass_fds)[i], F_DUPFD_CLOEXEC, first_free);
-    if (setup.moved_fds[i] < 0) child_fail(report_fd, errno);
-  }
-
-  if (::dup2(stdin_fd, 0) < 0 || ::dup2(stdout_fd, 1) < 0 || ::dup2(stderr_fd, 2) < 0) {
-    child_fail(report_fd, errno);
-  }
-  if (report_fd != 3) {
-    if (::dup3(report_fd, 3, O_CLOEXEC) < 0) child_fail(report_fd, errno);
-    report_fd = 3;
-  }
-  for (size_t i = 0; i < setup.pass_fds->size(); ++i)
-    if (::dup2(setup.moved_fds[i], 4 + static_cast<int>(i)) < 0) child_fail(report_fd, errno);
-  // Everything above stays with us, whoever opened it without O_CLOEXEC.
-  ::syscall(SYS_close_range, static_cast<unsigned>(first_free), ~0U, 0U);
-  ::execvpe(argv[0], argv, envp);
-  child_fail(report_fd, errno);
-}
-
-bool child_exited(pid_t pid) {
-  siginfo_t info;
-  info.si_pid = 0;
-  // WNOWAIT: the zombie keeps the process-group id reserved until it is reaped, so the
-  // group can still be killed safely afterwards.
-  return ::waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
-}
-
 }  // namespace
 
 std::string BoundedOutput::text() const {
@@ -204,26 +102,19 @@ Result<SubprocessResult> run_subprocess(const SubprocessOptions& options) {
   if (options.argv.empty()) return Status::error("run_subprocess: the command is empty");
   const auto started = Clock::now();
 
-  // Everything the child needs is built before fork: allocating after fork is unsafe in a
-  // program with threads.
-  std::vector<char*> argv;
-  for (const auto& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  char* const* env = environ;
-  if (options.env) {
-    for (const auto& e : *options.env) envp.push_back(const_cast<char*>(e.c_str()));
-    envp.push_back(nullptr);
-    env = envp.data();
-  }
-  const std::string cwd = options.cwd.string();
-  std::vector<int> moved_fds(options.pass_fds.size());
   std::vector<std::pair<int, rlimit>> rlimits;
   for (const auto& [resource, value] : options.rlimits)
     rlimits.push_back({resource, rlimit{value, value}});
-  const ChildSetup setup{&options.pass_fds, moved_fds.data(), &rlimits, options.cgroup_procs_fd};
+  const int cgroup_procs_fd = options.cgroup_procs_fd;
+  // In the child before exec: join the cgroup, then lower the limits.
+  auto setup = [&rlimits, cgroup_procs_fd]() -> int {
+    if (cgroup_procs_fd >= 0 && ::write(cgroup_procs_fd, "0", 1) != 1) return errno;
+    for (const auto& [resource, limit] : rlimits)
+      if (::setrlimit(static_cast<__rlimit_resource_t>(resource), &limit) != 0) return errno;
+    return 0;
+  };
 
-  Fd devnull(::open("/dev/null", O_RDWR | O_CLOEXEC));
+  UniqueFd devnull(::open("/dev/null", O_RDWR | O_CLOEXEC));
   if (devnull.get() < 0)
     return Status::error(fmt::format("cannot open /dev/null: {}", std::strerror(errno)));
   auto out_pipe = make_pipe();
@@ -240,51 +131,34 @@ Result<SubprocessResult> run_subprocess(const SubprocessOptions& options) {
     if (!p) return p.status();
     in_pipe = std::move(*p);
   }
-  auto report = make_pipe();
-  if (!report) return report.status();
 
-  const int child_stdin = options.stdin_data ? in_pipe.read.get() : devnull.get();
-  const int child_stdout = out_pipe->write.get();
-  const int child_stderr = options.merge_stderr ? out_pipe->write.get() : err_pipe.write.get();
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0)
-    return Status::error(
-        fmt::format("cannot start '{}': fork: {}", options.argv[0], std::strerror(errno)));
-  if (pid == 0) {
-    exec_child(parent, child_stdin, child_stdout, child_stderr, report->write.get(),
-               cwd.empty() ? nullptr : cwd.c_str(), argv.data(), env, setup);
-  }
+  SpawnOptions spawn;
+  spawn.argv = options.argv;
+  spawn.cwd = options.cwd;
+  spawn.env = options.env;
+  spawn.stdin_fd = options.stdin_data ? in_pipe.read.get() : devnull.get();
+  spawn.stdout_fd = out_pipe->write.get();
+  spawn.stderr_fd = options.merge_stderr ? out_pipe->write.get() : err_pipe.write.get();
+  spawn.pass_fds = options.pass_fds;
+  spawn.setup = setup;
+  auto spawned = spawn_child(spawn);
+  if (!spawned) return spawned.status();
+  const pid_t pid = *spawned;
 
   // The parent keeps only its ends.
   out_pipe->write.reset();
   err_pipe.write.reset();
   in_pipe.read.reset();
-  report->write.reset();
   devnull.reset();
 
-  int exec_errno = 0;
-  ssize_t got;
-  do {
-    got = ::read(report->read.get(), &exec_errno, sizeof exec_errno);
-  } while (got < 0 && errno == EINTR);
-  if (got == sizeof exec_errno) {
-    int status;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return Status::error(fmt::format("cannot run '{}'{}: {}", options.argv[0],
-                                     cwd.empty() ? "" : fmt::format(" in {}", cwd),
-                                     std::strerror(exec_errno)));
-  }
-
   // Readable once the child has exited (Linux 5.3 and later; else -1 and the loop polls).
-  Fd exit_fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  UniqueFd exit_fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   SigpipeBlock sigpipe_block;
   SubprocessResult result;
   OutputKeeper out_keeper(options.output_cap), err_keeper(options.output_cap);
-  Fd out_fd = std::move(out_pipe->read);
-  Fd err_fd = std::move(err_pipe.read);
-  Fd in_fd = std::move(in_pipe.write);
+  UniqueFd out_fd = std::move(out_pipe->read);
+  UniqueFd err_fd = std::move(err_pipe.read);
+  UniqueFd in_fd = std::move(in_pipe.write);
   size_t stdin_written = 0;
   if (in_fd.get() >= 0) {
     ::fcntl(in_fd.get(), F_SETFL, O_NONBLOCK);
@@ -306,7 +180,7 @@ Result<SubprocessResult> run_subprocess(const SubprocessOptions& options) {
   char buf[65536];
   while (true) {
     const auto now = Clock::now();
-    if (!exited_at && child_exited(pid)) {
+    if (!exited_at && child_has_exited(pid)) {
       exited_at = now;
       in_fd.reset();
     }
@@ -358,7 +232,7 @@ Result<SubprocessResult> run_subprocess(const SubprocessOptions& options) {
     if (ready < 0 && errno != EINTR) break;
     if (ready <= 0) continue;
 
-    auto drain = [&](Fd& fd, int index, OutputKeeper& keeper, bool streamed) {
+    auto drain = [&](UniqueFd& fd, int index, OutputKeeper& keeper, bool streamed) {
       if (index < 0 || !(fds[index].revents & (POLLIN | POLLHUP | POLLERR))) return;
       ssize_t n = ::read(fd.get(), buf, sizeof buf);
       if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
