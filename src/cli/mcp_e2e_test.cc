@@ -411,6 +411,21 @@ TEST_F(McpSubagents, AChildGetsOnlyItsMcpToolsAndItsAnswerIsUntrusted) {
             Json::array({"mcp__notes__echo", "mcp__web__get-sum"}));
 }
 
+// Its answer is untrusted by its tools, not only by what it happened to read: a child that
+// could have read the web answers untrusted even when it says it did not.
+TEST_F(McpSubagents, AChildThatCouldReadUntrustedInputAnswersUntrustedWithoutCallingIt) {
+  script(testing::tool_line("main", "m1", "reader", {{"task", "read the page"}}) +
+         testing::text_line("reader", "I read nothing") + testing::text_line("main", "done"));
+  BinaryResult r = mecha(run_args());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto events = testing::json_lines(r.out);
+  Json answer = result_of(events, "m1");
+  ASSERT_FALSE(answer.is_null()) << r.out;
+  EXPECT_EQ(answer.at("content"), "I read nothing");
+  EXPECT_EQ(answer.at("untrusted"), true);
+  EXPECT_EQ(events.back().at("untrusted"), true);
+}
+
 TEST_F(McpSubagents, AChildWithAPrivateMcpServerMakesTheRunPrivateNotUntrusted) {
   script(testing::tool_line("main", "m1", "diary", {{"task", "what is in my notes?"}}) +
          testing::tool_line("diary", "d1", "mcp__notes__echo", {{"message", "dentist at 3"}}) +
