@@ -60,6 +60,7 @@ Result<std::shared_ptr<const AgentCatalog>> AgentCatalog::create(std::vector<con
           fmt::format("{}:{}: agent '{}': no tool of mecha's is named {}; dropped", d.origin,
                       d.tools_line, d.name, fmt::join(e.dropped_tools, ", ")));
     }
+    e.mcp_tools = tools::McpToolPatterns(d.mcp_tools, d.disallowed_tools, options.mcp_servers);
     e.def = std::move(d);
     e.tools = std::move(*tools);
     catalog->entries_.push_back(std::move(e));
@@ -74,6 +75,7 @@ Result<std::shared_ptr<const AgentCatalog>> AgentCatalog::create(std::vector<con
     while (!work.empty()) {
       const Entry* cur = work.front();
       work.pop_front();
+      add_legs(cur->mcp_tools.capabilities(), &e.capabilities);
       for (const auto& t : cur->tools) {
         if (auto tool = c.base_.find(t)) {
           add_legs(tool->capabilities(), &e.capabilities);
@@ -168,6 +170,9 @@ tools::ToolRegistry AgentCatalog::registry_for(const Entry& entry) const {
   }
   tools::ToolRegistry r;
   (void)add_capped(r, names, entry.def.task_agents);
+  if (!entry.mcp_tools.empty() && base_.supply()) {
+    r.set_supply(std::make_shared<tools::FilteredToolSupply>(base_.supply(), entry.mcp_tools));
+  }
   return r;
 }
 

@@ -8,15 +8,16 @@
 // ownership. Thread-safe (const after create).
 //
 // Capabilities of a delegation tool are derived from the tools its child can reach, through
-// any further delegation, so the parent's taint stays right without anyone declaring it:
-// untrusted_input and private_data legs only, never external_send (a subagent tool is not
-// itself a sink; a send inside the child faces the child's own interlock).
-// A later "Rule of Two" mode would derive a `changes_state` leg the same way (from the child
-// tools that are not read-only) and count it as the third leg; nothing here assumes there are
-// only three.
+// any further delegation (its MCP tools by the config, as they may not be listed yet), so the
+// parent's taint stays right without anyone declaring it: untrusted_input and private_data legs
+// only, never external_send (a subagent tool is not itself a sink; a send inside the child faces
+// the child's own interlock). A later "Rule of Two" mode would derive a `changes_state` leg the
+// same way (from the child tools that are not read-only) and count it as the third leg; nothing
+// here assumes there are only three.
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +27,7 @@
 #include "agent/agent.h"
 #include "config/agent_def.h"
 #include "providers/provider.h"
+#include "tools/mcp_tool_patterns.h"
 #include "tools/registry.h"
 
 namespace mecha::agent {
@@ -43,6 +45,9 @@ inline constexpr size_t kMaxOfferedTools = 128;
 struct CatalogOptions {
   // How many levels of subagents may run below the top-level agent. Default: 3.
   int max_depth = 3;
+  // The run's configured MCP servers: a definition's `mcp__` entries take their legs from
+  // here, and its child sees only the MCP tools they name. Default: none.
+  std::map<std::string, config::McpServerConfig> mcp_servers;
 };
 
 // Makes the provider a definition's agent runs on (its `model`/`provider`, else the
@@ -59,6 +64,8 @@ class AgentCatalog : public std::enable_shared_from_this<AgentCatalog> {
     std::shared_ptr<providers::Provider> provider;  // null when built without a resolver
     // A Claude Code file's `tools` entries that name no tool of mecha's: dropped.
     std::vector<std::string> dropped_tools;
+    // The MCP tools its `mcp__` entries grant (less its disallowedTools); empty: none.
+    tools::McpToolPatterns mcp_tools;
   };
 
   // Checks every definition: the name of one that becomes a tool (config, .mecha/agents) is
@@ -86,7 +93,8 @@ class AgentCatalog : public std::enable_shared_from_this<AgentCatalog> {
   // The union over every definition: Task can reach any of them.
   tools::Capabilities task_capabilities() const { return task_capabilities_; }
 
-  // A fresh registry holding exactly the entry's effective tools.
+  // A fresh registry holding exactly the entry's effective tools, and of the MCP tools of the
+  // base registry's supply those its `mcp__` entries grant (none without such entries).
   tools::ToolRegistry registry_for(const Entry& entry) const;
   // The top-level agent's: the base tools, one tool per definition of mecha's own project
   // (config, .mecha/agents), then Task (when there are definitions); the others (Claude

@@ -49,8 +49,10 @@ Result<RunTools> build_run_tools(const config::Config& config,
       return providers::make_provider(config, choice);
     };
   }
+  CatalogOptions catalog_options = options.catalog;
+  catalog_options.mcp_servers = config.mcp_servers;
   auto catalog =
-      AgentCatalog::create(std::move(definitions), std::move(base), resolver, options.catalog);
+      AgentCatalog::create(std::move(definitions), std::move(base), resolver, catalog_options);
   if (!catalog) return catalog.status();
   RunTools out;
   out.registry = (*catalog)->top_level_registry();

@@ -273,7 +273,7 @@ TEST(Subagent, NestingDepthIsLimited) {
                                   text_line("loop", "top of the loop"),
                                   text_line("main", "done"),
                               }),
-                              CatalogOptions{.max_depth = 2});
+                              CatalogOptions{.max_depth = 2, .mcp_servers = {}});
   RunContext ctx;
   ParentRun run;
   run_parent(catalog, catalog->find("loop")->provider, ctx, &run);

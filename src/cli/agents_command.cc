@@ -1,9 +1,9 @@
 // `mecha agents [--json]`: the agent definitions a run in this directory gets, each with the
 // tools it may call (after allowlist, disallowedTools and Claude Code's inheritance) and the
 // capabilities derived from them; for Claude Code's files also what was dropped (tools mecha
-// does not have), what is not available (MCP tools), which fields are not supported, and the
-// files that could not be read, each with its error. Warnings go to stderr, as `mecha run`
-// prints them; a skipped file never makes the exit code non-zero.
+// does not have), its MCP tools and those no configured server serves, which fields are not
+// supported, and the files that could not be read, each with its error. Warnings go to stderr, as
+// `mecha run` prints them; a skipped file never makes the exit code non-zero.
 #include <filesystem>
 #include <memory>
 
@@ -84,6 +84,7 @@ int agents_main(const AgentsOptions& opt) {
            {"error", nullptr},
            {"dropped_tools", e.dropped_tools},
            {"mcp_tools", d.mcp_tools},
+           {"mcp_tools_unserved", e.mcp_tools.unserved()},
            {"task_agents", d.task_agents ? Json(*d.task_agents) : Json(nullptr)},
            {"not_supported", d.unsupported},
            {"model_id", model_id(d)},
@@ -137,8 +138,11 @@ int agents_main(const AgentsOptions& opt) {
     }
     if (!e.dropped_tools.empty())
       fmt::print("  dropped (not mecha tools): {}\n", fmt::join(e.dropped_tools, ", "));
-    if (!d.mcp_tools.empty())
-      fmt::print("  not available (no MCP yet): {}\n", fmt::join(d.mcp_tools, ", "));
+    if (!d.mcp_tools.empty()) fmt::print("  MCP tools: {}\n", fmt::join(d.mcp_tools, ", "));
+    if (!e.mcp_tools.unserved().empty()) {
+      fmt::print("  not served by any configured MCP server: {}\n",
+                 fmt::join(e.mcp_tools.unserved(), ", "));
+    }
     if (!d.unsupported.empty()) fmt::print("  not supported: {}\n", fmt::join(d.unsupported, "; "));
   }
   for (const auto& d : broken) {

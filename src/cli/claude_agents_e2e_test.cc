@@ -104,6 +104,8 @@ TEST_F(ClaudeAgentsE2E, TheFolderLoadsWithWarningsAndTheRightToolsAndModels) {
   Json mcp = by_name(*j, "mcp-user");
   EXPECT_EQ(mcp.at("tools"), Json::array({"Read"}));
   EXPECT_EQ(mcp.at("mcp_tools"), Json::array({"mcp__github__create_issue", "mcp__fs__*"}));
+  EXPECT_EQ(mcp.at("mcp_tools_unserved"), Json::array({"mcp__github__create_issue", "mcp__fs__*"}))
+      << "no server is configured";
   Json delegator = by_name(*j, "delegator");
   EXPECT_EQ(delegator.at("tools"), Json::array({"Read", "Task"}));
   EXPECT_EQ(delegator.at("task_agents"), Json::array({"reviewer", "python.expert"}));
@@ -134,8 +136,11 @@ TEST_F(ClaudeAgentsE2E, TheFolderLoadsWithWarningsAndTheRightToolsAndModels) {
                           "NotebookEdit, WebSearch\n"),
             std::string::npos)
       << text.out;
-  EXPECT_NE(text.out.find("  not available (no MCP yet): mcp__github__create_issue, mcp__fs__*\n"),
-            std::string::npos);
+  EXPECT_NE(text.out.find("  MCP tools: mcp__github__create_issue, mcp__fs__*\n"
+                          "  not served by any configured MCP server: mcp__github__create_issue, "
+                          "mcp__fs__*\n"),
+            std::string::npos)
+      << text.out;
   EXPECT_NE(text.out.find("  model: sonnet = claude-sonnet-4-5\n"), std::string::npos);
   EXPECT_NE(text.out.find("  not supported: mcpServers: [github]; "), std::string::npos);
   EXPECT_NE(text.out.find("malformed        .claude/agents  error: " + file("malformed.md")),

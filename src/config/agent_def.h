@@ -25,8 +25,9 @@
 //   - the name may hold any printable character (a dot, say), as it is only ever a Task
 //     `subagent_type`, never a tool name.
 // In every source, `tools` understands `Task(a, b)` (and Claude Code's newer `Agent(a)`):
-// Task, limited to those subagents; and `mcp__server__tool` / `mcp__server__*`, kept in
-// `mcp_tools` and shown as not available (mecha has no MCP client yet), never an error.
+// Task, limited to those subagents; and `mcp__server__tool`, `mcp__server__*` and
+// `mcp__server`, kept in `mcp_tools`: the child gets those tools of the run's MCP servers
+// (agent_catalog.h), and an entry no configured server serves is shown, never an error.
 // `model` is kept as written; an alias (sonnet, opus, haiku, inherit) is resolved where the
 // provider is known (model_aliases.h).
 //
@@ -101,7 +102,7 @@ struct AgentDef {
   std::vector<std::string> disallowed_tools;
   // `Task(a, b)` in `tools`: the subagents Task may start (nullopt: any).
   std::optional<std::vector<std::string>> task_agents;
-  // `mcp__server__tool` entries of `tools`: kept, not available until mecha has MCP.
+  // The `mcp__` entries of `tools`, in order (tools/mcp_tool_patterns.h reads them).
   std::vector<std::string> mcp_tools;
   int tools_line = 0;  // where `tools` is, for warnings; 0 when unknown
   std::string system_prompt;

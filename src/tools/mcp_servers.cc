@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "tools/mcp_tool.h"
+#include "tools/mcp_tool_patterns.h"
 #include "tools/schema.h"
 
 namespace mecha::tools {
@@ -20,12 +21,6 @@ Capabilities capabilities_from(const config::McpCapabilities& c) {
   caps.private_data = c.private_data;
   caps.external_send = c.external_send;
   return caps;
-}
-
-void add_legs(const Capabilities& from, Capabilities* into) {
-  into->untrusted_input = into->untrusted_input || from.untrusted_input;
-  into->private_data = into->private_data || from.private_data;
-  into->external_send = into->external_send || from.external_send;
 }
 
 }  // namespace
@@ -274,23 +269,10 @@ std::vector<std::shared_ptr<Tool>> McpServers::ready() const {
 }
 
 std::shared_ptr<Tool> McpServers::pending_tool(const Server& s, const std::string& tool) const {
-  // The tools of the config whose names come out as `tool` (promise 2).
-  std::vector<std::string> candidates;
-  for (const auto& [configured, labels] : s.config.tools) {
-    if (mcp_tool_name(s.config.name, configured) == mcp_tool_name(s.config.name, tool)) {
-      candidates.push_back(configured);
-    }
-  }
-  Capabilities caps;
-  if (candidates.size() == 1 && candidates[0] == tool) {
-    caps = capabilities_from(s.config.capabilities_of(tool));
-  } else {
-    caps = capabilities_from(s.config.capabilities);
-    for (const auto& c : candidates)
-      add_legs(capabilities_from(s.config.capabilities_of(c)), &caps);
-  }
+  // Promise 2: the config's legs for every tool whose name comes out as `tool`.
   return std::make_shared<PendingMcpTool>(const_cast<McpServers*>(this), s.config.name,
-                                          mcp_tool_name(s.config.name, tool), caps);
+                                          mcp_tool_name(s.config.name, tool),
+                                          mcp_tool_capabilities(s.config, tool));
 }
 
 std::shared_ptr<Tool> McpServers::find(std::string_view name) const {
