@@ -84,6 +84,8 @@ Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
   auto found = find_top_agent(*defs, options.agent);
   if (!found) return found.status();
   const config::AgentDef* top_def = *found;
+  // Read now: build_run_tools below takes the definitions, top_def's among them.
+  const config::PermissionMode mode = top_level_mode(config, top_def, options);
   providers::ProviderChoice choice = options.choice;
   if (top_def && choice.model.empty()) {
     choice.model = definition_model(config, *top_def, choice.provider_name);
@@ -119,7 +121,6 @@ Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
     registry = run_tools->catalog->registry_for(*entry);
   }
 
-  const config::PermissionMode mode = top_level_mode(config, top_def, options);
   auto permissions = PermissionPolicy::build(config.permissions, mode, home_directory());
   if (!permissions) return permissions.status();
 
