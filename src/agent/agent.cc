@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "agent/deadline_watchdog.h"
+#include "agent/session_hooks.h"
 #include "agent/tool_gate.h"
 #include "tools/schema.h"
 #include "tools/tree_watch.h"
@@ -190,21 +191,9 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
     return finish(RunStatus::kError);
   };
 
-  if (ctx.depth == 0 && ctx.hooks && ctx.hooks->wants(config::HookEvent::kUserPromptSubmit)) {
-    std::vector<Message> messages = conv.lend();
-    HookInput in = hook_input(ctx, config::HookEvent::kUserPromptSubmit);
-    if (!messages.empty()) in.prompt = messages.back().text();
-    HookResult hr = ctx.hooks->run(in, ctx.cancel);
-    take_hook_result(hr, ctx, sink);
-    if (hr.decision != HookDecision::kBlock && !hr.additional_context.empty() &&
-        !messages.empty()) {
-      messages.back().blocks.push_back(TextBlock{
-          fmt::format("(context from a UserPromptSubmit hook)\n{}", hr.additional_context)});
-    }
-    conv.restore(std::move(messages));
-    if (hr.decision == HookDecision::kBlock) {
-      outcome.error = fmt::format("the prompt was blocked by a UserPromptSubmit hook ({}): {}",
-                                  hr.hook, hr.reason.empty() ? "no reason given" : hr.reason);
+  if (ctx.depth == 0) {
+    if (auto blocked = run_user_prompt_hooks(ctx, conv, sink)) {
+      outcome.error = std::move(*blocked);
       return finish(RunStatus::kError);
     }
   }
