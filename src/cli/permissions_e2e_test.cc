@@ -563,5 +563,17 @@ TEST_F(PermissionsE2E, AnUntrustedProjectsHooksDoNotRunAndTheMessageSaysHowToTru
   EXPECT_TRUE(std::filesystem::exists(path("pwned")));
 }
 
+TEST_F(PermissionsE2E, AUserPromptSubmitHookThatBlocksStopsTheRunBeforeAnyModelCall) {
+  dir_.write(
+      ".home/.claude/settings.json",
+      R"J({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo 'no tasks on fridays' >&2; exit 2"}]}]}})J");
+  const std::string lines =
+      tool_line("main", "b1", "Bash", {{"command", "touch made"}}) + text_line("main", "done");
+  BinaryResult r = attempt(lines, {"--permission-mode", "bypassPermissions"});
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_NE(r.out.find("no tasks on fridays"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(path("made")));
+}
+
 }  // namespace
 }  // namespace mecha::cli

@@ -28,6 +28,19 @@ std::vector<std::string> commands_of(std::string_view line) {
 
 using V = std::vector<std::string>;
 
+// The last answer is kept per thread (so the rules and the guard parse a line once); it is
+// kept for that line under those limits only.
+TEST(FindCommands, TheKeptAnswerIsForTheSameLineAndLimitsOnly) {
+  const std::string line = "a | b | c | d";
+  FinderLimits tight;
+  tight.max_commands = 2;
+  EXPECT_EQ(commands_of(line).size(), 4u);
+  EXPECT_TRUE(std::holds_alternative<Problem>(find_commands(line, tight)));
+  EXPECT_EQ(commands_of(line).size(), 4u);
+  EXPECT_EQ(commands_of("x; y"), (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(commands_of("z"), (std::vector<std::string>{"z"}));
+}
+
 TEST(FindCommands, ListsPipelinesAndSubstitutions) {
   EXPECT_EQ(commands_of("a && b || c; d | e"), (V{"a", "b", "c", "d", "e <- d"}));
   EXPECT_EQ(commands_of("echo $(rm -rf x) `id` <(ls) >(wc)"),
