@@ -128,7 +128,6 @@ class Client {
   std::string protocol_version_;                         // GUARDED_BY(mu_)
   Json server_info_;                                     // GUARDED_BY(mu_)
   std::deque<std::string> log_notes_;                    // GUARDED_BY(mu_)
-  bool started_ = false;
 };
 
 // "file:///a/b%20c" for /a/b c.
