@@ -7,6 +7,7 @@
 #include "agent/tool_gate.h"
 #include "tools/schema.h"
 #include "tools/tree_watch.h"
+#include "tools/user_urls.h"
 
 namespace mecha::agent {
 namespace {
@@ -106,17 +107,23 @@ ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventS
     outcome.blocked_tools.push_back(use.name);
     return refuse(gate.rule, std::move(gate.message));
   }
-  const tools::Capabilities caps = tool->capabilities();
+  const tools::Capabilities caps = tool->capabilities_for(gate.input, ctx);
+  auto ask = [&](ApprovalKind kind, const std::string& why) {
+    if (!ctx.approver) return false;
+    ApprovalRequest request{kind, spec_.name, use.name, gate.input, why};
+    if (sink) sink->on_event(request);
+    return ctx.approver->approve(request) != ApprovalReply::kDeny;
+  };
+  const std::string both_legs = "the run has read both untrusted and private content";
+  bool send_approved = false;
   if (caps.external_send && ctx.taint.both()) {
-    bool approved = false;
-    if (ctx.approver) {
-      ApprovalRequest request{ApprovalKind::kSend, spec_.name, use.name, gate.input,
-                              "the run has read both untrusted and private content"};
-      if (sink) sink->on_event(request);
-      approved = ctx.approver->approve(request) != ApprovalReply::kDeny;
-    }
-    if (!approved) {
+    send_approved = ask(ApprovalKind::kSend, both_legs);
+    if (!send_approved) {
       ++outcome.blocked_sends;
+      // A tool that can keep the send for a person (the outbox) does; it is still not sent.
+      if (auto staged = tool->stage(gate.input, ctx, "held by the trifecta interlock: " + both_legs)) {
+        return refuse("trifecta", std::move(staged->content));
+      }
       return refuse(
           "trifecta",
           fmt::format("send blocked: tool '{}' was not run because this run has read both "
@@ -126,9 +133,24 @@ ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventS
                       use.name, ctx.approver ? " The person asked declined it." : ""));
     }
   }
+  // Rule of Two: a run holding both legs may not change state either without a person.
+  if (ctx.security_mode == config::SecurityMode::kRuleOfTwo && !send_approved &&
+      tool->changes_state() && ctx.taint.both() &&
+      !ask(ApprovalKind::kStateChange, both_legs + ", and [security] mode is rule_of_two")) {
+    outcome.blocked_tools.push_back(use.name);
+    return refuse("rule_of_two",
+                  fmt::format("tool '{}' was not run: it changes state, and this run has read both "
+                              "untrusted content and private data; under [security] mode = "
+                              "\"rule_of_two\" such a run may not change state{}. Nothing was "
+                              "changed; do not retry it in this run.",
+                              use.name,
+                              ctx.approver ? " (the person asked declined it)" : " without a person's approval"));
+  }
 
   ctx.untrusted = ctx.taint.untrusted;
+  ctx.send_approved = send_approved;
   tools::ToolOutput out = tools::call_keeping_taint(*tool, gate.input, ctx);
+  ctx.send_approved = false;
   // A result that shows a tainted file is untrusted whatever the tool declares.
   const bool untrusted = (caps.untrusted_input && out.external) || out.tainted_source;
   *untrusted_result = untrusted;
@@ -195,6 +217,15 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
     if (auto blocked = run_user_prompt_hooks(ctx, conv, sink)) {
       outcome.error = std::move(*blocked);
       return finish(RunStatus::kError);
+    }
+  }
+  // What the user wrote, never what a tool returned: a fetch of a URL written there is no send.
+  if (ctx.depth == 0) {
+    for (const Message& m : conv.messages()) {
+      if (m.role != Role::kUser) continue;
+      for (const Block& b : m.blocks) {
+        if (const auto* t = std::get_if<TextBlock>(&b)) tools::add_user_urls(t->text, ctx.user_urls);
+      }
     }
   }
   // A hook's `continue: false`: the run ends where it is (the note says which hook and why).

@@ -22,12 +22,15 @@ std::string_view approval_kind_name(ApprovalKind kind) {
       return "send";
     case ApprovalKind::kPermission:
       return "permission";
+    case ApprovalKind::kStateChange:
+      return "state_change";
   }
   return "send";
 }
 
 std::optional<ApprovalKind> approval_kind_from_name(std::string_view name) {
-  for (ApprovalKind k : {ApprovalKind::kSend, ApprovalKind::kPermission}) {
+  for (ApprovalKind k :
+       {ApprovalKind::kSend, ApprovalKind::kPermission, ApprovalKind::kStateChange}) {
     if (approval_kind_name(k) == name) return k;
   }
   return std::nullopt;

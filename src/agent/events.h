@@ -43,10 +43,12 @@ struct Outcome {
 };
 
 // A held action a person must allow: what it is, who asks, and why it was held.
-// What is held: a send of a tainted run (the trifecta), or a call a permission rule or mode
-// asks about.
-enum class ApprovalKind { kSend, kPermission };
-std::string_view approval_kind_name(ApprovalKind kind);  // "send", "permission"
+// What is held: a send (of a tainted run, under the trifecta; or a message waiting in the
+// outbox), a call a permission rule or mode asks about, or a change of state of a tainted run
+// in rule_of_two mode.
+enum class ApprovalKind { kSend, kPermission, kStateChange };
+// "send", "permission", "state_change"
+std::string_view approval_kind_name(ApprovalKind kind);
 // The reverse; nullopt for a name it does not know.
 std::optional<ApprovalKind> approval_kind_from_name(std::string_view name);
 

@@ -6,6 +6,13 @@ void RunContext::note(const std::string& text) {
   if (events) events->on_event(NoteEvent{agent, text});
 }
 
+bool RunContext::ask_person(const std::string& tool, const Json& input, const std::string& why) {
+  if (depth > 0 || approver == nullptr) return false;
+  ApprovalRequest request{ApprovalKind::kSend, agent, tool, input, why};
+  if (events) events->on_event(request);
+  return approver->approve(request) != ApprovalReply::kDeny;
+}
+
 void SpendMeter::add(const Usage& usage, std::optional<double> cost) {
   {
     std::lock_guard<std::mutex> lock(mu_);

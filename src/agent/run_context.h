@@ -21,6 +21,7 @@
 #include "base/clock.h"
 #include "base/message.h"
 #include "config/pricing.h"
+#include "config/world_config.h"
 #include "tools/tool.h"
 
 namespace mecha::agent {
@@ -129,8 +130,14 @@ struct RunContext : tools::ToolContext {
   // this is shown as the reason.
   std::optional<std::string> hook_stop;
 
+  // The interlock's mode ([security] mode): rule_of_two also holds back changes of state.
+  config::SecurityMode security_mode = config::SecurityMode::kTrifecta;
+
   // A note event of this run's agent, when somebody watches (events is set).
   void note(const std::string& text) override;
+  // Asks the approver (a send-kind ApprovalRequest, shown as an event) at the top level only:
+  // a subagent never gets the outbox's approval (seed 000), so its sends wait for a person.
+  bool ask_person(const std::string& tool, const Json& input, const std::string& why) override;
   // Not yet here, and inherited by subagents when they come: the outbox route.
   // Never inherited: a mailbox and queued input (steering is addressed to the top run).
 };

@@ -24,6 +24,7 @@ void RunPlan::start(RunContext& ctx) const {
   ctx.max_cost_usd = max_cost_usd;
   ctx.permissions = permissions;
   ctx.hooks = hooks;
+  ctx.security_mode = security_mode;
   ctx.phase = permissions && permissions->mode() == config::PermissionMode::kPlan
                   ? tools::Phase::kPlan
                   : tools::Phase::kExecute;
@@ -127,6 +128,7 @@ Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
   auto plan = std::make_shared<RunPlan>();
   plan->permissions = std::make_shared<const PermissionPolicy>(std::move(*permissions));
   plan->hooks = std::make_shared<const HookRunner>(config.hooks);
+  plan->security_mode = config.security.mode;
   plan->agent = std::make_shared<const Agent>(spec, *provider, std::move(registry));
   plan->work_tree = work_tree;
   plan->warnings = std::move(warnings);

@@ -51,6 +51,7 @@ struct RunPlan {
   // below it) runs under. Never null.
   std::shared_ptr<const PermissionPolicy> permissions;
   std::shared_ptr<const HookRunner> hooks;
+  config::SecurityMode security_mode = config::SecurityMode::kTrifecta;  // [security] mode
   // What the user should be told before the run (RunTools::warnings): the caller shows them.
   std::vector<std::string> warnings;
 

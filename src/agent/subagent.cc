@@ -41,6 +41,9 @@ RunContext child_context(const AgentCatalog::Entry& entry, tools::ToolContext& c
   child.max_time_s = parent->max_time_s;
   child.pricing = parent->pricing;
   child.withheld_tools = parent->withheld_tools;
+  child.security_mode = parent->security_mode;
+  // The URLs the user wrote: the child's prompt is the parent model's, and adds none.
+  child.user_urls = caller.user_urls;
   // The task was written by a model that has read everything the caller read, so the child
   // starts where the caller is: a caller tainted both ways cannot get a send made by
   // handing the data to a clean child.

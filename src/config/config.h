@@ -83,6 +83,7 @@
 #include "config/model_aliases.h"
 #include "config/permission_settings.h"
 #include "config/pricing.h"
+#include "config/world_config.h"
 
 namespace mecha::config {
 
@@ -162,6 +163,12 @@ struct Config {
   HookSettings hooks;
   // [mcp_servers] with Claude Code's servers, by name (mcp_config.h); disabled ones too.
   std::map<std::string, McpServerConfig> mcp_servers;
+  // [web], [memory], [mail], [messaging], [security] (world_config.h).
+  WebConfig web;
+  MemoryConfig memory;
+  MailConfig mail;
+  MessagingConfig messaging;
+  SecurityConfig security;
   std::vector<std::string> sources;  // files read, in order
   // What the loader left out and why (an untrusted project's MCP servers), for the CLI to
   // show as notes.

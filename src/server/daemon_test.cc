@@ -201,7 +201,7 @@ TEST(Daemon, AVersionMismatchIsRefusedNamingBothVersions) {
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.message(),
             "the daemon refused: protocol version mismatch: the client speaks version 7, this "
-            "daemon speaks version 3 (version_mismatch)");
+            "daemon speaks version 4 (version_mismatch)");
 }
 
 TEST(Daemon, FramesBeforeHelloAreRefused) {
@@ -214,7 +214,7 @@ TEST(Daemon, FramesBeforeHelloAreRefused) {
   ASSERT_TRUE(d && d->ok());
   EXPECT_EQ(std::get<wire::Error>(*d->frame),
             (wire::Error{"hello_required",
-                         "the first frame must be hello (protocol version 3), not open"}));
+                         "the first frame must be hello (protocol version 4), not open"}));
 }
 
 TEST(Daemon, FramesOnlyTheDaemonSendsAreRefusedAndTheConnectionGoesOn) {

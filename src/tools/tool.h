@@ -68,6 +68,23 @@ struct ToolContext {
   // Tells whoever watches the run something about the call in flight (an MCP server's
   // progress), on the calling thread. Default: nobody hears it.
   virtual void note(const std::string& text) { (void)text; }
+
+  // The URLs the user wrote in the run's prompts (the loop gathers them from the user's own
+  // messages, never from tool results): fetching one of them carries nothing the model chose,
+  // so it is not a send (tools/web_fetch_tool.h). A subagent inherits its caller's.
+  std::set<std::string> user_urls;
+
+  // Set by the loop while a send runs that a person has just approved (the interlock asked
+  // them): the tool does not ask again.
+  bool send_approved = false;
+
+  // Asks a person, now, whether a send may go out (a message waiting for approval under
+  // [messaging] approve). True only when someone answered yes; false when they said no or
+  // nobody can be asked (a headless run, a subagent: those hold the send for later). Blocking.
+  virtual bool ask_person(const std::string& tool, const Json& input, const std::string& why) {
+    (void)tool, (void)input, (void)why;
+    return false;
+  }
 };
 
 struct ToolOutput {
@@ -110,6 +127,24 @@ class Tool {
   virtual Json input_schema() const = 0;
   virtual bool read_only() const = 0;
   virtual Capabilities capabilities() const = 0;
+  // The labels of one call, which may depend on its input: a fetch of a URL the user wrote
+  // in the prompt is not a send. Never more than capabilities(), which is what a subagent's
+  // labels are derived from. Default: capabilities().
+  virtual Capabilities capabilities_for(const Json& input, const ToolContext& ctx) const {
+    (void)input, (void)ctx;
+    return capabilities();
+  }
+  // Whether a call changes state outside the conversation: the third leg in rule_of_two
+  // mode (DESIGN.md, security model 2). Default: !read_only().
+  virtual bool changes_state() const { return !read_only(); }
+  // A send the interlock holds back may be kept for a person instead of dropped: SendMessage
+  // stages the message in the outbox, marked with `why`, and returns what the model is told
+  // (that it was held, not sent). nullopt: this tool cannot stage (the call is refused).
+  virtual std::optional<ToolOutput> stage(const Json& input, ToolContext& ctx,
+                                          const std::string& why) {
+    (void)input, (void)ctx, (void)why;
+    return std::nullopt;
+  }
   // Default: kOpaque, so a tool that says nothing is watched rather than trusted.
   virtual TreeAccess tree_access() const { return TreeAccess::kOpaque; }
   // REQUIRES: input has been validated against input_schema().

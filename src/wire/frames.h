@@ -30,7 +30,9 @@ namespace mecha::wire {
 // Version 2: tool_result carries "private".
 // Version 3: approval_request's action may be "permission" (a permission rule, mode or hook
 // asks); approval_answer carries "always" (remember the answer for the session).
-inline constexpr int64_t kProtocolVersion = 3;
+// Version 4: approval_request's action may be "state_change" (rule_of_two holds a change of
+// state of a tainted run); a "send" may be a message waiting in the outbox.
+inline constexpr int64_t kProtocolVersion = 4;
 
 // The `code` of an error frame.
 namespace codes {
@@ -153,7 +155,9 @@ struct Nested {
 struct ApprovalRequest {
   static constexpr std::string_view kKind = "approval_request";
   std::string request_id;
-  std::string action;  // "send" (a tainted run's send), "permission" (a rule, mode or hook asks)
+  // "send" (a tainted run's send, or a message for the outbox), "permission" (a rule, mode or
+  // hook asks), "state_change" (rule_of_two holds a tainted run's change of state)
+  std::string action;
   std::string agent;
   std::string tool;
   Json input = Json::object();  // the tool's own input: any object
