@@ -8,6 +8,8 @@
 #include "tools/glob_tool.h"
 #include "tools/grep_tool.h"
 #include "tools/read_tool.h"
+#include "tools/web_fetch_tool.h"
+#include "tools/web_search_tool.h"
 #include "tools/write_tool.h"
 
 namespace mecha::tools {
@@ -31,6 +33,10 @@ Status add_builtin_tools(const config::Config& config, ToolRegistry& registry) {
   auto bash = BashTool::create(config);
   if (!bash) return bash.status();
   MECHA_RETURN_IF_ERROR(registry.add(std::move(*bash)));
+  MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<WebFetchTool>(config.web)));
+  if (!config.web.search.backend.empty()) {
+    MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<WebSearchTool>(config.web)));
+  }
   for (const ToolSource& source : tool_sources()) MECHA_RETURN_IF_ERROR(source(config, registry));
   return ok_status();
 }
