@@ -272,6 +272,10 @@ TEST_F(SubagentsE2E, AgentsListsEffectiveToolsAndCapabilities) {
   ASSERT_TRUE(j.ok()) << r.out;
   const Json no_caps = {
       {"untrusted_input", false}, {"private_data", false}, {"external_send", false}};
+  // WebFetch (a builtin tool) reads the web: an agent that has it, or may start one that does,
+  // returns untrusted answers; it is never a send itself.
+  const Json reads_web = {
+      {"untrusted_input", true}, {"private_data", false}, {"external_send", false}};
   Json want = Json::array();
   want.push_back({{"name", "judge"},
                   {"error", nullptr},
@@ -305,7 +309,7 @@ TEST_F(SubagentsE2E, AgentsListsEffectiveToolsAndCapabilities) {
                   {"file", (tree_ / ".mecha/agents/lead.md").string()},
                   {"tools", {"judge", "Task"}},
                   {"disallowed_tools", Json::array()},
-                  {"capabilities", no_caps},
+                  {"capabilities", reads_web},
                   {"max_turns", 12},
                   {"model", "small"},
                   {"provider", nullptr},
@@ -331,7 +335,7 @@ TEST_F(SubagentsE2E, AgentsListsEffectiveToolsAndCapabilities) {
                   {"file", (tree_ / ".claude/agents/Explore.md").string()},
                   {"tools", inherited},
                   {"disallowed_tools", {"Bash"}},
-                  {"capabilities", no_caps},
+                  {"capabilities", reads_web},
                   {"max_turns", 12},
                   {"model", nullptr},
                   {"provider", nullptr},
@@ -404,12 +408,12 @@ TEST_F(SubagentsE2E, AgentsMarksTheBuiltIns) {
   std::string all;
   for (const auto& n : builtin_names(*tools))
     all += (all.empty() ? "" : ", ") + n.get<std::string>();
-  EXPECT_EQ(
-      r.out,
-      fmt::format("{:<16} {:<15} tools: {:<30} -\n", "general-purpose", "built-in", all) +
-          fmt::format("{:<16} {:<15} tools: {:<30} -\n", "Explore", "built-in",
-                      "Read, Glob, Grep") +
-          fmt::format("{:<16} {:<15} tools: {:<30} -\n", "Plan", "built-in", "Read, Glob, Grep"));
+  EXPECT_EQ(r.out, fmt::format("{:<16} {:<15} tools: {:<30} untrusted-input\n", "general-purpose",
+                               "built-in", all) +
+                       fmt::format("{:<16} {:<15} tools: {:<30} -\n", "Explore", "built-in",
+                                   "Read, Glob, Grep") +
+                       fmt::format("{:<16} {:<15} tools: {:<30} -\n", "Plan", "built-in",
+                                   "Read, Glob, Grep"));
 }
 
 }  // namespace
