@@ -65,7 +65,7 @@ std::string query_escape(std::string_view s) {
 
 WebSearchTool::WebSearchTool(config::WebConfig config) : config_(std::move(config)) {
   if (config_.search.url.empty() && config_.search.backend == "brave") {
-    config_.search.url = kBraveSearchUrl;
+    config_.search.url = config::kBraveSearchUrl;
   }
 }
 

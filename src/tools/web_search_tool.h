@@ -38,9 +38,6 @@ class WebSearchTool final : public Tool {
   config::WebConfig config_;
 };
 
-// The Brave Search API's endpoint, the default `url` of the brave backend.
-inline constexpr const char* kBraveSearchUrl = "https://api.search.brave.com/res/v1/web/search";
-
 // `s` percent-encoded for a query string (RFC 3986 unreserved characters kept).
 std::string query_escape(std::string_view s);
 
