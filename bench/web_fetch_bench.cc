@@ -8,6 +8,10 @@
 // runs in it), the address check, the charset check and the HTML walk; the loopback server
 // runs in a thread of its own and is not counted. "Time" is wall-clock time, server included.
 // BM_HtmlToText is the conversion alone.
+//
+// Measured 2026-12-01 on the shared 2-core build machine, under load: 62-65 ms CPU per fetch,
+// 49-55 ms of it in the conversion, of which gumbo's parse is about nine tenths (perf);
+// mecha's walk of the tree is about 4 ms.
 #include <string>
 
 #include <benchmark/benchmark.h>

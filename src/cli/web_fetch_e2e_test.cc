@@ -213,6 +213,17 @@ TEST_F(WebFetchE2E, ADomainDenyRuleStopsTheFetch) {
   EXPECT_EQ(result_of(ev, "d2").at("is_error"), false) << result_of(ev, "d2").dump();
   ASSERT_EQ(web_.requests().size(), 1u);
   EXPECT_EQ(web_.requests()[0].header("Host"), "127.0.0.1:" + port);
+
+  // An ask rule, with nobody to ask in a headless run: not fetched either.
+  dir_.write(".home/.claude/settings.json",
+             R"J({"permissions": {"ask": ["WebFetch(domain:localhost)"]}})J");
+  ev = run_on("fetch",
+              tool_line("main", "a1", "WebFetch", {{"url", "http://localhost:" + port + "/x"}}) +
+                  text_line("main", "done"),
+              {"--permission-mode", "default"});
+  ASSERT_TRUE(refusal_of(ev, "a1").is_object()) << "not refused";
+  EXPECT_EQ(result_of(ev, "a1").at("is_error"), true);
+  EXPECT_EQ(web_.requests().size(), 1u);
 }
 
 // WebSearch is offered only with a backend, asks it with the query, and its results are
