@@ -250,5 +250,34 @@ TEST_F(WebFetchE2E, WebSearchAsksTheConfiguredBackend) {
   EXPECT_EQ(web_.requests()[0].params.at("q"), "pizza dough");
 }
 
+// The Brave backend through the binary: the key travels from the user's environment in the
+// X-Subscription-Token header, never in the URL.
+TEST_F(WebFetchE2E, WebSearchSendsTheBraveKeyInItsHeader) {
+  web_.page("/res/v1/web/search", "application/json",
+            R"({"web": {"results": [{"url": "https://dough.example/", "title": "Dough",
+                "description": "Flour."}]}})");
+  dir_.write(".home/.config/mecha/config.toml",
+             "[web.search]\nbackend = \"brave\"\nurl = \"" + web_.url("/res/v1/web/search") +
+                 "\"\napi_key_env = \"MECHA_TEST_BRAVE\"\nmax_results = 3\n");
+  dir_.write("c.jsonl", "{\"mecha_cassette\": 1}\n" +
+                            tool_line("main", "s1", "WebSearch", {{"query", "pizza dough"}}) +
+                            text_line("main", "done"));
+  BinaryResult r = testing::run_mecha({"run", "--json", "--permission-mode", "bypassPermissions",
+                                       "--model", "cassette:c.jsonl", "find a dough recipe"},
+                                      dir_.path(), "", testing::mecha_e2e_binary(),
+                                      {"MECHA_TEST_BRAVE=key-5150"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json result = result_of(json_lines(r.out), "s1");
+  ASSERT_TRUE(result.is_object()) << r.out;
+  EXPECT_EQ(result.at("content"),
+            "Web search results for \"pizza dough\":\n\n1. [Dough](https://dough.example/)\n   "
+            "Flour.\n");
+  const auto seen = web_.requests();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].header("X-Subscription-Token"), "key-5150");
+  EXPECT_EQ(seen[0].params,
+            (std::map<std::string, std::string>{{"q", "pizza dough"}, {"count", "3"}}));
+}
+
 }  // namespace
 }  // namespace mecha::cli
