@@ -7,7 +7,9 @@
 #include "tools/edit_tool.h"
 #include "tools/glob_tool.h"
 #include "tools/grep_tool.h"
+#include "tools/mail_tools.h"
 #include "tools/read_tool.h"
+#include "tools/send_message_tool.h"
 #include "tools/write_tool.h"
 
 namespace mecha::tools {
@@ -31,6 +33,13 @@ Status add_builtin_tools(const config::Config& config, ToolRegistry& registry) {
   auto bash = BashTool::create(config);
   if (!bash) return bash.status();
   MECHA_RETURN_IF_ERROR(registry.add(std::move(*bash)));
+  if (config.mail.maildir) {
+    MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<ReadInboxTool>(*config.mail.maildir)));
+    MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<ReadMessageTool>(*config.mail.maildir)));
+  }
+  if (!config.messaging.backend.empty()) {
+    MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<SendMessageTool>(config.messaging)));
+  }
   for (const ToolSource& source : tool_sources()) MECHA_RETURN_IF_ERROR(source(config, registry));
   return ok_status();
 }
