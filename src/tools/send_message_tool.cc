@@ -46,8 +46,8 @@ std::string held_text(int64_t id) {
 }  // namespace
 
 std::string SendMessageTool::description() const {
-  return "Sends a message (an email) to one address: to is a plain address (name@example.com), "
-         "subject one line, body the text. Messages go through the user's outbox: depending on "
+  return "Sends a message (an email) to one address, through the user's outbox. to is a plain "
+         "address (name@example.com), subject one line, body the text. Depending on "
          "the configuration a person approves each one first, and the result says whether it was "
          "sent or is held for approval. Do not resend a held message.";
 }
