@@ -261,5 +261,25 @@ TEST_F(MailE2E, TheInterlockHoldsASendToTheMaildirBackendToo) {
   EXPECT_EQ(outbox()[0].at("status"), "held");
 }
 
+TEST_F(MailE2E, TheInterlockHoldsASendToSmtpToo) {
+  if (!tools::testing::SmtpSink::available())
+    GTEST_SKIP() << "python3 is not installed: no SMTP sink";
+  tools::testing::SmtpSink sink(dir_.path());
+  ASSERT_TRUE(sink.running());
+  configure("backend = \"smtp\"\nsmtp_url = \"" + sink.url() +
+            "\"\nfrom = \"me@example.com\"\napprove = \"never\"\n");
+  auto ev = run(tool_line("main", "t1", "FetchPage", {{"url", "https://pizza.example"}}) +
+                tool_line("main", "t2", "ReadNotes", Json::object()) +
+                tool_line("main", "t3", "SendMessage", kSend) + text_line("main", "done"));
+  EXPECT_TRUE(sink.received().empty()) << sink.received().front().dump();
+  EXPECT_EQ(ev.back().at("blocked_sends"), 1);
+  EXPECT_EQ(outbox()[0].at("status"), "held");
+  // The person approves it afterwards: now it goes out.
+  BinaryResult approve = mecha({"outbox", "approve", "1"});
+  EXPECT_EQ(approve.exit_code, 0) << approve.err;
+  ASSERT_EQ(sink.received().size(), 1u);
+  EXPECT_EQ(sink.received()[0].at("rcpt"), Json::array({"<bob@example.com>"}));
+}
+
 }  // namespace
 }  // namespace mecha::cli
