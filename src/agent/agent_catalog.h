@@ -11,9 +11,10 @@
 // any further delegation (its MCP tools by the config, as they may not be listed yet), so the
 // parent's taint stays right without anyone declaring it: untrusted_input and private_data legs
 // only, never external_send (a subagent tool is not itself a sink; a send inside the child faces
-// the child's own interlock). A later "Rule of Two" mode would derive a `changes_state` leg the
-// same way (from the child tools that are not read-only) and count it as the third leg; nothing
-// here assumes there are only three.
+// the child's own interlock). Rule of Two needs no leg here either: a child starts with its
+// caller's taint and [security] mode (subagent.cc), so its own loop holds its changes of state,
+// and a delegation tool, read-only itself, is never held; nothing here assumes there are only
+// three legs.
 #pragma once
 
 #include <functional>

@@ -138,6 +138,7 @@ int tools_main(const McpOptions& opt) {
                        {"name", tools::mcp_tool_name(s.name, info.name)},
                        {"offered", offered},
                        {"read_only", info.read_only},
+                       {"changes_state", caps.changes_state.value_or(!info.read_only)},
                        {"capabilities", capabilities_json(caps)}});
       } else {
         fmt::print("{:<48} {:<11} {:<10} {}\n", tools::mcp_tool_name(s.name, info.name),

@@ -73,6 +73,15 @@ TEST_F(ReadmeExamples, TheConfigurationLoads) {
   }
 }
 
+// The world tables' block is a config mecha reads as written.
+TEST_F(ReadmeExamples, TheWorldTablesLoad) {
+  std::string toml = block_after(text_, "#### The world outside", "toml");
+  ASSERT_NE(toml.find("[security]"), std::string::npos) << toml;
+  dir_.write("world.toml", toml);
+  auto r = run_mecha({"tools", "--config", "world.toml"}, dir_.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 // Each table of "Local models" is a config mecha reads, with no api_key_env.
 TEST_F(ReadmeExamples, EveryLocalModelTableLoadsWithoutAKey) {
   const size_t start = text_.find("### Local models");

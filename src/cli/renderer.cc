@@ -152,9 +152,12 @@ void HumanRenderer::render(const agent::Event& event, int depth) {
             fmt::print(err_, "{}{}note: {}{}\n", indent, p_.dim, printable(e.text), p_.reset);
           },
           [&](const agent::ApprovalRequest& e) {
-            fmt::print(err_, "{}{}asking to allow {} '{}': {}{}\n", indent, p_.dim,
-                       agent::approval_kind_name(e.kind), printable(e.tool), printable(e.reason),
-                       p_.reset);
+            // rule_of_two holds a call that is neither a send nor asked by a rule: say what.
+            const std::string what = e.kind == agent::ApprovalKind::kStateChange
+                                         ? "a change of state by"
+                                         : std::string(agent::approval_kind_name(e.kind));
+            fmt::print(err_, "{}{}asking to allow {} '{}': {}{}\n", indent, p_.dim, what,
+                       printable(e.tool), printable(e.reason), p_.reset);
             // The call as it will run, whole: the tool_call line above is cut at a width, and
             // a PreToolUse hook may have changed the input since.
             fmt::print(err_, "{}  {}\n", indent, printable(approval_subject(e.input)));

@@ -266,5 +266,17 @@ TEST(Renderer, AnApprovalShowsTheWholeCallThatWillRun) {
   EXPECT_NE(r.err.find("&& rm -rf ~/work\\n\\n\\necho done"), std::string::npos) << r.err;
 }
 
+TEST(Renderer, ARuleOfTwoAskSaysItIsAChangeOfState) {
+  agent::ApprovalRequest ask{agent::ApprovalKind::kStateChange, "main", "Write",
+                             Json{{"file_path", "out.txt"}, {"content", "x"}},
+                             "the run has read both untrusted and private content, and [security] "
+                             "mode is rule_of_two"};
+  Rendered r = render({ask}, plain());
+  EXPECT_NE(r.err.find("asking to allow a change of state by 'Write': the run has read both "
+                       "untrusted and private content, and [security] mode is rule_of_two"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace mecha::cli

@@ -1,6 +1,8 @@
 // `mecha tools [--json]`: every tool a top-level run gets (mecha run, serve and chat alike),
-// with what it may do. The configured MCP servers are started and listed first (each given
-// its startup_timeout), so their tools are listed too; one that fails is a note on stderr.
+// with what it may do: its labels, and under [security] mode = "rule_of_two" whether it
+// changes state (the leg that mode counts; --json always says). The configured MCP servers are
+// started and listed first (each given its startup_timeout), so their tools are listed too; one
+// that fails is a note on stderr.
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -56,6 +58,7 @@ int tools_main(const ToolsOptions& opt) {
       all.push_back({{"name", t->name()},
                      {"kind", kind_of(*t)},
                      {"read_only", t->read_only()},
+                     {"changes_state", t->changes_state()},
                      {"capabilities",
                       {{"untrusted_input", c.untrusted_input},
                        {"private_data", c.private_data},
@@ -66,12 +69,15 @@ int tools_main(const ToolsOptions& opt) {
     fmt::print("{}\n", dump_json(all, 2));
     return kExitOk;
   }
+  const bool rule_of_two = ws->config().security.mode == config::SecurityMode::kRuleOfTwo;
   for (const auto& t : registry.all()) {
     auto c = t->capabilities();
     std::vector<std::string> caps;
     if (c.untrusted_input) caps.push_back("untrusted-input");
     if (c.private_data) caps.push_back("private-data");
     if (c.external_send) caps.push_back("external-send");
+    // The third leg only rule_of_two counts: a call held in a run with both of the others.
+    if (rule_of_two && t->changes_state()) caps.push_back("changes-state");
     fmt::print("{:<12} {:<10} {:<40} {}\n", t->name(), t->read_only() ? "read-only" : "writes",
                caps.empty() ? "-" : fmt::format("{}", fmt::join(caps, ",")),
                one_line(t->description()));

@@ -27,6 +27,7 @@ McpCapabilities McpServerConfig::capabilities_of(const std::string& tool) const 
   c.untrusted_input = it->second.untrusted_input.value_or(c.untrusted_input);
   c.private_data = it->second.private_data.value_or(c.private_data);
   c.external_send = it->second.external_send.value_or(c.external_send);
+  if (it->second.changes_state) c.changes_state = it->second.changes_state;
   return c;
 }
 

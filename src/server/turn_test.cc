@@ -1,5 +1,6 @@
 // A turn's permission asks over the wire: an approval_request with action "permission", and
-// "always allow this" remembered for the rest of the session, across turns.
+// "always allow this" remembered for the rest of the session, across turns; and rule_of_two's
+// asks, with action "state_change".
 #include "server/turn.h"
 
 #include <gtest/gtest.h>
@@ -7,6 +8,7 @@
 #include "agent/run_pipeline.h"
 #include "server/testing/daemon_harness.h"
 #include "tools/read_tool.h"
+#include "tools/write_tool.h"
 
 namespace mecha::server {
 namespace {
@@ -108,6 +110,50 @@ TEST(Turn, AlwaysAllowOfOneAskedReadDoesNotAnswerTheAsksOfOtherFiles) {
   ASSERT_EQ(asked.size(), 2u);
   EXPECT_EQ(asked[0].input.at("file_path"), "notes.txt");
   EXPECT_EQ(asked[1].input.at("file_path"), ".env") << "the grant for notes.txt answered it";
+}
+
+// [security] mode = "rule_of_two": after a fetched page and a secret, a Write waits for the
+// person at the client, asked as a change of state; their answer decides whether the file is
+// written.
+TEST(Turn, RuleOfTwoAsksThePersonBeforeAChangeOfState) {
+  const std::string cassette =
+      cassette_header() +
+      cassette_line(Json::array({tool_use("f", "Fetch", {{"url", "https://pizza.example"}})}),
+                    "tool_use", 1, 1) +
+      cassette_line(Json::array({tool_use("s", "ReadSecret", Json::object())}), "tool_use", 1, 1) +
+      cassette_line(
+          Json::array({tool_use("w", "Write", {{"file_path", "out.txt"}, {"content", "PIN"}})}),
+          "tool_use", 1, 1) +
+      cassette_line(Json::array({text_block("done")}), "end_turn", 1, 1);
+  for (bool answer : {true, false}) {
+    DaemonHarness daemon(cassette, nullptr, [](testing::HarnessRun& run) {
+      run.security_mode = config::SecurityMode::kRuleOfTwo;
+      ASSERT_TRUE(run.tools.add(std::make_shared<tools::WriteTool>()).ok());
+    });
+    const std::filesystem::path written = daemon.store_path().parent_path() / "out.txt";
+    auto client = daemon.connect();
+    ASSERT_TRUE(client);
+    ASSERT_TRUE(client->open("").ok());
+    std::vector<wire::ApprovalRequest> asked;
+    auto frames = testing::run_turn(*client, "summarise the page",
+                                    [&](const wire::ApprovalRequest& a) -> std::optional<bool> {
+                                      asked.push_back(a);
+                                      return answer;
+                                    });
+    ASSERT_EQ(asked.size(), 1u);
+    EXPECT_EQ(asked[0].action, "state_change");
+    EXPECT_EQ(asked[0].tool, "Write");
+    EXPECT_EQ(asked[0].input.at("file_path"), "out.txt");
+    EXPECT_EQ(asked[0].reason,
+              "the run has read both untrusted and private content, and [security] mode is "
+              "rule_of_two");
+    EXPECT_EQ(std::filesystem::exists(written), answer) << "answer " << answer;
+    bool refused = false;
+    for (const auto& f : frames) {
+      if (const auto* r = std::get_if<wire::Refusal>(&f)) refused = r->rule == "rule_of_two";
+    }
+    EXPECT_EQ(refused, !answer);
+  }
 }
 
 }  // namespace

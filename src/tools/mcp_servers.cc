@@ -65,8 +65,13 @@ namespace {
 // the real tool.
 class PendingMcpTool final : public Tool {
  public:
-  PendingMcpTool(McpServers* servers, std::string server, std::string name, Capabilities caps)
-      : servers_(servers), server_(std::move(server)), name_(std::move(name)), caps_(caps) {}
+  PendingMcpTool(McpServers* servers, std::string server, std::string name, Capabilities caps,
+                 bool changes_state)
+      : servers_(servers),
+        server_(std::move(server)),
+        name_(std::move(name)),
+        caps_(caps),
+        changes_state_(changes_state) {}
 
   std::string name() const override { return name_; }
   std::string description() const override {
@@ -75,6 +80,7 @@ class PendingMcpTool final : public Tool {
   Json input_schema() const override { return Json{{"type", "object"}}; }
   bool read_only() const override { return false; }
   Capabilities capabilities() const override { return caps_; }
+  bool changes_state() const override { return changes_state_; }
   TreeAccess tree_access() const override { return TreeAccess::kOpaque; }
 
   ToolOutput call(const Json& input, ToolContext& ctx) override {
@@ -106,6 +112,7 @@ class PendingMcpTool final : public Tool {
   const std::string server_;
   const std::string name_;
   const Capabilities caps_;
+  const bool changes_state_;
 };
 
 }  // namespace
@@ -212,9 +219,10 @@ std::string McpServers::take_listing(Server& s, Result<std::vector<mcp::ToolInfo
       }
     }
     const config::McpServerConfig& cfg = s.config;
-    auto made = make_mcp_tools(s.handle, offered, [&cfg](const std::string& tool) {
-      return capabilities_from(cfg.capabilities_of(tool));
-    });
+    auto made = make_mcp_tools(
+        s.handle, offered,
+        [&cfg](const std::string& tool) { return capabilities_from(cfg.capabilities_of(tool)); },
+        {}, [&cfg](const std::string& tool) { return cfg.capabilities_of(tool).changes_state; });
     if (made.ok()) {
       set = std::move(*made);
     } else {
@@ -270,9 +278,9 @@ std::vector<std::shared_ptr<Tool>> McpServers::ready() const {
 
 std::shared_ptr<Tool> McpServers::pending_tool(const Server& s, const std::string& tool) const {
   // Promise 2: the config's legs for every tool whose name comes out as `tool`.
-  return std::make_shared<PendingMcpTool>(const_cast<McpServers*>(this), s.config.name,
-                                          mcp_tool_name(s.config.name, tool),
-                                          mcp_tool_capabilities(s.config, tool));
+  return std::make_shared<PendingMcpTool>(
+      const_cast<McpServers*>(this), s.config.name, mcp_tool_name(s.config.name, tool),
+      mcp_tool_capabilities(s.config, tool), mcp_tool_changes_state(s.config, tool));
 }
 
 std::shared_ptr<Tool> McpServers::find(std::string_view name) const {

@@ -59,6 +59,25 @@ TEST(McpServers, ASanitisedNameGetsTheUnionOfTheToolsItCouldBe) {
   EXPECT_EQ(servers.find("mcp__outbox__write_file")->capabilities(), caps(true, false, true));
 }
 
+// Before its server lists it, a tool's readOnlyHint is not known: it changes state unless the
+// config says it does not (for every tool its name could be).
+TEST(McpServers, AToolNotListedYetChangesStateUnlessTheConfigSaysNot) {
+  auto s = server("s");
+  s.tools["lookup"].changes_state = false;
+  s.tools["look.up"].changes_state = false;
+  s.tools["get.x"].changes_state = false;
+  auto ro = server("ro");
+  ro.capabilities.changes_state = false;
+  ro.tools["drop"].changes_state = true;
+  McpServers servers({{"s", s}, {"ro", ro}}, "/tmp");
+  EXPECT_TRUE(servers.find("mcp__s__anything")->changes_state());
+  EXPECT_FALSE(servers.find("mcp__s__lookup")->changes_state());
+  // "get_x" may be get.x (labelled) or an unlabelled get_x: the server's default holds.
+  EXPECT_TRUE(servers.find("mcp__s__get_x")->changes_state());
+  EXPECT_FALSE(servers.find("mcp__ro__anything")->changes_state());
+  EXPECT_TRUE(servers.find("mcp__ro__drop")->changes_state());
+}
+
 TEST(McpServers, NamesOfNoEnabledServerAreNotFound) {
   auto off = server("off");
   off.enabled = false;
@@ -125,10 +144,45 @@ for msg, method, mid in messages():
         send({"jsonrpc": "2.0", "id": mid, "result": {}})
 )PY";
 
+// A server with a read-only tool, one without a hint, and one that calls itself read-only.
+constexpr const char* kHintedServer = R"PY(
+ro = {"readOnlyHint": True}
+tools = [{"name": "peek", "inputSchema": {"type": "object"}, "annotations": ro},
+         {"name": "poke", "inputSchema": {"type": "object"}},
+         {"name": "wipe", "inputSchema": {"type": "object"}, "annotations": ro}]
+for msg, method, mid in messages():
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": msg["params"]["protocolVersion"],
+              "capabilities": {"tools": {}}, "serverInfo": {"name": "h", "version": "1"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": tools}})
+    elif mid is not None:
+        send({"jsonrpc": "2.0", "id": mid, "result": {}})
+)PY";
+
 std::vector<std::string> names_of(const std::vector<std::shared_ptr<Tool>>& tools) {
   std::vector<std::string> out;
   for (const auto& t : tools) out.push_back(t->name());
   return out;
+}
+
+// Listed, the config's label is passed on to the real tool, over the server's readOnlyHint.
+TEST(McpServers, AListedToolGetsTheConfigsChangesStateLabel) {
+  if (!mcp::testing::find_in_path("python3")) GTEST_SKIP() << "python3 is not in PATH";
+  const std::filesystem::path dir = mcp::testing::make_temp_dir("mecha-mcp-servers-");
+  mcp::ServerSpec spec = mcp::testing::python_server_spec("g", dir, kHintedServer);
+  auto g = server("g", spec.command, spec.args);
+  g.tools["wipe"].changes_state = true;
+  McpServers servers({{"g", g}}, dir);
+  CancelToken cancel;
+  servers.wait_all(&cancel);
+  ASSERT_EQ(names_of(servers.ready()),
+            (std::vector<std::string>{"mcp__g__peek", "mcp__g__poke", "mcp__g__wipe"}));
+  EXPECT_FALSE(servers.find("mcp__g__peek")->changes_state());  // readOnlyHint
+  EXPECT_TRUE(servers.find("mcp__g__poke")->changes_state());   // no hint
+  EXPECT_TRUE(servers.find("mcp__g__wipe")->read_only());       // the server says so...
+  EXPECT_TRUE(servers.find("mcp__g__wipe")->changes_state());   // ...the user knows better
+  std::filesystem::remove_all(dir);
 }
 
 TEST(McpServers, AToolListChangeIsPickedUpWhileTheOldToolsStayOffered) {

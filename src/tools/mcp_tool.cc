@@ -43,12 +43,13 @@ std::string check_server_schema(const Json& schema) {
 }
 
 McpTool::McpTool(std::shared_ptr<mcp::ServerHandle> server, mcp::ToolInfo info,
-                 Capabilities capabilities, NoteSink on_note)
+                 Capabilities capabilities, NoteSink on_note, std::optional<bool> changes_state)
     : server_(std::move(server)),
       info_(std::move(info)),
       name_(mcp_tool_name(server_->spec().name, info_.name)),
       capabilities_(capabilities),
-      on_note_(std::move(on_note)) {}
+      on_note_(std::move(on_note)),
+      changes_state_(changes_state) {}
 
 std::string McpTool::description() const {
   std::string text = info_.description.empty() ? info_.title : info_.description;
@@ -88,7 +89,8 @@ ToolOutput McpTool::call(const Json& input, ToolContext& ctx) {
 Result<McpToolSet> make_mcp_tools(
     const std::shared_ptr<mcp::ServerHandle>& server, const std::vector<mcp::ToolInfo>& infos,
     const std::function<Capabilities(const std::string& tool)>& capabilities_of,
-    McpTool::NoteSink on_note) {
+    McpTool::NoteSink on_note,
+    const std::function<std::optional<bool>(const std::string& tool)>& changes_state_of) {
   McpToolSet set;
   std::map<std::string, std::string> origin;  // our name -> the server's tool name
   const std::string& server_name = server->spec().name;
@@ -107,7 +109,9 @@ Result<McpToolSet> make_mcp_tools(
           server_name, replace_invalid_utf8(it->second), replace_invalid_utf8(info.name), name));
     }
     Capabilities caps = capabilities_of ? capabilities_of(info.name) : default_mcp_capabilities();
-    set.tools.push_back(std::make_shared<McpTool>(server, info, caps, on_note));
+    std::optional<bool> changes_state =
+        changes_state_of ? changes_state_of(info.name) : std::nullopt;
+    set.tools.push_back(std::make_shared<McpTool>(server, info, caps, on_note, changes_state));
   }
   return set;
 }

@@ -11,8 +11,10 @@
 //  3. The description is the server's (its title when it has none), cut to
 //     kMaxDescriptionBytes with a note saying so.
 //  4. read_only comes from annotations.readOnlyHint (Default: false). Capabilities are the
-//     caller's (Default, when the caller has none: untrusted_input). TreeAccess is kOpaque:
-//     a server may read or write any file.
+//     caller's (Default, when the caller has none: untrusted_input). changes_state() is the
+//     caller's label when it gives one (the config's changes_state), else !read_only: a
+//     tool the server does not mark read-only is taken to change state. TreeAccess is
+//     kOpaque: a server may read or write any file.
 //  5. A result is external (it came from outside); isError becomes is_error; a server that
 //     failed, timed out or was cancelled is an is_error result naming the server, which the
 //     model reads.
@@ -20,6 +22,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,13 +46,14 @@ class McpTool final : public Tool {
   using NoteSink = std::function<void(const std::string& tool, const std::string& note)>;
 
   McpTool(std::shared_ptr<mcp::ServerHandle> server, mcp::ToolInfo info, Capabilities capabilities,
-          NoteSink on_note = {});
+          NoteSink on_note = {}, std::optional<bool> changes_state = std::nullopt);
 
   std::string name() const override { return name_; }
   std::string description() const override;
   Json input_schema() const override { return info_.input_schema; }
   bool read_only() const override { return info_.read_only; }
   Capabilities capabilities() const override { return capabilities_; }
+  bool changes_state() const override { return changes_state_.value_or(!info_.read_only); }
   TreeAccess tree_access() const override { return TreeAccess::kOpaque; }
   ToolOutput call(const Json& input, ToolContext& ctx) override;
 
@@ -61,6 +65,7 @@ class McpTool final : public Tool {
   const std::string name_;
   const Capabilities capabilities_;
   const NoteSink on_note_;
+  const std::optional<bool> changes_state_;
 };
 
 // The capabilities a server's tools get when the config says nothing (promise 4).
@@ -78,11 +83,13 @@ struct McpToolSet {
   std::vector<std::string> left_out;  // one line per tool left out, saying why
 };
 
-// Tools for every entry of `infos`, with capabilities from `capabilities_of(tool name)`.
+// Tools for every entry of `infos`, with capabilities from `capabilities_of(tool name)` and
+// the changes_state label from `changes_state_of(tool name)` (unset: promise 4's default).
 // Fails when two names collide (promise 1).
 Result<McpToolSet> make_mcp_tools(
     const std::shared_ptr<mcp::ServerHandle>& server, const std::vector<mcp::ToolInfo>& infos,
     const std::function<Capabilities(const std::string& tool)>& capabilities_of,
-    McpTool::NoteSink on_note = {});
+    McpTool::NoteSink on_note = {},
+    const std::function<std::optional<bool>(const std::string& tool)>& changes_state_of = {});
 
 }  // namespace mecha::tools

@@ -38,6 +38,20 @@ Capabilities mcp_tool_capabilities(const config::McpServerConfig& server, std::s
   return caps;
 }
 
+bool mcp_tool_changes_state(const config::McpServerConfig& server, std::string_view tool) {
+  const std::string name = mcp_tool_name(server.name, tool);
+  std::vector<std::string> candidates;
+  for (const auto& [configured, labels] : server.tools) {
+    if (mcp_tool_name(server.name, configured) == name) candidates.push_back(configured);
+  }
+  if (candidates.size() == 1 && candidates[0] == tool)
+    return server.capabilities_of(candidates[0]).changes_state.value_or(true);
+  bool changes = server.capabilities.changes_state.value_or(true);
+  for (const auto& c : candidates)
+    changes |= server.capabilities_of(c).changes_state.value_or(true);
+  return changes;
+}
+
 McpToolPatterns::McpToolPatterns(std::vector<std::string> allowed,
                                  const std::vector<std::string>& denied,
                                  const std::map<std::string, config::McpServerConfig>& servers) {

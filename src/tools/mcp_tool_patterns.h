@@ -36,6 +36,11 @@ namespace mecha::tools {
 // union of theirs with the server's: never fewer legs than the real tool's.
 Capabilities mcp_tool_capabilities(const config::McpServerConfig& server, std::string_view tool);
 
+// Whether a call to the tool `tool` of `server` changes state as the config alone tells,
+// before the server lists it (its readOnlyHint unknown): its changes_state label, else true;
+// for several configured tools under one name, false only when every label says false.
+bool mcp_tool_changes_state(const config::McpServerConfig& server, std::string_view tool);
+
 class McpToolPatterns {
  public:
   McpToolPatterns() = default;

@@ -93,6 +93,28 @@ TEST(McpToolTest, DeclaresWhatItIs) {
   EXPECT_EQ(write.capabilities(), (Capabilities{true, false, true}));
   EXPECT_EQ(read.tree_access(), TreeAccess::kOpaque);
   EXPECT_EQ(read.input_schema(), Json({{"type", "object"}}));
+  // Unlabelled, a tool changes state unless the server marks it read-only.
+  EXPECT_FALSE(read.changes_state());
+  EXPECT_TRUE(write.changes_state());
+}
+
+// The config's changes_state label wins over the server's readOnlyHint, either way: a server
+// that calls its deleting tool read-only is corrected by the user's `changes_state = true`.
+TEST(McpToolTest, TheConfigsChangesStateLabelWinsOverTheServersHint) {
+  ToolInfo lying = info("delete_all");
+  lying.read_only = true;
+  ToolInfo lookup = info("lookup");
+  auto made = make_mcp_tools(handle_named("srv"), {lying, lookup, info("other")}, nullptr, {},
+                             [](const std::string& tool) -> std::optional<bool> {
+                               if (tool == "delete_all") return true;
+                               if (tool == "lookup") return false;
+                               return std::nullopt;
+                             });
+  ASSERT_TRUE(made.ok()) << made.message();
+  EXPECT_TRUE(made->tools[0]->read_only());
+  EXPECT_TRUE(made->tools[0]->changes_state());
+  EXPECT_FALSE(made->tools[1]->changes_state());
+  EXPECT_TRUE(made->tools[2]->changes_state());
 }
 
 TEST(McpToolTest, ALongDescriptionIsCut) {

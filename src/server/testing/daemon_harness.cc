@@ -39,6 +39,7 @@ void DaemonHarness::start() {
     plan->max_time_s = run.max_time_s;
     plan->max_cost_usd = run.max_cost_usd;
     plan->permissions = run.permissions;
+    plan->security_mode = run.security_mode;
     return std::shared_ptr<const agent::RunPlan>(std::move(plan));
   };
   options.workers = 8;

@@ -27,6 +27,7 @@ struct HarnessRun {
   std::optional<double> max_cost_usd;
   // Null: no permission rules or mode (every call may run), as in a run built by a library.
   std::shared_ptr<const agent::PermissionPolicy> permissions;
+  config::SecurityMode security_mode = config::SecurityMode::kTrifecta;
 };
 
 class DaemonHarness {
