@@ -7,6 +7,7 @@
 #include "tools/edit_tool.h"
 #include "tools/glob_tool.h"
 #include "tools/grep_tool.h"
+#include "tools/memory_tools.h"
 #include "tools/read_tool.h"
 #include "tools/write_tool.h"
 
@@ -31,6 +32,11 @@ Status add_builtin_tools(const config::Config& config, ToolRegistry& registry) {
   auto bash = BashTool::create(config);
   if (!bash) return bash.status();
   MECHA_RETURN_IF_ERROR(registry.add(std::move(*bash)));
+  if (config.memory.enabled) {
+    auto notes = std::make_shared<NoteStoreHandle>(config.memory.file);
+    MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<RememberTool>(notes)));
+    MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<RecallTool>(notes)));
+  }
   for (const ToolSource& source : tool_sources()) MECHA_RETURN_IF_ERROR(source(config, registry));
   return ok_status();
 }
