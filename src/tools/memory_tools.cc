@@ -8,20 +8,6 @@
 namespace mecha::tools {
 namespace {
 
-Result<std::filesystem::path> notes_path(const std::optional<std::filesystem::path>& file) {
-  if (!file) return store::default_notes_path();
-  const std::string s = file->string();
-  if (s.starts_with("~/")) {
-    const char* home = std::getenv("HOME");
-    if (home == nullptr || *home != '/') {
-      return Status::error(
-          fmt::format("[memory] file = \"{}\" starts with ~/, and HOME is not set", s));
-    }
-    return std::filesystem::path(home) / s.substr(2);
-  }
-  return *file;
-}
-
 std::string quoted(const std::string& s) {
   return Json(s).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
@@ -36,10 +22,24 @@ std::string shown_hit(const store::Note& n) {
 
 }  // namespace
 
+Result<std::filesystem::path> note_store_path(const std::optional<std::filesystem::path>& file) {
+  if (!file) return store::default_notes_path();
+  const std::string s = file->string();
+  if (s.starts_with("~/")) {
+    const char* home = std::getenv("HOME");
+    if (home == nullptr || *home != '/') {
+      return Status::error(
+          fmt::format("[memory] file = \"{}\" starts with ~/, and HOME is not set", s));
+    }
+    return std::filesystem::path(home) / s.substr(2);
+  }
+  return *file;
+}
+
 Result<store::NoteStore*> NoteStoreHandle::get() {
   std::lock_guard<std::mutex> lock(mu_);
   if (store_) return store_.get();
-  auto path = notes_path(file_);
+  auto path = note_store_path(file_);
   if (!path) return path.status();
   auto opened = store::NoteStore::open(*path);
   if (!opened) return opened.status();

@@ -26,8 +26,12 @@
 
 namespace mecha::tools {
 
-// The note store of [memory] file (a leading "~/" is $HOME), else notes.db in the state
-// directory; opened once, on first use. Thread-safe; shared by Remember and Recall.
+// The file of the note store: [memory] file (a leading "~/" is $HOME), else notes.db in the
+// state directory (made private). `mecha memory` opens the same.
+Result<std::filesystem::path> note_store_path(const std::optional<std::filesystem::path>& file);
+
+// The note store of note_store_path(file), opened once, on first use. Thread-safe; shared by
+// Remember and Recall.
 class NoteStoreHandle {
  public:
   explicit NoteStoreHandle(std::optional<std::filesystem::path> file) : file_(std::move(file)) {}
