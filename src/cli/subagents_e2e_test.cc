@@ -189,7 +189,8 @@ TEST_F(SubagentsE2E, ExploreWithoutToolsIsRefusedBashTopLevelAndThroughTask) {
                          {"id", "m1"},
                          {"is_error", false},
                          {"untrusted", false},
-                         {"private", false},
+                         // Explore's tools include Recall, which reads the user's notes.
+                         {"private", true},
                          {"content", "found 2 errors"}}));
   EXPECT_EQ(ev.back().at("blocked_tools"), Json::array({"Bash"}));
   EXPECT_EQ(ev.back().at("text"), "Explore found 2 errors.");
@@ -272,6 +273,10 @@ TEST_F(SubagentsE2E, AgentsListsEffectiveToolsAndCapabilities) {
   ASSERT_TRUE(j.ok()) << r.out;
   const Json no_caps = {
       {"untrusted_input", false}, {"private_data", false}, {"external_send", false}};
+  // Recall (among the tools a definition without `tools` inherits) reads the user's notes,
+  // which may be tainted: an agent with it, or one delegating to such an agent, is both.
+  const Json recall_caps = {
+      {"untrusted_input", true}, {"private_data", true}, {"external_send", false}};
   Json want = Json::array();
   want.push_back({{"name", "judge"},
                   {"error", nullptr},
@@ -305,7 +310,7 @@ TEST_F(SubagentsE2E, AgentsListsEffectiveToolsAndCapabilities) {
                   {"file", (tree_ / ".mecha/agents/lead.md").string()},
                   {"tools", {"judge", "Task"}},
                   {"disallowed_tools", Json::array()},
-                  {"capabilities", no_caps},
+                  {"capabilities", recall_caps},
                   {"max_turns", 12},
                   {"model", "small"},
                   {"provider", nullptr},
@@ -331,7 +336,7 @@ TEST_F(SubagentsE2E, AgentsListsEffectiveToolsAndCapabilities) {
                   {"file", (tree_ / ".claude/agents/Explore.md").string()},
                   {"tools", inherited},
                   {"disallowed_tools", {"Bash"}},
-                  {"capabilities", no_caps},
+                  {"capabilities", recall_caps},
                   {"max_turns", 12},
                   {"model", nullptr},
                   {"provider", nullptr},
@@ -404,12 +409,12 @@ TEST_F(SubagentsE2E, AgentsMarksTheBuiltIns) {
   std::string all;
   for (const auto& n : builtin_names(*tools))
     all += (all.empty() ? "" : ", ") + n.get<std::string>();
-  EXPECT_EQ(
-      r.out,
-      fmt::format("{:<16} {:<15} tools: {:<30} -\n", "general-purpose", "built-in", all) +
-          fmt::format("{:<16} {:<15} tools: {:<30} -\n", "Explore", "built-in",
-                      "Read, Glob, Grep") +
-          fmt::format("{:<16} {:<15} tools: {:<30} -\n", "Plan", "built-in", "Read, Glob, Grep"));
+  EXPECT_EQ(r.out, fmt::format("{:<16} {:<15} tools: {:<30} untrusted-input,private-data\n",
+                               "general-purpose", "built-in", all) +
+                       fmt::format("{:<16} {:<15} tools: {:<30} -\n", "Explore", "built-in",
+                                   "Read, Glob, Grep") +
+                       fmt::format("{:<16} {:<15} tools: {:<30} -\n", "Plan", "built-in",
+                                   "Read, Glob, Grep"));
 }
 
 }  // namespace
