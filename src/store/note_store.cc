@@ -297,16 +297,36 @@ Result<std::vector<Note>> NoteStore::search(std::string_view query, int limit) {
     return Status::error(fmt::format("the query {} has {} words; a search takes at most {}",
                                      quoted_query(query), terms.size(), kMaxQueryTerms));
   }
-  // Each token as a quoted string ("" inside doubled, though unicode61 never keeps a quote).
+  // Each token as a quoted string ("" inside doubled, though unicode61 keeps no quote).
   std::vector<std::string> quoted;
   for (const std::string& t : terms) {
     std::string q = "\"";
     for (char c : t) q += c == '"' ? std::string("\"\"") : std::string(1, c);
     quoted.push_back(q + "\"");
   }
+  // A word held by very many notes ranks next to nothing (bm25's weight falls to zero as it
+  // nears half the notes) and costs the most to rank, so it is left out when the query has a
+  // rarer word. Counting stops past the bound, so a common word costs little to find out.
+  if (quoted.size() > 1) {
+    auto df = db_.prepare(
+        "SELECT count(*) FROM (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ? LIMIT ?)");
+    if (!df) return df.status();
+    std::vector<std::string> rare;
+    for (const std::string& q : quoted) {
+      df->reset();
+      df->bind(1, q);
+      df->bind(2, kCommonWordNotes + 1);
+      auto row = df->step();
+      if (!row) return row.status().prefixed("note store: counting a word's notes");
+      if (*row && df->column_int(0) <= kCommonWordNotes) rare.push_back(q);
+    }
+    if (!rare.empty()) quoted = std::move(rare);
+  }
+  // The ids first, ranked inside FTS5, then only the notes kept are read.
   auto st = db_.prepare(
-      "SELECT n.id, n.created, n.text, n.tags, n.tainted, n.session FROM notes_fts "
-      "JOIN notes n ON n.id = notes_fts.rowid WHERE notes_fts MATCH ? ORDER BY rank LIMIT ?");
+      "SELECT n.id, n.created, n.text, n.tags, n.tainted, n.session FROM (SELECT rowid, rank "
+      "FROM notes_fts WHERE notes_fts MATCH ? ORDER BY rank LIMIT ?) AS hit JOIN notes n ON "
+      "n.id = hit.rowid ORDER BY hit.rank");
   if (!st) return st.status();
   std::vector<Note> out;
   // Notes holding every word first, then those holding any, each part by bm25: in a store of

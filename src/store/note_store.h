@@ -51,6 +51,9 @@ class NoteStore {
   static constexpr size_t kMaxTagBytes = 64;
   static constexpr size_t kMaxQueryTerms = 32;
   static constexpr int kMaxLimit = 1000;
+  // A query word held by more notes than this is left out of the search when another word of
+  // the query is held by fewer: it would rank next to nothing, at great cost.
+  static constexpr int64_t kCommonWordNotes = 1000;
 
   // Opens or creates the store at `path`. A missing parent directory is created 0700.
   static Result<std::unique_ptr<NoteStore>> open(const std::filesystem::path& path);
@@ -67,6 +70,7 @@ class NoteStore {
                       std::string_view session);
   // The notes that hold any of the query's words: those holding every word first, then the
   // rest, each part ranked by bm25 over text and tags (a tag weighs twice a word of text).
+  // Words held by very many notes are left out when a rarer one is there (kCommonWordNotes).
   // An error names a query with no words in it, or one of more than kMaxQueryTerms words.
   // `limit` is clamped to 1..kMaxLimit.
   Result<std::vector<Note>> search(std::string_view query, int limit);

@@ -113,6 +113,32 @@ TEST_F(NoteStoreTest, SearchStopsAtTheLimit) {
   EXPECT_EQ(ids_of("meeting", 50).size(), 12u);
 }
 
+// A word most notes hold is left out when the query has a rarer one: it would only bring in
+// every note that holds it.
+TEST_F(NoteStoreTest, AWordHeldByVeryManyNotesIsLeftOutBesideARarerOne) {
+  store();
+  {
+    auto db = Database::open(path(), 1000);
+    ASSERT_TRUE(db.ok());
+    auto tx = Transaction::begin(*db);
+    ASSERT_TRUE(tx.ok());
+    auto ins = db->prepare("INSERT INTO notes(created, text) VALUES('2026-12-01', ?)");
+    ASSERT_TRUE(ins.ok());
+    for (int i = 0; i <= NoteStore::kCommonWordNotes; ++i) {
+      ins->bind(1, fmt::format("the filler note {}", i));
+      ASSERT_TRUE(ins->run().ok());
+    }
+    ASSERT_TRUE(tx->commit().ok());
+  }
+  const int64_t both = add("the dentist is on friday");
+  const int64_t rare = add("dentist: bring the x-rays");
+  const int64_t alone = add("dentist again");
+  auto ids = ids_of("the dentist", 10);
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, (std::vector<int64_t>{both, rare, alone}));
+  EXPECT_EQ(ids_of("the", 3).size(), 3u);  // alone, it is still searched
+}
+
 // A query is words, never FTS5 syntax: each case would fail to parse, or match by an
 // operator, if it reached MATCH as typed.
 TEST_F(NoteStoreTest, HostileQueriesAreSearchedAsWords) {
