@@ -18,6 +18,12 @@ void add_legs(const tools::Capabilities& from, tools::Capabilities* into) {
   into->private_data = into->private_data || from.private_data;
 }
 
+// The user's mailbox and outbox: a subagent gets them only when its definition names them
+// (seed 000: no mailbox for children), never by inheriting every tool.
+bool mailbox_tool(const std::string& name) {
+  return name == "ReadInbox" || name == "ReadMessage" || name == "SendMessage";
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const AgentCatalog>> AgentCatalog::create(std::vector<config::AgentDef> defs,
@@ -27,6 +33,8 @@ Result<std::shared_ptr<const AgentCatalog>> AgentCatalog::create(std::vector<con
   std::shared_ptr<AgentCatalog> catalog(new AgentCatalog(std::move(base), options));
   const std::vector<std::string> base_names = catalog->base_.names();
   std::vector<std::string> available = base_names;
+  std::vector<std::string> inherited = base_names;
+  std::erase_if(inherited, mailbox_tool);
   // A built-in agent gives way to a tool of its name (one a tool source added).
   std::erase_if(defs, [&](const config::AgentDef& d) {
     return d.source == config::AgentSource::kBuiltin &&
@@ -53,7 +61,7 @@ Result<std::shared_ptr<const AgentCatalog>> AgentCatalog::create(std::vector<con
     // A Claude Code definition without `tools` inherits the tools, not the delegation:
     // as in Claude Code, a subagent spawns subagents only when its allowlist says so.
     Entry e;
-    auto tools = config::effective_tools(d, available, base_names, &e.dropped_tools);
+    auto tools = config::effective_tools(d, available, inherited, &e.dropped_tools);
     if (!tools) return tools.status();
     if (!e.dropped_tools.empty()) {
       catalog->warnings_.push_back(

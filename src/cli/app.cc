@@ -53,6 +53,8 @@ int run_app(int argc, char** argv) {
       {"mcp", "MCP: mecha's own tools as an MCP server (mcp serve)", define_mcp_command},
       {"memory", "Notes kept by Remember: list, show, search or remove them",
        define_memory_command},
+      {"outbox", "Messages SendMessage recorded: list, show, approve or reject them",
+       define_outbox_command},
   };
   for (const Subcommand& s : kSubcommands) {
     CLI::App* sub = app.add_subcommand(s.name, s.description);

@@ -273,9 +273,10 @@ TEST_F(SubagentsE2E, AgentsListsEffectiveToolsAndCapabilities) {
   ASSERT_TRUE(j.ok()) << r.out;
   const Json no_caps = {
       {"untrusted_input", false}, {"private_data", false}, {"external_send", false}};
-  // Recall (among the tools a definition without `tools` inherits) reads the user's notes,
-  // which may be tainted: an agent with it, or one delegating to such an agent, is both.
-  const Json recall_caps = {
+  // WebFetch (a builtin tool) reads the web and Recall the user's notes, which may be
+  // tainted: an agent that has them, or may start one that does, returns untrusted and private
+  // answers; neither is a send itself.
+  const Json web_and_notes = {
       {"untrusted_input", true}, {"private_data", true}, {"external_send", false}};
   Json want = Json::array();
   want.push_back({{"name", "judge"},
@@ -310,7 +311,7 @@ TEST_F(SubagentsE2E, AgentsListsEffectiveToolsAndCapabilities) {
                   {"file", (tree_ / ".mecha/agents/lead.md").string()},
                   {"tools", {"judge", "Task"}},
                   {"disallowed_tools", Json::array()},
-                  {"capabilities", recall_caps},
+                  {"capabilities", web_and_notes},
                   {"max_turns", 12},
                   {"model", "small"},
                   {"provider", nullptr},
@@ -336,7 +337,7 @@ TEST_F(SubagentsE2E, AgentsListsEffectiveToolsAndCapabilities) {
                   {"file", (tree_ / ".claude/agents/Explore.md").string()},
                   {"tools", inherited},
                   {"disallowed_tools", {"Bash"}},
-                  {"capabilities", recall_caps},
+                  {"capabilities", web_and_notes},
                   {"max_turns", 12},
                   {"model", nullptr},
                   {"provider", nullptr},

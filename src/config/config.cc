@@ -141,7 +141,9 @@ constexpr Section kSections[] = {
     {"sandbox", read_sandbox},         {"guard", read_guard},
     {"subagents", read_subagents},     {"model_aliases", read_model_aliases},
     {"permissions", read_permissions}, {"hooks", read_hooks},
-    {"mcp_servers", read_mcp_servers},
+    {"mcp_servers", read_mcp_servers}, {"web", read_web},
+    {"memory", read_memory},           {"mail", read_mail},
+    {"messaging", read_messaging},     {"security", read_security},
 };
 
 // Tables of features planned but not built: refused by name, so that a config written for

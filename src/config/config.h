@@ -25,11 +25,18 @@
 //                                            loader derives them) is at or above the one in
 //                                            effect for MODEL, or MODEL had no price
 //   [[subagents]] any field but provider, and trusted_output = false
+//   [web] allow_private = false, allowed_domains = []
+//   [memory] enabled = false
+//   [messaging] approve = "always"
+//   [security] mode = "rule_of_two"
 // Every other key is a security key: the provider selection (`provider`), any key of
 // [providers.*] (base_url and api_key_env decide where the API key goes), the rest of
 // [sandbox] (mode = "off", network = true, pass_env, set_env, and keys added later), a
 // [guard] writable beyond the user's, a non-empty disable_rules, higher limits, lower prices,
-// a subagent's trusted_output = true or provider, and all of [tools] and [server]. A key not named
+// a subagent's trusted_output = true or provider, every other key of [web], [web.search],
+// [memory], [mail] and [messaging] (they decide what the tools reach, where notes, mail and
+// messages go, which key is sent; a lower max_bytes too, kept simple), approve =
+// "when_tainted" or "never", mode = "trifecta", and all of [tools] and [server]. A key not named
 // here is a security key: new keys need consent until they are listed. [hooks] is not refused but
 // left out: an untrusted project file's hooks do not run (they would run as the user's own
 // commands, outside the sandbox), and Config::hooks.notes says so, naming the file and the `mecha
@@ -50,7 +57,8 @@
 // [limits], [bash] and [sandbox] (bash_config.h), [guard] (guard_config.h), [[subagents]]
 // (agent_def.h), [model_aliases] (model_aliases.h), [permissions] (permission_sources.h),
 // [hooks] (hook_settings.h), [mcp_servers] (mcp_config.h, which says what an untrusted
-// project may set there, and which Claude Code files are read with it). A table planned
+// project may set there, and which Claude Code files are read with it), [web] with
+// [web.search], [memory], [mail], [messaging] and [security] (world_config.h). A table planned
 // but not read yet ([tools], [server]) is an error naming the file, line and table, so a
 // config written for it does not silently do nothing; so is any other table.
 //

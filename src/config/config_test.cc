@@ -246,18 +246,21 @@ TEST(Config, TablesNotReadAreRefusedNamingFileLineAndTable) {
        "then it would do nothing); remove it"},
       {"[limits]\nmax_turns = 3\n[foo]\nbar = 1\n",
        "config.toml:3: unknown table [foo] (tables: providers, pricing, limits, bash, sandbox, "
-       "guard, subagents, model_aliases, permissions, hooks, mcp_servers)"},
+       "guard, subagents, model_aliases, permissions, hooks, mcp_servers, web, memory, mail, "
+       "messaging, security)"},
       {"[[foo]]\n",
        "config.toml:1: unknown table [[foo]] (tables: providers, pricing, limits, "
-       "bash, sandbox, guard, subagents, model_aliases, permissions, hooks, mcp_servers)"},
+       "bash, sandbox, guard, subagents, model_aliases, permissions, hooks, mcp_servers, web, "
+       "memory, mail, messaging, security)"},
       {"colour = 1\n",
        "config.toml:1: unknown key 'colour' in the top level (keys: provider; tables: providers, "
        "pricing, limits, bash, sandbox, guard, subagents, model_aliases, permissions, hooks, "
-       "mcp_servers)"},
+       "mcp_servers, web, memory, mail, messaging, security)"},
       // The first in the file, whatever the order of the names.
       {"[zzz]\n[aaa]\n",
        "config.toml:1: unknown table [zzz] (tables: providers, pricing, limits, "
-       "bash, sandbox, guard, subagents, model_aliases, permissions, hooks, mcp_servers)"},
+       "bash, sandbox, guard, subagents, model_aliases, permissions, hooks, mcp_servers, web, "
+       "memory, mail, messaging, security)"},
       {"provider = 1\n", "config.toml:1: key 'provider' in the top level must be a string"},
       {"limits = 1\n", "config.toml:1: [limits] must be a table"},
       {"[limits]\nmax_time = \"1h\"\n",

@@ -55,6 +55,9 @@ class Classifier {
         pricing(v);
       } else if (key == "subagents") {
         subagents(v);
+      } else if (key == "web" || key == "memory" || key == "mail" || key == "messaging" ||
+                 key == "security") {
+        world(key, v);
       } else if (key == "providers" && v.is_table()) {
         const toml::table* had = table_at(base_, "providers");
         for (const auto& [name, p] : *v.as_table()) {
@@ -89,14 +92,45 @@ class Classifier {
   // Calls `each(key, value, base value or null)` for a table section, flagging a non-table.
   template <class F>
   void section(const char* name, const toml::node& v, F each) {
+    section_in(name, v, table_at(base_, name), each);
+  }
+
+  // The same for a table named `name` (dotted) whose value in effect is `had` (null: none).
+  template <class F>
+  void section_in(const std::string& name, const toml::node& v, const toml::table* had, F each) {
     if (!v.is_table()) return flag(name, v);
-    const toml::table* had = table_at(base_, name);
     for (const auto& [k, kv] : *v.as_table()) {
       std::string key(k.str());
       const toml::node* before = had ? had->get(key) : nullptr;
       if (same(kv, before)) continue;
       if (!each(key, kv, before)) flag(fmt::format("{}.{}", name, key), kv);
     }
+  }
+
+  // [web] (with [web.search]), [memory], [mail], [messaging], [security]: every key reaches
+  // the world or names where mail and notes go, except the values that only tighten.
+  void world(const std::string& name, const toml::node& v) {
+    auto is = [](const toml::node& n, std::string_view want) {
+      return n.value<std::string>() == std::optional<std::string>(want);
+    };
+    auto is_false = [](const toml::node& n) {
+      return n.value<bool>() == std::optional<bool>(false);
+    };
+    const toml::table* had = table_at(base_, name);
+    section_in(name, v, had, [&](const std::string& k, const toml::node& n, const toml::node*) {
+      if (name == "web" && k == "search") {
+        const toml::table* had_search = had ? table_at(*had, "search") : nullptr;
+        section_in("web.search", n, had_search,
+                   [](const std::string&, const toml::node&, const toml::node*) { return false; });
+        return true;
+      }
+      if (name == "web" && k == "allow_private") return is_false(n);
+      if (name == "web" && k == "allowed_domains") return n.is_array() && n.as_array()->empty();
+      if (name == "memory" && k == "enabled") return is_false(n);
+      if (name == "messaging" && k == "approve") return is(n, "always");
+      if (name == "security" && k == "mode") return is(n, "rule_of_two");
+      return false;
+    });
   }
 
   // A positive number at or below the one in effect (`fallback` when the user set none;

@@ -99,6 +99,30 @@ TEST(ProjectTrust, SecurityKeys) {
        "[[subagents]]\nname = \"a\"\ndescription = \"d\"\ntrusted_output = true\n"
        "provider = \"evil\"\n[[subagents]]\nname = \"b\"\ntrusted_output = false\n",
        "", "subagents[0].trusted_output:4, subagents[0].provider:5"},
+      {"the world tables, tightened",
+       "[web]\nallow_private = false\nallowed_domains = []\n[memory]\nenabled = false\n"
+       "[messaging]\napprove = \"always\"\n[security]\nmode = \"rule_of_two\"\n",
+       "[web]\nallow_private = true\nallowed_domains = [\"a.com\"]\n[messaging]\n"
+       "approve = \"never\"\n",
+       ""},
+      {"the world tables, widened",
+       "[web]\nallow_private = true\nallowed_domains = [\"a.com\"]\n[memory]\nenabled = true\n"
+       "[messaging]\napprove = \"when_tainted\"\n[security]\nmode = \"trifecta\"\n",
+       "[memory]\nenabled = false\n[security]\nmode = \"rule_of_two\"\n",
+       "web.allow_private:2, web.allowed_domains:3, memory.enabled:5, messaging.approve:7, "
+       "security.mode:9"},
+      {"every other world key, even a lower one",
+       "[web]\nmax_bytes = 1\ntimeout_s = 1\nmax_redirects = 0\n[web.search]\n"
+       "backend = \"brave\"\nmax_results = 1\n[memory]\nfile = \"/n\"\n[mail]\n"
+       "maildir = \"/m\"\n[messaging]\nbackend = \"maildir\"\nmaildir = \"/o\"\n",
+       "",
+       "web.max_bytes:2, web.timeout_s:3, web.max_redirects:4, web.search.backend:6, "
+       "web.search.max_results:7, memory.file:9, mail.maildir:11, messaging.backend:13, "
+       "messaging.maildir:14"},
+      {"the user's own search backend", "[web.search]\nbackend = \"brave\"\nmax_results = 3\n",
+       "[web.search]\nbackend = \"brave\"\n", "web.search.max_results:3"},
+      {"world tables that are not tables", "mail = 1\n[web]\nsearch = 2\n", "",
+       "mail:1, web.search:3"},
       // [mcp_servers] is not refused whole: each server is left out or narrows (mcp_sources.h).
       {"sections that run things",
        "[hooks]\nx = 1\n[mcp_servers.a]\ncommand = \"sh\"\n[tools]\n[permissions]\n[server]\n", "",

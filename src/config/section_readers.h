@@ -37,5 +37,11 @@ Status read_hooks(const toml::node& value, const Reading& reading, Config* confi
 // Whole: the file's servers, trusted, ${VAR} from the process's environment. One file of
 // several: only checked; load_config applies each file's in precedence order (mcp_sources.h).
 Status read_mcp_servers(const toml::node& value, const Reading& reading, Config* config);
+// [web] (with [web.search]), [memory], [mail], [messaging], [security] (world_config.h).
+Status read_web(const toml::node& value, const Reading& reading, Config* config);
+Status read_memory(const toml::node& value, const Reading& reading, Config* config);
+Status read_mail(const toml::node& value, const Reading& reading, Config* config);
+Status read_messaging(const toml::node& value, const Reading& reading, Config* config);
+Status read_security(const toml::node& value, const Reading& reading, Config* config);
 
 }  // namespace mecha::config

@@ -7,7 +7,8 @@
 //   allowed_domains = ["docs.python.org"]
 //                                 # Default: none. A fetch of a URL on one of these domains (or
 //                                 #   a subdomain) is not a send; any other URL the user did not
-//                                 #   write in the prompt is (DESIGN.md, security model 2)
+//                                 #   write in the prompt is (DESIGN.md, security model 2).
+//                                 #   Bare host names only; the reader keeps them in lower case
 //   max_bytes = 10485760          # Default: 10 MiB of body; more is cut off with a note
 //   timeout_s = 30                # Default: 30, the whole fetch, redirects included
 //   max_redirects = 5             # Default: 5
@@ -44,9 +45,12 @@
 //                                 #   (Write, Edit, Bash, MCP tools that change state) once a
 //                                 #   run holds untrusted content and private data
 //
-// A leading "~/" in a path is the user's home. Every key here is a security key for an
-// untrusted project file, except the values that only tighten: allow_private = false,
-// allowed_domains = [], approve = "always", mode = "rule_of_two", enabled = false.
+// Paths are absolute, or start with "~/" (the user's $HOME); a relative path is an error
+// naming the key. A backend's own keys are required once the files are merged (maildir
+// needs [messaging] maildir, webhook webhook_url, smtp smtp_url and from; searxng needs url).
+// Every key here is a security key for an untrusted project file (config.h), except the
+// values that only tighten: [web] allow_private = false and allowed_domains = [], [memory]
+// enabled = false, [messaging] approve = "always", [security] mode = "rule_of_two".
 #pragma once
 
 #include <cstdint>
@@ -57,9 +61,12 @@
 
 namespace mecha::config {
 
+// The Brave Search API, [web.search] url's Default for backend = "brave".
+inline constexpr char kBraveSearchUrl[] = "https://api.search.brave.com/res/v1/web/search";
+
 struct SearchConfig {
   std::string backend;  // "" (no WebSearch), "searxng" or "brave"
-  std::string url;      // Default for brave: https://api.search.brave.com/res/v1/web/search
+  std::string url;      // set by the reader for brave when not given: kBraveSearchUrl
   std::string api_key_env = "BRAVE_API_KEY";
   int max_results = 10;
   bool operator==(const SearchConfig&) const = default;

@@ -38,6 +38,7 @@ Result<Libcurl> load_libcurl(const char* file) {
            resolve(handle, file, "curl_easy_init", lib.easy_init),
            resolve(handle, file, "curl_easy_cleanup", lib.easy_cleanup),
            resolve(handle, file, "curl_easy_setopt", lib.easy_setopt),
+           resolve(handle, file, "curl_easy_perform", lib.easy_perform),
            resolve(handle, file, "curl_easy_getinfo", lib.easy_getinfo),
            resolve(handle, file, "curl_easy_strerror", lib.easy_strerror),
            resolve(handle, file, "curl_multi_init", lib.multi_init),
@@ -50,6 +51,11 @@ Result<Libcurl> load_libcurl(const char* file) {
            resolve(handle, file, "curl_multi_strerror", lib.multi_strerror),
            resolve(handle, file, "curl_slist_append", lib.slist_append),
            resolve(handle, file, "curl_slist_free_all", lib.slist_free_all),
+           resolve(handle, file, "curl_url", lib.url),
+           resolve(handle, file, "curl_url_cleanup", lib.url_cleanup),
+           resolve(handle, file, "curl_url_set", lib.url_set),
+           resolve(handle, file, "curl_url_get", lib.url_get),
+           resolve(handle, file, "curl_free", lib.free),
        }) {
     // clang-format on
     if (!st.ok()) {

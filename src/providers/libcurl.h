@@ -23,6 +23,7 @@ struct Libcurl {
   decltype(&curl_easy_init) easy_init;
   decltype(&curl_easy_cleanup) easy_cleanup;
   decltype(&curl_easy_setopt) easy_setopt;
+  decltype(&curl_easy_perform) easy_perform;
   decltype(&curl_easy_getinfo) easy_getinfo;
   decltype(&curl_easy_strerror) easy_strerror;
   decltype(&curl_multi_init) multi_init;
@@ -35,6 +36,12 @@ struct Libcurl {
   decltype(&curl_multi_strerror) multi_strerror;
   decltype(&curl_slist_append) slist_append;
   decltype(&curl_slist_free_all) slist_free_all;
+  // The URL API: WebFetch reads a URL's host and port as curl will connect to them.
+  decltype(&curl_url) url;
+  decltype(&curl_url_cleanup) url_cleanup;
+  decltype(&curl_url_set) url_set;
+  decltype(&curl_url_get) url_get;
+  decltype(&curl_free) free;
 };
 
 // The process's libcurl (promise 1).

@@ -7,8 +7,12 @@
 #include "tools/edit_tool.h"
 #include "tools/glob_tool.h"
 #include "tools/grep_tool.h"
+#include "tools/mail_tools.h"
 #include "tools/memory_tools.h"
 #include "tools/read_tool.h"
+#include "tools/send_message_tool.h"
+#include "tools/web_fetch_tool.h"
+#include "tools/web_search_tool.h"
 #include "tools/write_tool.h"
 
 namespace mecha::tools {
@@ -32,6 +36,17 @@ Status add_builtin_tools(const config::Config& config, ToolRegistry& registry) {
   auto bash = BashTool::create(config);
   if (!bash) return bash.status();
   MECHA_RETURN_IF_ERROR(registry.add(std::move(*bash)));
+  MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<WebFetchTool>(config.web)));
+  if (!config.web.search.backend.empty()) {
+    MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<WebSearchTool>(config.web)));
+  }
+  if (config.mail.maildir) {
+    MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<ReadInboxTool>(*config.mail.maildir)));
+    MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<ReadMessageTool>(*config.mail.maildir)));
+  }
+  if (!config.messaging.backend.empty()) {
+    MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<SendMessageTool>(config.messaging)));
+  }
   if (config.memory.enabled) {
     auto notes = std::make_shared<NoteStoreHandle>(config.memory.file);
     MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<RememberTool>(notes)));

@@ -1,0 +1,216 @@
+#include "store/outbox.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "base/state_dir.h"
+
+namespace mecha::store {
+namespace {
+
+constexpr int kBusyTimeoutMs = 10000;
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS outbox (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  created INTEGER NOT NULL,
+  session TEXT NOT NULL,
+  agent TEXT NOT NULL,
+  recipient TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  body TEXT NOT NULL,
+  status TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  decided INTEGER
+);
+)sql";
+
+constexpr const char* kColumns =
+    "id, created, session, agent, recipient, subject, body, status, reason, decided";
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::optional<OutboxStatus> status_named(std::string_view name) {
+  for (OutboxStatus s :
+       {OutboxStatus::kHeld, OutboxStatus::kSent, OutboxStatus::kRejected, OutboxStatus::kFailed}) {
+    if (outbox_status_name(s) == name) return s;
+  }
+  return std::nullopt;
+}
+
+// The file and its SQLite side files 0600: created so when missing, tightened when looser.
+Status make_private_files(const std::filesystem::path& db) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    std::filesystem::path p = db;
+    p += suffix;
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0) {
+      if (*suffix != '\0') continue;
+      int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+      if (fd < 0 && errno != EEXIST) {
+        return Status::error(
+            fmt::format("cannot create the outbox {}: {}", p.string(), std::strerror(errno)));
+      }
+      if (fd >= 0) ::close(fd);
+      continue;
+    }
+    if (S_ISLNK(st.st_mode)) {
+      return Status::error(fmt::format("the outbox {} is a symlink; refusing it", p.string()));
+    }
+    if (S_ISREG(st.st_mode) && (st.st_mode & 0077) != 0 && ::chmod(p.c_str(), 0600) != 0) {
+      return Status::error(fmt::format("cannot make the outbox {} private (0600): {}", p.string(),
+                                       std::strerror(errno)));
+    }
+  }
+  return ok_status();
+}
+
+Result<OutboxMessage> row(const Statement& st, const std::filesystem::path& path) {
+  OutboxMessage m;
+  m.id = st.column_int(0);
+  m.created_ms = st.column_int(1);
+  m.session = std::string(st.column_text(2));
+  m.agent = std::string(st.column_text(3));
+  m.to = std::string(st.column_text(4));
+  m.subject = std::string(st.column_text(5));
+  m.body = std::string(st.column_text(6));
+  auto status = status_named(st.column_text(7));
+  if (!status) {
+    return Status::error(fmt::format("outbox {}: message {} has an unknown status '{}'",
+                                     path.string(), m.id, st.column_text(7)));
+  }
+  m.status = *status;
+  m.reason = std::string(st.column_text(8));
+  if (!st.column_is_null(9)) m.decided_ms = st.column_int(9);
+  return m;
+}
+
+}  // namespace
+
+std::string_view outbox_status_name(OutboxStatus s) {
+  switch (s) {
+    case OutboxStatus::kHeld:
+      return "held";
+    case OutboxStatus::kSent:
+      return "sent";
+    case OutboxStatus::kRejected:
+      return "rejected";
+    case OutboxStatus::kFailed:
+      return "failed";
+  }
+  return "held";
+}
+
+Result<std::unique_ptr<Outbox>> Outbox::open(const std::filesystem::path& path) {
+  const std::string where = fmt::format("outbox {}", path.string());
+  if (path.has_parent_path() && !std::filesystem::is_directory(path.parent_path())) {
+    MECHA_RETURN_IF_ERROR(make_private_dir(path.parent_path()).prefixed(where));
+  }
+  MECHA_RETURN_IF_ERROR(make_private_files(path));
+  auto db = Database::open(path, kBusyTimeoutMs);
+  if (!db) return db.status().prefixed(where);
+  MECHA_RETURN_IF_ERROR(db->exec("PRAGMA journal_mode=WAL").prefixed(where));
+  MECHA_RETURN_IF_ERROR(db->exec("PRAGMA synchronous=FULL").prefixed(where));
+  MECHA_RETURN_IF_ERROR(db->exec(kSchema).prefixed(where));
+  MECHA_RETURN_IF_ERROR(make_private_files(path));
+  return std::unique_ptr<Outbox>(new Outbox(path, std::move(*db)));
+}
+
+Result<int64_t> Outbox::add(const OutboxMessage& m) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto st = db_.prepare(
+      "INSERT INTO outbox (created, session, agent, recipient, subject, body, status, reason, "
+      "decided) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  if (!st) return st.status();
+  st->bind(1, now_ms());
+  st->bind(2, m.session);
+  st->bind(3, m.agent);
+  st->bind(4, m.to);
+  st->bind(5, m.subject);
+  st->bind(6, m.body);
+  st->bind(7, outbox_status_name(m.status));
+  st->bind(8, m.reason);
+  if (m.decided_ms) {
+    st->bind(9, *m.decided_ms);
+  } else {
+    st->bind_null(9);
+  }
+  MECHA_RETURN_IF_ERROR(st->run().prefixed(fmt::format("outbox {}", path_.string())));
+  auto id = db_.prepare("SELECT last_insert_rowid()");
+  if (!id) return id.status();
+  auto has = id->step();
+  if (!has) return has.status();
+  return id->column_int(0);
+}
+
+Result<std::optional<OutboxMessage>> Outbox::get(int64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto st = db_.prepare(fmt::format("SELECT {} FROM outbox WHERE id = ?", kColumns));
+  if (!st) return st.status();
+  st->bind(1, id);
+  auto has = st->step();
+  if (!has) return has.status();
+  if (!*has) return std::optional<OutboxMessage>();
+  auto m = row(*st, path_);
+  if (!m) return m.status();
+  return std::optional<OutboxMessage>(std::move(*m));
+}
+
+Result<std::vector<OutboxMessage>> Outbox::list(std::optional<OutboxStatus> only) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto st =
+      db_.prepare(only ? fmt::format("SELECT {} FROM outbox WHERE status = ? ORDER BY id", kColumns)
+                       : fmt::format("SELECT {} FROM outbox ORDER BY id", kColumns));
+  if (!st) return st.status();
+  if (only) st->bind(1, outbox_status_name(*only));
+  std::vector<OutboxMessage> out;
+  for (;;) {
+    auto has = st->step();
+    if (!has) return has.status();
+    if (!*has) break;
+    auto m = row(*st, path_);
+    if (!m) return m.status();
+    out.push_back(std::move(*m));
+  }
+  return out;
+}
+
+Result<bool> Outbox::set_status(int64_t id, OutboxStatus to, const std::string& reason,
+                                std::optional<OutboxStatus> from) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto st =
+      db_.prepare(from ? "UPDATE outbox SET status = ?, reason = ?, decided = ? WHERE id = "
+                         "? AND status = ?"
+                       : "UPDATE outbox SET status = ?, reason = ?, decided = ? WHERE id = ?");
+  if (!st) return st.status();
+  st->bind(1, outbox_status_name(to));
+  st->bind(2, reason);
+  if (to == OutboxStatus::kHeld) {
+    st->bind_null(3);
+  } else {
+    st->bind(3, now_ms());
+  }
+  st->bind(4, id);
+  if (from) st->bind(5, outbox_status_name(*from));
+  MECHA_RETURN_IF_ERROR(st->run().prefixed(fmt::format("outbox {}", path_.string())));
+  return db_.changes() > 0;
+}
+
+Result<std::filesystem::path> outbox_path(const std::optional<std::filesystem::path>& configured) {
+  if (configured) return *configured;
+  auto dir = private_state_dir();
+  if (!dir) return dir.status();
+  return *dir / "outbox.db";
+}
+
+}  // namespace mecha::store
