@@ -163,5 +163,28 @@ TEST_F(MemoryE2E, MemoryCommandListsShowsSearchesAndRemoves) {
   EXPECT_EQ((*left)[0].at("id"), 1);
 }
 
+// [memory] through real config files: the user's names the file (under ~/), and a project's
+// may turn memory off without being trusted, since that only tightens.
+TEST_F(MemoryE2E, TheConfigNamesTheFileAndAProjectMayTurnMemoryOff) {
+  dir_.write(".home/.config/mecha/config.toml", "[memory]\nfile = \"~/my-notes.db\"\n");
+  auto ev = run(tool_line("main", "t1", "Remember", {{"text", "lunch is at noon"}}) +
+                text_line("main", "Noted."));
+  EXPECT_EQ(result_of(ev, "t1").at("content"), "remembered as note 1");
+  EXPECT_TRUE(std::filesystem::exists(dir_.path() / ".home" / "my-notes.db"));
+  EXPECT_FALSE(std::filesystem::exists(notes_file()));
+  BinaryResult list = mecha({"memory", "list", "--json"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  auto listed = parse_json(list.out, "memory list");
+  ASSERT_TRUE(listed.ok()) << list.out;
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].at("text"), "lunch is at noon");
+
+  dir_.write(".mecha/config.toml", "[memory]\nenabled = false\n");
+  ev = run(R"({"expect": {"tools_exclude": ["Remember", "Recall"], "tools_include": ["Read"]}, )"
+           R"("response": {"content": [{"type": "text", "text": "no memory"}]}})"
+           "\n");
+  EXPECT_EQ(ev.back().at("text"), "no memory");
+}
+
 }  // namespace
 }  // namespace mecha::cli
