@@ -51,6 +51,8 @@ int run_app(int argc, char** argv) {
       {"permissions", "Print the permission mode and rules a run here gets, with their sources",
        define_permissions_command},
       {"mcp", "MCP: mecha's own tools as an MCP server (mcp serve)", define_mcp_command},
+      {"memory", "Notes kept by Remember: list, show, search or remove them",
+       define_memory_command},
       {"outbox", "Messages SendMessage recorded: list, show, approve or reject them",
        define_outbox_command},
   };

@@ -29,6 +29,7 @@ void define_trust_command(CLI::App& sub, Action* chosen);
 void define_prompt_command(CLI::App& sub, Action* chosen);
 void define_permissions_command(CLI::App& sub, Action* chosen);
 void define_mcp_command(CLI::App& sub, Action* chosen);
+void define_memory_command(CLI::App& sub, Action* chosen);
 void define_outbox_command(CLI::App& sub, Action* chosen);
 
 // What `mecha --version` prints after "mecha ", and MCP's serverInfo.version.

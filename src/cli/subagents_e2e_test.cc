@@ -189,7 +189,8 @@ TEST_F(SubagentsE2E, ExploreWithoutToolsIsRefusedBashTopLevelAndThroughTask) {
                          {"id", "m1"},
                          {"is_error", false},
                          {"untrusted", false},
-                         {"private", false},
+                         // Explore's tools include Recall, which reads the user's notes.
+                         {"private", true},
                          {"content", "found 2 errors"}}));
   EXPECT_EQ(ev.back().at("blocked_tools"), Json::array({"Bash"}));
   EXPECT_EQ(ev.back().at("text"), "Explore found 2 errors.");
@@ -272,10 +273,11 @@ TEST_F(SubagentsE2E, AgentsListsEffectiveToolsAndCapabilities) {
   ASSERT_TRUE(j.ok()) << r.out;
   const Json no_caps = {
       {"untrusted_input", false}, {"private_data", false}, {"external_send", false}};
-  // WebFetch (a builtin tool) reads the web: an agent that has it, or may start one that does,
-  // returns untrusted answers; it is never a send itself.
-  const Json reads_web = {
-      {"untrusted_input", true}, {"private_data", false}, {"external_send", false}};
+  // WebFetch (a builtin tool) reads the web and Recall the user's notes, which may be
+  // tainted: an agent that has them, or may start one that does, returns untrusted and private
+  // answers; neither is a send itself.
+  const Json web_and_notes = {
+      {"untrusted_input", true}, {"private_data", true}, {"external_send", false}};
   Json want = Json::array();
   want.push_back({{"name", "judge"},
                   {"error", nullptr},
@@ -309,7 +311,7 @@ TEST_F(SubagentsE2E, AgentsListsEffectiveToolsAndCapabilities) {
                   {"file", (tree_ / ".mecha/agents/lead.md").string()},
                   {"tools", {"judge", "Task"}},
                   {"disallowed_tools", Json::array()},
-                  {"capabilities", reads_web},
+                  {"capabilities", web_and_notes},
                   {"max_turns", 12},
                   {"model", "small"},
                   {"provider", nullptr},
@@ -335,7 +337,7 @@ TEST_F(SubagentsE2E, AgentsListsEffectiveToolsAndCapabilities) {
                   {"file", (tree_ / ".claude/agents/Explore.md").string()},
                   {"tools", inherited},
                   {"disallowed_tools", {"Bash"}},
-                  {"capabilities", reads_web},
+                  {"capabilities", web_and_notes},
                   {"max_turns", 12},
                   {"model", nullptr},
                   {"provider", nullptr},
@@ -408,8 +410,8 @@ TEST_F(SubagentsE2E, AgentsMarksTheBuiltIns) {
   std::string all;
   for (const auto& n : builtin_names(*tools))
     all += (all.empty() ? "" : ", ") + n.get<std::string>();
-  EXPECT_EQ(r.out, fmt::format("{:<16} {:<15} tools: {:<30} untrusted-input\n", "general-purpose",
-                               "built-in", all) +
+  EXPECT_EQ(r.out, fmt::format("{:<16} {:<15} tools: {:<30} untrusted-input,private-data\n",
+                               "general-purpose", "built-in", all) +
                        fmt::format("{:<16} {:<15} tools: {:<30} -\n", "Explore", "built-in",
                                    "Read, Glob, Grep") +
                        fmt::format("{:<16} {:<15} tools: {:<30} -\n", "Plan", "built-in",

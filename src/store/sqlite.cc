@@ -53,14 +53,15 @@ std::string_view Statement::column_text(int column) const {
           static_cast<size_t>(sqlite3_column_bytes(stmt_.get(), column))};
 }
 
-Result<Database> Database::open(const std::filesystem::path& path, int busy_timeout_ms) {
+Result<Database> Database::open(const std::filesystem::path& path, int busy_timeout_ms,
+                                int extra_flags) {
   sqlite3* raw = nullptr;
-  int rc =
-      sqlite3_open_v2(path.c_str(), &raw,
-                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  int rc = sqlite3_open_v2(
+      path.c_str(), &raw,
+      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | extra_flags, nullptr);
   Database db(path, raw);  // owns raw even when the open failed
   if (rc != SQLITE_OK) {
-    return Status::error(fmt::format("cannot open session store {}: {}", path.string(),
+    return Status::error(fmt::format("cannot open the database {}: {}", path.string(),
                                      raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
   }
   sqlite3_busy_timeout(raw, busy_timeout_ms);

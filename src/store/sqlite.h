@@ -57,7 +57,9 @@ class Database {
  public:
   // Opens (creating when absent) the database file. `busy_timeout_ms` is how long a
   // statement waits for another connection's lock before failing with "database is locked".
-  static Result<Database> open(const std::filesystem::path& path, int busy_timeout_ms);
+  // `extra_flags` are more SQLITE_OPEN_* flags (SQLITE_OPEN_NOFOLLOW).
+  static Result<Database> open(const std::filesystem::path& path, int busy_timeout_ms,
+                               int extra_flags = 0);
 
   Database(Database&&) = default;
   Database& operator=(Database&&) = default;
@@ -68,6 +70,8 @@ class Database {
   // Rows changed by the last INSERT, UPDATE or DELETE.
   int64_t changes() const;
   const std::filesystem::path& path() const { return path_; }
+  // The connection, for the SQLite APIs this wrapper does not cover (FTS5's tokenizer).
+  sqlite3* handle() const { return db_.get(); }
 
  private:
   struct Closer {

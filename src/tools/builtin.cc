@@ -8,6 +8,7 @@
 #include "tools/glob_tool.h"
 #include "tools/grep_tool.h"
 #include "tools/mail_tools.h"
+#include "tools/memory_tools.h"
 #include "tools/read_tool.h"
 #include "tools/send_message_tool.h"
 #include "tools/web_fetch_tool.h"
@@ -45,6 +46,11 @@ Status add_builtin_tools(const config::Config& config, ToolRegistry& registry) {
   }
   if (!config.messaging.backend.empty()) {
     MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<SendMessageTool>(config.messaging)));
+  }
+  if (config.memory.enabled) {
+    auto notes = std::make_shared<NoteStoreHandle>(config.memory.file);
+    MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<RememberTool>(notes)));
+    MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<RecallTool>(notes)));
   }
   for (const ToolSource& source : tool_sources()) MECHA_RETURN_IF_ERROR(source(config, registry));
   return ok_status();
