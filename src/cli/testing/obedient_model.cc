@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <deque>
+#include <set>
 
 #include "providers/testing/scripted_streams.h"
 
@@ -76,6 +77,8 @@ void fill(Json& value, const std::string& last_result) {
     const std::string cut = last_result.substr(0, 4000);
     replace_all(s, "{{last_result}}", cut);
     replace_all(s, "{{last_result_url}}", percent_encoded(cut));
+    // A placeholder for a later call (one planted in a note to be obeyed when recalled).
+    replace_all(s, "{{later:", "{{");
     value = s;
   } else if (value.is_object() || value.is_array()) {
     for (Json& v : value) fill(v, last_result);
@@ -86,6 +89,9 @@ void fill(Json& value, const std::string& last_result) {
 
 Json ObedientModel::next_reply(const Json& request) {
   std::deque<Call> queue;
+  // Instructions read in tool results, each obeyed once: a result that repeats one (a
+  // recalled note that matches its own query) does not make the model loop.
+  std::set<std::string> obeyed;
   std::string last_result;
   int calls_made = 0;
   for (const Json& m : request.value("messages", Json::array())) {
@@ -111,7 +117,9 @@ Json ObedientModel::next_reply(const Json& request) {
       const std::string type = b.value("type", "");
       if (type == "tool_result") {
         last_result = block_text(b.value("content", Json("")));
-        for (Call& c : instructions(last_result)) injected.push_back(std::move(c));
+        for (Call& c : instructions(last_result)) {
+          if (obeyed.insert(c.tool + " " + c.input.dump()).second) injected.push_back(std::move(c));
+        }
       } else if (type == "text") {
         for (Call& c : instructions(b.value("text", ""))) queue.push_back(std::move(c));
       }
@@ -170,7 +178,7 @@ ObedientModel::~ObedientModel() {
 }
 
 std::string ObedientModel::base_url() const {
-  return "http://127.0.0.1:" + std::to_string(port_);
+  return "http://127.0.0.1:" + std::to_string(port_) + "/v1";
 }
 
 }  // namespace mecha::cli::testing
