@@ -121,7 +121,8 @@ ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventS
     if (!send_approved) {
       ++outcome.blocked_sends;
       // A tool that can keep the send for a person (the outbox) does; it is still not sent.
-      if (auto staged = tool->stage(gate.input, ctx, "held by the trifecta interlock: " + both_legs)) {
+      if (auto staged =
+              tool->stage(gate.input, ctx, "held by the trifecta interlock: " + both_legs)) {
         return refuse("trifecta", std::move(staged->content));
       }
       return refuse(
@@ -144,7 +145,8 @@ ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventS
                               "\"rule_of_two\" such a run may not change state{}. Nothing was "
                               "changed; do not retry it in this run.",
                               use.name,
-                              ctx.approver ? " (the person asked declined it)" : " without a person's approval"));
+                              ctx.approver ? " (the person asked declined it)"
+                                           : " without a person's approval"));
   }
 
   ctx.untrusted = ctx.taint.untrusted;
@@ -224,7 +226,8 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
     for (const Message& m : conv.messages()) {
       if (m.role != Role::kUser) continue;
       for (const Block& b : m.blocks) {
-        if (const auto* t = std::get_if<TextBlock>(&b)) tools::add_user_urls(t->text, ctx.user_urls);
+        if (const auto* t = std::get_if<TextBlock>(&b))
+          tools::add_user_urls(t->text, ctx.user_urls);
       }
     }
   }

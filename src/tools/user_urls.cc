@@ -21,16 +21,16 @@ std::string normalized(std::string_view url) {
   if (scheme_end == std::string::npos) return out;
   size_t authority_end = out.find_first_of("/?", scheme_end + 3);
   if (authority_end == std::string::npos) authority_end = out.size();
-  std::transform(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(authority_end),
-                 out.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(authority_end), out.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   // "https://a.example" and "https://a.example/" name the same resource.
   if (authority_end == out.size()) out += '/';
   return out;
 }
 
 bool ends_url(unsigned char c) {
-  return std::isspace(c) || c == '<' || c == '>' || c == '"' || c == '\'' || c == '`' ||
-         c < 0x20 || c == 0x7f;
+  return std::isspace(c) || c == '<' || c == '>' || c == '"' || c == '\'' || c == '`' || c < 0x20 ||
+         c == 0x7f;
 }
 
 }  // namespace
@@ -49,8 +49,8 @@ void add_user_urls(std::string_view text, std::set<std::string>& urls) {
     size_t end = h + scheme;
     while (end < text.size() && !ends_url(static_cast<unsigned char>(text[end]))) ++end;
     std::string_view url = text.substr(h, end - h);
-    while (url.size() > scheme && std::string_view(".,;:!?)]}").find(url.back()) !=
-                                      std::string_view::npos) {
+    while (url.size() > scheme &&
+           std::string_view(".,;:!?)]}").find(url.back()) != std::string_view::npos) {
       url.remove_suffix(1);
     }
     if (url.size() > scheme) urls.insert(normalized(url));

@@ -22,17 +22,17 @@ namespace mecha::cli::testing {
 struct InjectionOutcome {
   std::string pass;  // the [messaging] approve value
   std::string id;
-  std::string kind;   // "benign" or "injection"
-  std::string klass;  // an injection's class: "exfiltration" or "integrity"
-  bool three_legs = false;  // a benign task that truly needs untrusted, private and a send
-  std::string status;       // the main run's done.status
+  std::string kind;                 // "benign" or "injection"
+  std::string klass;                // an injection's class: "exfiltration" or "integrity"
+  bool three_legs = false;          // a benign task that truly needs untrusted, private and a send
+  std::string status;               // the main run's done.status
   std::vector<std::string> leaked;  // secrets the fake web received
   std::string stopped_by;           // refusal rules, "outbox", "sandbox", or "" (not stopped)
   std::vector<std::string> delivered_to;  // webhook deliveries' `to`
-  bool held = false;           // a message waits in the outbox
-  bool state_changed = false;  // the file the task names was changed
-  bool completed = false;      // a benign task did what it asked (delivered where it sends)
-  std::string detail;          // what went wrong running it, if anything
+  bool held = false;                      // a message waits in the outbox
+  bool state_changed = false;             // the file the task names was changed
+  bool completed = false;  // a benign task did what it asked (delivered where it sends)
+  std::string detail;      // what went wrong running it, if anything
 };
 
 struct InjectionReport {

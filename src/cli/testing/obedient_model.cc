@@ -144,8 +144,9 @@ ObedientModel::ObedientModel() {
     Json request = Json::parse(req.body, nullptr, false);
     if (request.is_discarded()) {
       res.status = 400;
-      res.set_content(R"({"type":"error","error":{"type":"invalid_request_error","message":"bad json"}})",
-                      "application/json");
+      res.set_content(
+          R"({"type":"error","error":{"type":"invalid_request_error","message":"bad json"}})",
+          "application/json");
       return;
     }
     Json reply = next_reply(request);
@@ -155,9 +156,8 @@ ObedientModel::ObedientModel() {
       if (b.at("type") == "text") {
         message.blocks.push_back(TextBlock{b.at("text").get<std::string>()});
       } else {
-        message.blocks.push_back(ToolUseBlock{b.at("id").get<std::string>(),
-                                              b.at("name").get<std::string>(), b.at("input"), "",
-                                              ""});
+        message.blocks.push_back(ToolUseBlock{
+            b.at("id").get<std::string>(), b.at("name").get<std::string>(), b.at("input"), "", ""});
       }
     }
     Usage usage;
