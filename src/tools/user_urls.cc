@@ -38,8 +38,10 @@ bool ends_url(unsigned char c) {
 void add_user_urls(std::string_view text, std::set<std::string>& urls) {
   size_t i = 0;
   while (i < text.size()) {
-    size_t h = text.find("http", i);
-    if (h == std::string_view::npos) return;
+    // "http" in any case: a person may write HTTPS://Example.org.
+    size_t h = i;
+    while (h < text.size() && !starts_with_ci(text.substr(h), "http")) ++h;
+    if (h == text.size()) return;
     std::string_view rest = text.substr(h);
     size_t scheme = starts_with_ci(rest, "https://") ? 8 : starts_with_ci(rest, "http://") ? 7 : 0;
     if (scheme == 0) {
