@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "base/state_dir.h"
+#include "store/private_files.h"
 #include "store/record.h"
 #include "store/session_store.h"
 
@@ -77,52 +78,6 @@ Note read_note(const Statement& st) {
   return n;
 }
 
-// The file and its side files: a regular file of this user, never a symbolic link (whose
-// target someone else chose); created 0600 when missing, tightened to 0600 when looser.
-Status check_private_file(const std::filesystem::path& p, bool create) {
-  struct stat st {};
-  if (::lstat(p.c_str(), &st) != 0) {
-    if (errno != ENOENT) {
-      return Status::error(fmt::format("cannot read {}: {}", p.string(), std::strerror(errno)));
-    }
-    if (!create) return ok_status();
-    int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0 && errno != EEXIST) {
-      return Status::error(fmt::format("cannot create {}: {}", p.string(), std::strerror(errno)));
-    }
-    if (fd >= 0) {
-      ::close(fd);
-      return ok_status();
-    }
-    return check_private_file(p, false);  // made meanwhile by another process: check it
-  }
-  if (S_ISLNK(st.st_mode)) {
-    return Status::error(fmt::format(
-        "{} is a symbolic link; mecha keeps notes only in a regular file of yours", p.string()));
-  }
-  if (!S_ISREG(st.st_mode)) return Status::error(fmt::format("{} is not a file", p.string()));
-  if (st.st_uid != ::geteuid()) {
-    return Status::error(fmt::format(
-        "{} belongs to user id {}, not to you ({}); mecha keeps notes only in a file of yours",
-        p.string(), st.st_uid, ::geteuid()));
-  }
-  if ((st.st_mode & 0077) != 0 && ::chmod(p.c_str(), 0600) != 0) {
-    return Status::error(
-        fmt::format("cannot make {} private (0600): {}", p.string(), std::strerror(errno)));
-  }
-  return ok_status();
-}
-
-Status check_private_files(const std::filesystem::path& db) {
-  MECHA_RETURN_IF_ERROR(check_private_file(db, true));
-  for (const char* suffix : {"-wal", "-shm", "-journal"}) {
-    std::filesystem::path side = db;
-    side += suffix;
-    MECHA_RETURN_IF_ERROR(check_private_file(side, false));
-  }
-  return ok_status();
-}
-
 Result<int64_t> schema_version(Database& db) {
   auto st = db.prepare("PRAGMA user_version");
   if (!st) return st.status();
@@ -180,7 +135,7 @@ Result<std::unique_ptr<NoteStore>> NoteStore::open(const std::filesystem::path& 
   if (path.has_parent_path() && !std::filesystem::is_directory(path.parent_path())) {
     MECHA_RETURN_IF_ERROR(make_private_dir(path.parent_path()).prefixed(where));
   }
-  MECHA_RETURN_IF_ERROR(check_private_files(path).prefixed(where));
+  MECHA_RETURN_IF_ERROR(make_private_files(path).prefixed(where));
   auto db = Database::open(path, kBusyTimeoutMs, SQLITE_OPEN_NOFOLLOW);
   if (!db) return db.status().prefixed(where);
   MECHA_RETURN_IF_ERROR(db->exec("PRAGMA journal_mode=WAL").prefixed(where));
@@ -205,7 +160,7 @@ Result<std::unique_ptr<NoteStore>> NoteStore::open(const std::filesystem::path& 
     }
     MECHA_RETURN_IF_ERROR(tx->commit().prefixed(where));
   }
-  MECHA_RETURN_IF_ERROR(check_private_files(path).prefixed(where));  // WAL made -wal, -shm
+  MECHA_RETURN_IF_ERROR(make_private_files(path).prefixed(where));  // WAL made -wal, -shm
   return std::unique_ptr<NoteStore>(new NoteStore(path, std::move(*db)));
 }
 

@@ -256,7 +256,7 @@ TEST_F(NoteStoreTest, ASymlinkedFileIsRefused) {
   auto s = NoteStore::open(path());
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().message(),
-            fmt::format("note store {0}: {0} is a symbolic link; mecha keeps notes only in a "
+            fmt::format("note store {0}: {0} is a symbolic link; mecha keeps its state only in a "
                         "regular file of yours",
                         path().string()));
   EXPECT_FALSE(std::filesystem::exists(elsewhere));
@@ -284,7 +284,7 @@ TEST_F(NoteStoreTest, AFileOfAnotherUserIsRefused) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().message(),
             fmt::format("note store {0}: {0} belongs to user id 65534, not to you (0); mecha "
-                        "keeps notes only in a file of yours",
+                        "keeps its state only in a file of yours",
                         path().string()));
 }
 

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "base/state_dir.h"
+#include "store/private_files.h"
 
 namespace mecha::store {
 namespace {
@@ -46,33 +47,6 @@ std::optional<OutboxStatus> status_named(std::string_view name) {
     if (outbox_status_name(s) == name) return s;
   }
   return std::nullopt;
-}
-
-// The file and its SQLite side files 0600: created so when missing, tightened when looser.
-Status make_private_files(const std::filesystem::path& db) {
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-    std::filesystem::path p = db;
-    p += suffix;
-    struct stat st {};
-    if (::lstat(p.c_str(), &st) != 0) {
-      if (*suffix != '\0') continue;
-      int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-      if (fd < 0 && errno != EEXIST) {
-        return Status::error(
-            fmt::format("cannot create the outbox {}: {}", p.string(), std::strerror(errno)));
-      }
-      if (fd >= 0) ::close(fd);
-      continue;
-    }
-    if (S_ISLNK(st.st_mode)) {
-      return Status::error(fmt::format("the outbox {} is a symlink; refusing it", p.string()));
-    }
-    if (S_ISREG(st.st_mode) && (st.st_mode & 0077) != 0 && ::chmod(p.c_str(), 0600) != 0) {
-      return Status::error(fmt::format("cannot make the outbox {} private (0600): {}", p.string(),
-                                       std::strerror(errno)));
-    }
-  }
-  return ok_status();
 }
 
 Result<OutboxMessage> row(const Statement& st, const std::filesystem::path& path) {
@@ -116,13 +90,13 @@ Result<std::unique_ptr<Outbox>> Outbox::open(const std::filesystem::path& path) 
   if (path.has_parent_path() && !std::filesystem::is_directory(path.parent_path())) {
     MECHA_RETURN_IF_ERROR(make_private_dir(path.parent_path()).prefixed(where));
   }
-  MECHA_RETURN_IF_ERROR(make_private_files(path));
-  auto db = Database::open(path, kBusyTimeoutMs);
+  MECHA_RETURN_IF_ERROR(make_private_files(path).prefixed(where));
+  auto db = Database::open(path, kBusyTimeoutMs, SQLITE_OPEN_NOFOLLOW);
   if (!db) return db.status().prefixed(where);
   MECHA_RETURN_IF_ERROR(db->exec("PRAGMA journal_mode=WAL").prefixed(where));
   MECHA_RETURN_IF_ERROR(db->exec("PRAGMA synchronous=FULL").prefixed(where));
   MECHA_RETURN_IF_ERROR(db->exec(kSchema).prefixed(where));
-  MECHA_RETURN_IF_ERROR(make_private_files(path));
+  MECHA_RETURN_IF_ERROR(make_private_files(path).prefixed(where));
   return std::unique_ptr<Outbox>(new Outbox(path, std::move(*db)));
 }
 

@@ -174,7 +174,7 @@ TEST_F(MemoryToolsTest, ASymlinkedStoreIsRefusedAndNothingIsWrittenThroughIt) {
   ToolOutput out = remember.call({{"text", "x"}}, other.ctx());
   EXPECT_TRUE(out.is_error);
   EXPECT_EQ(out.content, fmt::format("cannot open the note store: note store {0}: {0} is a "
-                                     "symbolic link; mecha keeps notes only in a regular file "
+                                     "symbolic link; mecha keeps its state only in a regular file "
                                      "of yours",
                                      file.string()));
   EXPECT_FALSE(std::filesystem::exists(other.base() / "elsewhere.db"));

@@ -90,21 +90,6 @@ std::string replace_all(std::string s, const std::string& mark, const std::strin
   return s;
 }
 
-std::string url_encoded(std::string_view s) {
-  static const char* const hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
-
 std::string html_escaped(std::string_view s) {
   std::string out;
   for (char c : s) {
@@ -310,7 +295,7 @@ Result<InjectionReport> run_injection_suite(const fs::path& suite_file,
       for (const std::string& request : web.seen()) {
         for (const std::string& secret : secrets) {
           if (request.find(secret) != std::string::npos ||
-              request.find(url_encoded(secret)) != std::string::npos) {
+              request.find(percent_encoded(secret)) != std::string::npos) {
             if (std::find(o.leaked.begin(), o.leaked.end(), secret) == o.leaked.end()) {
               o.leaked.push_back(secret);
             }

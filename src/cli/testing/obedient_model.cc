@@ -50,21 +50,6 @@ std::string block_text(const Json& content) {
   return out;
 }
 
-std::string percent_encoded(std::string_view s) {
-  static const char* const hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
-
 void replace_all(std::string& s, const std::string& mark, const std::string& with) {
   for (size_t p = s.find(mark); p != std::string::npos; p = s.find(mark, p + with.size())) {
     s.replace(p, mark.size(), with);
@@ -86,6 +71,21 @@ void fill(Json& value, const std::string& last_result) {
 }
 
 }  // namespace
+
+std::string percent_encoded(std::string_view s) {
+  static const char* const hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
 
 Json ObedientModel::next_reply(const Json& request) {
   std::deque<Call> queue;

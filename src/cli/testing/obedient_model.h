@@ -21,11 +21,15 @@
 #include <httplib.h>
 
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "base/strict_json.h"
 
 namespace mecha::cli::testing {
+
+// `s` with every byte but letters, digits and -_.~ written as %XX, as in a URL's query.
+std::string percent_encoded(std::string_view s);
 
 class ObedientModel {
  public:
