@@ -13,6 +13,7 @@
 #include "config/permission_rule.h"
 #include "guard/command_finder.h"
 #include "guard/path_model.h"
+#include "tools/web_client.h"
 
 namespace mecha::agent {
 namespace {
@@ -53,9 +54,16 @@ std::string string_field(const Json& input, const char* key) {
   return it != input.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-// The host of an http(s) URL, lowercase, without user, port or trailing dot; "" when the
-// URL cannot be read.
-std::string host_of(const std::string& url) {
+std::string plain_host(std::string host) {
+  std::transform(host.begin(), host.end(), host.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  while (host.ends_with('.')) host.pop_back();
+  return host;
+}
+
+// The host of an http(s) URL read by hand, lowercase, without user, port or trailing dot;
+// "" when the URL cannot be read.
+std::string host_by_hand(const std::string& url) {
   size_t scheme = url.find("://");
   if (scheme == std::string::npos) return "";
   std::string_view rest = std::string_view(url).substr(scheme + 3);
@@ -67,11 +75,21 @@ std::string host_of(const std::string& url) {
   } else {
     rest = rest.substr(0, rest.find(':'));
   }
-  std::string host(rest);
-  std::transform(host.begin(), host.end(), host.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  while (host.ends_with('.')) host.pop_back();
-  return host;
+  return plain_host(std::string(rest));
+}
+
+// The hosts a fetch of `url` may be taken to reach: the one libcurl reads (WebFetch's
+// reading, so numeric spellings are the address they stand for) and the one read by hand,
+// when they differ ("https://evil.com\\@example.com/" is example.com to libcurl). A rule
+// must hold for each: a deny or ask rule fires on either, an allow rule needs both. "" for
+// a reading that fails.
+std::vector<std::string> hosts_of(const std::string& url) {
+  std::vector<std::string> hosts{host_by_hand(url)};
+  if (auto parsed = tools::parse_web_url(url); parsed.ok()) {
+    std::string host = plain_host(parsed->host);
+    if (host != hosts.front()) hosts.push_back(host);
+  }
+  return hosts;
 }
 
 bool host_matches(const std::string& rule, const std::string& host) {
@@ -207,8 +225,10 @@ bool catches(const CompiledRule& r, const Call& call) {
       return path_catches(*r.path, *call.file, call.name == "Grep", tree);
     case RuleKind::kDomain: {
       if (call.name != "WebFetch") return false;
-      std::string host = host_of(string_field(call.input, "url"));
-      return host.empty() || host_matches(r.rule.specifier, host);
+      for (const std::string& host : hosts_of(string_field(call.input, "url"))) {
+        if (host.empty() || host_matches(r.rule.specifier, host)) return true;
+      }
+      return false;
     }
     case RuleKind::kAgent:
       return call.subagent ? call.name == r.rule.specifier
@@ -231,8 +251,10 @@ bool permits(const CompiledRule& r, const Call& call) {
              r.path->matches(call.file->canonical_parts, call.tree_parts);
     case RuleKind::kDomain: {
       if (call.name != "WebFetch") return false;
-      std::string host = host_of(string_field(call.input, "url"));
-      return !host.empty() && host_matches(r.rule.specifier, host);
+      for (const std::string& host : hosts_of(string_field(call.input, "url"))) {
+        if (host.empty() || !host_matches(r.rule.specifier, host)) return false;
+      }
+      return true;
     }
     case RuleKind::kAgent:
     case RuleKind::kMcp:
