@@ -249,13 +249,15 @@ not_match = ["shred secret.txt", "tee /dev/null"]
 [[guard.rules]]
 name = "user-consent"
 command = "mecha"
-args = ["trust|taint|sessions"]
-unless_args = ["list", "show", "export", "--list", "--help", "-h"]
-reason = "gives consent that only the user may give (trusting a project's config, vouching for files an untrusted run wrote, removing sessions)"
+args = ["trust|taint|sessions|outbox|memory"]
+unless_args = ["list", "show", "export", "search", "--list", "--help", "-h"]
+reason = "gives consent that only the user may give (trusting a project's config, vouching for files an untrusted run wrote, removing sessions or notes, approving a held message)"
 match = ["mecha trust", "mecha trust .mecha/config.toml", "mecha taint clear --all",
-         "mecha taint clear notes.txt", "mecha sessions rm 4f2a", "mecha trust --revoke x"]
+         "mecha taint clear notes.txt", "mecha sessions rm 4f2a", "mecha trust --revoke x",
+         "mecha outbox approve 3", "mecha outbox reject 3", "mecha memory rm 12"]
 not_match = ["mecha taint list", "mecha sessions list --all", "mecha trust --list",
-             "mecha run hello", "mecha guard check ls"]
+             "mecha run hello", "mecha guard check ls", "mecha outbox list",
+             "mecha memory search bank"]
 
 [[guard.rules]]
 name = "package-manager-config"

@@ -116,10 +116,12 @@ Json BashTool::input_schema() const {
 
 Capabilities BashTool::capabilities() const {
   // Without network a command can only touch this machine, like the file tools; with it, it
-  // can fetch what an attacker wrote and send data out.
+  // can fetch what an attacker wrote and send data out. Without the sandbox nothing keeps
+  // the network away.
+  const bool network = settings_.network || !settings_.sandbox;
   Capabilities c;
-  c.untrusted_input = settings_.network;
-  c.external_send = settings_.network;
+  c.untrusted_input = network;
+  c.external_send = network;
   return c;
 }
 

@@ -377,6 +377,22 @@ match = ["npm publish"]
   EXPECT_EQ(run(**tool, t, "sudo true").refusal_rule, "privilege-escalation");
 }
 
+// What a command can reach decides the labels: the network, given by the config or by
+// running without the sandbox, both reads the world and sends to it.
+TEST(BashTool, IsLabelledASendAndUntrustedWhenCommandsCanReachTheNetwork) {
+  const Capabilities both{.untrusted_input = true, .external_send = true};
+  for (const auto& [toml, want] :
+       std::vector<std::pair<std::string, Capabilities>>{{"", Capabilities{}},
+                                                         {"[sandbox]\nnetwork = true\n", both},
+                                                         {"[sandbox]\nmode = \"off\"\n", both}}) {
+    auto config = config::parse_config(toml, "c.toml");
+    ASSERT_TRUE(config.ok()) << config.message();
+    auto tool = BashTool::create(*config);
+    ASSERT_TRUE(tool.ok()) << tool.message();
+    EXPECT_EQ((*tool)->capabilities(), want) << toml;
+  }
+}
+
 TEST(BashTool, ARuleWhosePatternDoesNotCompileFailsTheToolNamingFileAndLine) {
   auto config = config::parse_config(
       "[[guard.rules]]\nname = \"x\"\ncommand = \"(\"\nreason = \"r\"\nmatch = [\"a\"]\n",
