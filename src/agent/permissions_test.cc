@@ -356,8 +356,8 @@ TEST_F(Permissions, WebFetchTaskMcpAndWholeToolRules) {
   EXPECT_EQ(f("not a url"), Verdict::kDeny) << "a URL not read may be any host";
   // The host a rule sees is the one the fetch connects to: numeric spellings included.
   auto no_loopback = policy({{RuleAction::kDeny, "WebFetch(domain:127.0.0.1)"}});
-  for (const char* u : {"http://127.0.0.1/", "http://2130706433/", "http://0x7f.1/",
-                        "http://0177.0.0.1:8080/x"}) {
+  for (const char* u :
+       {"http://127.0.0.1/", "http://2130706433/", "http://0x7f.1/", "http://0177.0.0.1:8080/x"}) {
     EXPECT_EQ(no_loopback.decide(fetch, {{"url", u}}, tree_).verdict, Verdict::kDeny) << u;
   }
   EXPECT_EQ(url("https://example.com/"), Verdict::kDeny) << "plan: WebFetch here is not read-only";
