@@ -90,14 +90,14 @@ Result<HttpAnswer> http_exchange(const HttpExchange& ex) {
   auto loaded = providers::libcurl();
   if (!loaded.ok()) return Status::error(fmt::format("{}: {}", what, loaded.message()));
   const Libcurl& lib = **loaded;
-  std::unique_ptr<CURL, void (*)(CURL*)> easy(lib.easy_init(), lib.easy_cleanup);
-  std::unique_ptr<CURLM, CURLMcode (*)(CURLM*)> multi(lib.multi_init(), lib.multi_cleanup);
+  providers::EasyHandle easy = providers::new_easy(lib);
+  providers::MultiHandle multi = providers::new_multi(lib);
   if (!easy || !multi)
     return Status::error(fmt::format("{}: cannot create a libcurl handle", what));
   curl_slist* raw = nullptr;
   for (const auto& h : ex.headers) raw = lib.slist_append(raw, h.c_str());
   raw = lib.slist_append(raw, "Expect:");
-  std::unique_ptr<curl_slist, void (*)(curl_slist*)> headers(raw, lib.slist_free_all);
+  providers::HeaderList headers = providers::own_list(lib, raw);
 
   Transfer t;
   t.exchange = &ex;

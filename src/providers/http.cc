@@ -21,22 +21,6 @@ using SteadyClock = std::chrono::steady_clock;
 constexpr auto kPollInterval = std::chrono::milliseconds(50);
 constexpr size_t kMaxErrorBody = 64 << 10;
 
-struct EasyDeleter {
-  const Libcurl* lib;
-  void operator()(CURL* h) const { lib->easy_cleanup(h); }
-};
-struct MultiDeleter {
-  const Libcurl* lib;
-  void operator()(CURLM* h) const { lib->multi_cleanup(h); }
-};
-struct SlistDeleter {
-  const Libcurl* lib;
-  void operator()(curl_slist* l) const { lib->slist_free_all(l); }
-};
-using EasyHandle = std::unique_ptr<CURL, EasyDeleter>;
-using MultiHandle = std::unique_ptr<CURLM, MultiDeleter>;
-using HeaderList = std::unique_ptr<curl_slist, SlistDeleter>;
-
 // Keeps an easy handle in a multi handle for the length of one transfer.
 class MultiMembership {
  public:
@@ -171,8 +155,8 @@ struct Outcome {
 Outcome attempt_once(const Libcurl& lib, const HttpOptions& opt, const HttpRequest& req,
                      curl_slist* headers, BodyReceiver& receiver) {
   Outcome out;
-  EasyHandle easy(lib.easy_init(), EasyDeleter{&lib});
-  MultiHandle multi(lib.multi_init(), MultiDeleter{&lib});
+  EasyHandle easy = new_easy(lib);
+  MultiHandle multi = new_multi(lib);
   if (!easy || !multi) {
     out.status = Status::error(fmt::format("POST {}: cannot create a libcurl handle", req.url));
     return out;
@@ -395,7 +379,7 @@ Result<HttpReply> HttpClient::post(const HttpRequest& request, BodyReceiver& rec
   for (const auto& h : request.headers) raw = lib.slist_append(raw, h.c_str());
   // No "Expect: 100-continue" round trip for large bodies.
   raw = lib.slist_append(raw, "Expect:");
-  HeaderList headers(raw, SlistDeleter{&lib});
+  HeaderList headers = own_list(lib, raw);
 
   const int retries_allowed = std::max(0, options_.max_retries);
   const int attempts_allowed = 1 + retries_allowed;

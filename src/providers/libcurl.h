@@ -14,6 +14,8 @@
 
 #include <curl/curl.h>
 
+#include <memory>
+
 #include "base/result.h"
 
 namespace mecha::providers {
@@ -43,6 +45,17 @@ struct Libcurl {
   decltype(&curl_url_get) url_get;
   decltype(&curl_free) free;
 };
+
+// Handles that free themselves through the table's entry points.
+using EasyHandle = std::unique_ptr<CURL, decltype(&curl_easy_cleanup)>;
+using MultiHandle = std::unique_ptr<CURLM, decltype(&curl_multi_cleanup)>;
+using HeaderList = std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)>;
+inline EasyHandle new_easy(const Libcurl& lib) { return {lib.easy_init(), lib.easy_cleanup}; }
+inline MultiHandle new_multi(const Libcurl& lib) { return {lib.multi_init(), lib.multi_cleanup}; }
+// Takes `list` (may be null: an empty list that slist_append extends through reset()).
+inline HeaderList own_list(const Libcurl& lib, curl_slist* list) {
+  return {list, lib.slist_free_all};
+}
 
 // The process's libcurl (promise 1).
 Result<const Libcurl*> libcurl();

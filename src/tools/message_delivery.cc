@@ -120,19 +120,6 @@ bool short_lines(std::string_view s) {
 
 // ---- libcurl ----
 
-struct EasyCloser {
-  const Libcurl* lib;
-  void operator()(CURL* h) const { lib->easy_cleanup(h); }
-};
-struct MultiCloser {
-  const Libcurl* lib;
-  void operator()(CURLM* m) const { lib->multi_cleanup(m); }
-};
-struct ListCloser {
-  const Libcurl* lib;
-  void operator()(curl_slist* l) const { lib->slist_free_all(l); }
-};
-
 struct Upload {
   std::string_view data;
   size_t pos = 0;
@@ -157,7 +144,7 @@ size_t keep_answer(char* data, size_t size, size_t n, void* userdata) {
 
 // Runs one transfer to its end, through a multi handle so that `cancel` is heard.
 Status perform(const Libcurl& lib, CURL* h, const CancelToken* cancel, const std::string& what) {
-  std::unique_ptr<CURLM, MultiCloser> multi(lib.multi_init(), MultiCloser{&lib});
+  providers::MultiHandle multi = providers::new_multi(lib);
   if (!multi) return Status::error(what + ": cannot create a libcurl handle");
   char error[CURL_ERROR_SIZE] = {0};
   lib.easy_setopt(h, CURLOPT_ERRORBUFFER, error);
@@ -206,12 +193,12 @@ Status deliver_webhook(const config::MessagingConfig& config, const OutgoingMess
   auto lib = providers::libcurl();
   if (!lib) return lib.status();
   const Libcurl& l = **lib;
-  std::unique_ptr<CURL, EasyCloser> h(l.easy_init(), EasyCloser{&l});
+  providers::EasyHandle h = providers::new_easy(l);
   if (!h) return Status::error(what + ": cannot create a libcurl handle");
   const std::string body =
       Json{{"id", m.id}, {"to", m.to}, {"subject", m.subject}, {"body", m.body}}.dump();
-  std::unique_ptr<curl_slist, ListCloser> headers(
-      l.slist_append(nullptr, "Content-Type: application/json"), ListCloser{&l});
+  providers::HeaderList headers =
+      providers::own_list(l, l.slist_append(nullptr, "Content-Type: application/json"));
   std::string answer;
   l.easy_setopt(h.get(), CURLOPT_URL, config.webhook_url.c_str());
   l.easy_setopt(h.get(), CURLOPT_POST, 1L);
@@ -267,7 +254,7 @@ Status deliver_smtp(const config::MessagingConfig& config, const OutgoingMessage
   auto lib = providers::libcurl();
   if (!lib) return lib.status();
   const Libcurl& l = **lib;
-  std::unique_ptr<CURL, EasyCloser> h(l.easy_init(), EasyCloser{&l});
+  providers::EasyHandle h = providers::new_easy(l);
   if (!h) return Status::error(what + ": cannot create a libcurl handle");
   const std::string text = rfc5322_text(config, m,
                                         std::chrono::duration_cast<std::chrono::seconds>(
@@ -275,8 +262,8 @@ Status deliver_smtp(const config::MessagingConfig& config, const OutgoingMessage
                                             .count());
   Upload up{text, 0};
   const std::string from = "<" + config.from + ">";
-  std::unique_ptr<curl_slist, ListCloser> rcpt(l.slist_append(nullptr, ("<" + m.to + ">").c_str()),
-                                               ListCloser{&l});
+  providers::HeaderList rcpt =
+      providers::own_list(l, l.slist_append(nullptr, ("<" + m.to + ">").c_str()));
   l.easy_setopt(h.get(), CURLOPT_URL, config.smtp_url.c_str());
   l.easy_setopt(h.get(), CURLOPT_MAIL_FROM, from.c_str());
   l.easy_setopt(h.get(), CURLOPT_MAIL_RCPT, rcpt.get());

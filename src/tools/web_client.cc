@@ -91,15 +91,6 @@ curl_socket_t on_open_socket(void* user, curlsocktype, curl_sockaddr* addr) {
   return ::socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
 }
 
-struct EasyDeleter {
-  const Libcurl* lib;
-  void operator()(CURL* h) const { lib->easy_cleanup(h); }
-};
-struct ListDeleter {
-  const Libcurl* lib;
-  void operator()(curl_slist* l) const { lib->slist_free_all(l); }
-};
-
 bool is_redirect(long status) {
   return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
 }
@@ -148,7 +139,7 @@ Result<WebPage> WebClient::get(const std::string& first_url,
   const std::string timeout_message = fmt::format(
       "fetching {}: timed out after {:g} s ([web] timeout_s)", first_url, options_.timeout_s);
 
-  std::unique_ptr<curl_slist, ListDeleter> header_list(nullptr, ListDeleter{&lib});
+  providers::HeaderList header_list = providers::own_list(lib, nullptr);
   for (const std::string& h : headers) {
     curl_slist* next = lib.slist_append(header_list.get(), h.c_str());
     if (next == nullptr) return Status::error("out of memory building request headers");
@@ -176,9 +167,9 @@ Result<WebPage> WebClient::get(const std::string& first_url,
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) return Status::error(timeout_message);
 
-    std::unique_ptr<CURL, EasyDeleter> h(lib.easy_init(), EasyDeleter{&lib});
+    providers::EasyHandle h = providers::new_easy(lib);
     if (!h) return Status::error("curl_easy_init failed");
-    std::unique_ptr<curl_slist, ListDeleter> pin(nullptr, ListDeleter{&lib});
+    providers::HeaderList pin = providers::own_list(lib, nullptr);
     const bool numeric_host = addresses.size() == 1 && (addresses[0] == where->host ||
                                                         "[" + addresses[0] + "]" == where->host);
     if (checking && !numeric_host) {
