@@ -132,14 +132,8 @@ NoteStore::NoteStore(std::filesystem::path path, Database db)
 
 Result<std::unique_ptr<NoteStore>> NoteStore::open(const std::filesystem::path& path) {
   const std::string where = fmt::format("note store {}", path.string());
-  if (path.has_parent_path() && !std::filesystem::is_directory(path.parent_path())) {
-    MECHA_RETURN_IF_ERROR(make_private_dir(path.parent_path()).prefixed(where));
-  }
-  MECHA_RETURN_IF_ERROR(make_private_files(path).prefixed(where));
-  auto db = Database::open(path, kBusyTimeoutMs, SQLITE_OPEN_NOFOLLOW);
-  if (!db) return db.status().prefixed(where);
-  MECHA_RETURN_IF_ERROR(db->exec("PRAGMA journal_mode=WAL").prefixed(where));
-  MECHA_RETURN_IF_ERROR(db->exec("PRAGMA synchronous=FULL").prefixed(where));
+  auto db = open_private_database(path, kBusyTimeoutMs, where);
+  if (!db) return db.status();
   auto version = schema_version(*db);
   if (!version) return version.status().prefixed(where);
   if (*version > kSchemaVersion) {

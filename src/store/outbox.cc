@@ -11,11 +11,10 @@
 
 #include "base/state_dir.h"
 #include "store/private_files.h"
+#include "store/session_store.h"
 
 namespace mecha::store {
 namespace {
-
-constexpr int kBusyTimeoutMs = 10000;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS outbox (
@@ -87,14 +86,8 @@ std::string_view outbox_status_name(OutboxStatus s) {
 
 Result<std::unique_ptr<Outbox>> Outbox::open(const std::filesystem::path& path) {
   const std::string where = fmt::format("outbox {}", path.string());
-  if (path.has_parent_path() && !std::filesystem::is_directory(path.parent_path())) {
-    MECHA_RETURN_IF_ERROR(make_private_dir(path.parent_path()).prefixed(where));
-  }
-  MECHA_RETURN_IF_ERROR(make_private_files(path).prefixed(where));
-  auto db = Database::open(path, kBusyTimeoutMs, SQLITE_OPEN_NOFOLLOW);
-  if (!db) return db.status().prefixed(where);
-  MECHA_RETURN_IF_ERROR(db->exec("PRAGMA journal_mode=WAL").prefixed(where));
-  MECHA_RETURN_IF_ERROR(db->exec("PRAGMA synchronous=FULL").prefixed(where));
+  auto db = open_private_database(path, kBusyTimeoutMs, where);
+  if (!db) return db.status();
   MECHA_RETURN_IF_ERROR(db->exec(kSchema).prefixed(where));
   MECHA_RETURN_IF_ERROR(make_private_files(path).prefixed(where));
   return std::unique_ptr<Outbox>(new Outbox(path, std::move(*db)));

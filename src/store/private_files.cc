@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "base/state_dir.h"
+
 namespace mecha::store {
 namespace {
 
@@ -59,6 +61,19 @@ Status make_private_files(const std::filesystem::path& db) {
     MECHA_RETURN_IF_ERROR(private_file(side, false));
   }
   return ok_status();
+}
+
+Result<Database> open_private_database(const std::filesystem::path& path, int busy_timeout_ms,
+                                       const std::string& where) {
+  if (path.has_parent_path() && !std::filesystem::is_directory(path.parent_path())) {
+    MECHA_RETURN_IF_ERROR(make_private_dir(path.parent_path()).prefixed(where));
+  }
+  MECHA_RETURN_IF_ERROR(make_private_files(path).prefixed(where));
+  auto db = Database::open(path, busy_timeout_ms, SQLITE_OPEN_NOFOLLOW);
+  if (!db) return db.status().prefixed(where);
+  MECHA_RETURN_IF_ERROR(db->exec("PRAGMA journal_mode=WAL").prefixed(where));
+  MECHA_RETURN_IF_ERROR(db->exec("PRAGMA synchronous=FULL").prefixed(where));
+  return db;
 }
 
 }  // namespace mecha::store
