@@ -109,10 +109,7 @@ ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventS
   }
   const tools::Capabilities caps = tool->capabilities_for(gate.input, ctx);
   auto ask = [&](ApprovalKind kind, const std::string& why) {
-    if (!ctx.approver) return false;
-    ApprovalRequest request{kind, spec_.name, use.name, gate.input, why};
-    if (sink) sink->on_event(request);
-    return ctx.approver->approve(request) != ApprovalReply::kDeny;
+    return ctx.ask({kind, spec_.name, use.name, gate.input, why}, sink) != ApprovalReply::kDeny;
   };
   const std::string both_legs = "the run has read both untrusted and private content";
   bool send_approved = false;
@@ -220,9 +217,8 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
       outcome.error = std::move(*blocked);
       return finish(RunStatus::kError);
     }
-  }
-  // What the user wrote, never what a tool returned: a fetch of a URL written there is no send.
-  if (ctx.depth == 0) {
+    // What the user wrote, never what a tool returned: a fetch of a URL written there is no
+    // send.
     for (const Message& m : conv.messages()) {
       if (m.role != Role::kUser) continue;
       for (const Block& b : m.blocks) {

@@ -6,11 +6,15 @@ void RunContext::note(const std::string& text) {
   if (events) events->on_event(NoteEvent{agent, text});
 }
 
+ApprovalReply RunContext::ask(const ApprovalRequest& request, EventSink* sink) {
+  if (approver == nullptr) return ApprovalReply::kDeny;
+  if (sink) sink->on_event(request);
+  return approver->approve(request);
+}
+
 bool RunContext::ask_person(const std::string& tool, const Json& input, const std::string& why) {
-  if (depth > 0 || approver == nullptr) return false;
-  ApprovalRequest request{ApprovalKind::kSend, agent, tool, input, why};
-  if (events) events->on_event(request);
-  return approver->approve(request) != ApprovalReply::kDeny;
+  return depth == 0 &&
+         ask({ApprovalKind::kSend, agent, tool, input, why}, events) != ApprovalReply::kDeny;
 }
 
 void SpendMeter::add(const Usage& usage, std::optional<double> cost) {

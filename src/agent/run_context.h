@@ -133,6 +133,8 @@ struct RunContext : tools::ToolContext {
   // The interlock's mode ([security] mode): rule_of_two also holds back changes of state.
   config::SecurityMode security_mode = config::SecurityMode::kTrifecta;
 
+  // Shows `request` on `sink` (may be null) and asks the approver: kDeny when there is none.
+  ApprovalReply ask(const ApprovalRequest& request, EventSink* sink);
   // A note event of this run's agent, when somebody watches (events is set).
   void note(const std::string& text) override;
   // Asks the approver (a send-kind ApprovalRequest, shown as an event) at the top level only:

@@ -136,9 +136,8 @@ GateResult pass_gate(const tools::Tool& tool, const ToolUseBlock& use, RunContex
                     use.name, d.source, rules.empty() ? use.name : joined(rules)));
   }
   notify(ctx, sink, fmt::format("mecha needs your permission to use {}", use.name));
-  ApprovalRequest request{ApprovalKind::kPermission, ctx.agent, use.name, gate.input, d.source};
-  if (sink) sink->on_event(request);
-  const ApprovalReply reply = ctx.approver->approve(request);
+  const ApprovalReply reply =
+      ctx.ask({ApprovalKind::kPermission, ctx.agent, use.name, gate.input, d.source}, sink);
   if (reply == ApprovalReply::kDeny) {
     return refused("permission", fmt::format("'{}' was not run: it needed permission ({}) and the "
                                              "person asked declined it.",
