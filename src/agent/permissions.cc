@@ -10,6 +10,7 @@
 #include "agent/permission_paths.h"
 #include "agent/permission_targets.h"
 #include "agent/subagent.h"
+#include "base/text.h"
 #include "config/permission_rule.h"
 #include "guard/command_finder.h"
 #include "guard/path_model.h"
@@ -54,9 +55,8 @@ std::string string_field(const Json& input, const char* key) {
   return it != input.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-std::string plain_host(std::string host) {
-  std::transform(host.begin(), host.end(), host.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+std::string plain_host(std::string_view raw) {
+  std::string host = ascii_lower(raw);
   while (host.ends_with('.')) host.pop_back();
   return host;
 }
@@ -75,7 +75,7 @@ std::string host_by_hand(const std::string& url) {
   } else {
     rest = rest.substr(0, rest.find(':'));
   }
-  return plain_host(std::string(rest));
+  return plain_host(rest);
 }
 
 // The hosts a fetch of `url` may be taken to reach: the one libcurl reads (WebFetch's

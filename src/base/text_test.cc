@@ -19,5 +19,10 @@ TEST(Iequals, FoldsAsciiCaseOnly) {
   EXPECT_FALSE(iequals("\xc3\x89", "\xc3\xa9"));  // É and é differ beyond ASCII
 }
 
+TEST(AsciiLower, FoldsAsciiLettersOnly) {
+  EXPECT_EQ(ascii_lower("Content-Type: TEXT/Html; ÉTÉ"), "content-type: text/html; ÉtÉ");
+  EXPECT_EQ(ascii_lower(""), "");
+}
+
 }  // namespace
 }  // namespace mecha

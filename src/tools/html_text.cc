@@ -18,13 +18,6 @@ namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 std::string_view trimmed(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
@@ -33,12 +26,12 @@ std::string_view trimmed(std::string_view s) {
 
 // The media type of a Content-Type value, lowercase, without parameters.
 std::string media_type(std::string_view content_type) {
-  return lower(trimmed(content_type.substr(0, content_type.find(';'))));
+  return ascii_lower(trimmed(content_type.substr(0, content_type.find(';'))));
 }
 
 // The value of `charset=` in `text` (a Content-Type value or a <meta> tag), lowercase.
 std::string charset_param(std::string_view text) {
-  std::string l = lower(text);
+  std::string l = ascii_lower(text);
   size_t at = l.find("charset");
   if (at == std::string::npos) return "";
   size_t i = at + 7;
@@ -125,7 +118,7 @@ BodyKind kind_of(const std::string& type, std::string_view body) {
   }
   if (!type.empty()) return BodyKind::kRefused;
   // No type: what the body starts with.
-  std::string start = lower(trimmed(body.substr(0, 512)));
+  std::string start = ascii_lower(trimmed(body.substr(0, 512)));
   if (start.starts_with("%pdf-")) return BodyKind::kRefused;
   if (start.starts_with("<!doctype html") || start.starts_with("<html") ||
       start.starts_with("<head") || start.starts_with("<body")) {
@@ -454,7 +447,7 @@ class HtmlWalk {
       case GUMBO_TAG_A:
         if (const char* href = attribute(e, "href")) {
           std::string_view h = trimmed(href);
-          std::string scheme = lower(h.substr(0, h.find(':') + 1));
+          std::string scheme = ascii_lower(h.substr(0, h.find(':') + 1));
           if (!h.empty() && !h.starts_with('#') && scheme != "javascript:" && scheme != "data:" &&
               scheme != "vbscript:") {
             f.link = resolve_url(base_, h);
@@ -610,7 +603,7 @@ std::string charset_of(std::string_view content_type, std::string_view body) {
   if (!from_header.empty()) return from_header;
   if (media_type(content_type) == "text/html" || media_type(content_type).empty()) {
     // <meta charset="..."> or <meta http-equiv="Content-Type" content="...; charset=...">.
-    std::string head = lower(body.substr(0, 1024));
+    std::string head = ascii_lower(body.substr(0, 1024));
     size_t at = 0;
     while ((at = head.find("<meta", at)) != std::string::npos) {
       size_t end = head.find('>', at);

@@ -15,12 +15,6 @@ namespace {
 
 constexpr size_t kMaxHeaders = 1000;
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // The mail with CRLF line ends made LF (Maildir files may hold either).
 std::string normalized(std::string_view raw) {
   std::string out;
@@ -65,7 +59,7 @@ Entity split_entity(std::string_view text) {
     size_t colon = line.find(':');
     if (colon == std::string_view::npos || colon == 0) continue;  // not a header: skipped
     if (e.headers.size() >= kMaxHeaders) continue;
-    e.headers.emplace_back(lower(trim(line.substr(0, colon))),
+    e.headers.emplace_back(ascii_lower(trim(line.substr(0, colon))),
                            std::string(trim(line.substr(colon + 1))));
   }
   e.body = text.substr(text.size());
@@ -100,12 +94,12 @@ ContentType parse_content_type(std::string_view value) {
       pieces.back().push_back(c);
     }
   }
-  std::string type = lower(trim(pieces[0]));
+  std::string type = ascii_lower(trim(pieces[0]));
   if (!type.empty()) ct.type = type;
   for (size_t i = 1; i < pieces.size(); ++i) {
     size_t eq = pieces[i].find('=');
     if (eq == std::string::npos) continue;
-    std::string name = lower(trim(std::string_view(pieces[i]).substr(0, eq)));
+    std::string name = ascii_lower(trim(std::string_view(pieces[i]).substr(0, eq)));
     if (!name.empty() && name.back() == '*') name.pop_back();  // RFC 2231: value kept raw
     ct.params.emplace_back(name, std::string(trim(std::string_view(pieces[i]).substr(eq + 1))));
   }
@@ -134,7 +128,7 @@ bool is_utf8(std::string_view charset) {
 // of the simple ones.
 std::string to_utf8(std::string_view bytes, std::string_view charset_in,
                     std::vector<std::string>* notes) {
-  const std::string charset = lower(trim(charset_in));
+  const std::string charset = ascii_lower(trim(charset_in));
   if (is_latin1(charset)) {
     std::string out;
     out.reserve(bytes.size());
@@ -238,7 +232,7 @@ std::vector<std::string_view> split_multipart(std::string_view body, const std::
 
 std::string decoded_body(const Entity& e, const ContentType& ct, std::vector<std::string>* notes) {
   const std::string* cte = e.header("content-transfer-encoding");
-  const std::string enc = cte ? lower(trim(*cte)) : "";
+  const std::string enc = cte ? ascii_lower(trim(*cte)) : "";
   std::string bytes;
   if (enc == "base64") {
     bytes = decode_base64(e.body);
@@ -394,7 +388,7 @@ std::string html_to_text(std::string_view html) {
       if (j < html.size() && html[j] == '/') ++j;
       size_t name_start = j;
       while (j < html.size() && std::isalnum(static_cast<unsigned char>(html[j]))) ++j;
-      const std::string name = lower(html.substr(name_start, j - name_start));
+      const std::string name = ascii_lower(html.substr(name_start, j - name_start));
       size_t close = html.find('>', j);
       size_t after = close == std::string_view::npos ? html.size() : close + 1;
       if ((name == "script" || name == "style") && html[i + 1] != '/') {
@@ -406,7 +400,7 @@ std::string html_to_text(std::string_view html) {
             k = html.size();
             break;
           }
-          if (lower(html.substr(lt, end_tag.size())) == end_tag) {
+          if (ascii_lower(html.substr(lt, end_tag.size())) == end_tag) {
             size_t gt = html.find('>', lt);
             k = gt == std::string_view::npos ? html.size() : gt + 1;
             break;
@@ -539,7 +533,7 @@ ParsedMail parse_mail(std::string_view raw, size_t max_body_bytes) {
     std::string filename = disp ? parse_content_type(*disp).param("filename") : "";
     if (filename.empty()) filename = ct.param("name");
     const bool attachment =
-        (disp && lower(trim(*disp)).rfind("attachment", 0) == 0) || !filename.empty();
+        (disp && ascii_lower(trim(*disp)).rfind("attachment", 0) == 0) || !filename.empty();
 
     if (ct.type.rfind("multipart/", 0) == 0 && !ct.param("boundary").empty()) {
       if (depth >= kMaxDepth) {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 
+#include "base/text.h"
 #include "providers/libcurl.h"
 
 namespace mecha::tools {
@@ -110,16 +111,14 @@ Result<WebUrl> parse_web_url(const std::string& url) {
                     url, rc == CURLUE_BAD_SCHEME ? "unsupported scheme" : "malformed"));
   }
   WebUrl out;
-  out.scheme = u.part(CURLUPART_SCHEME).value_or("");
-  std::transform(out.scheme.begin(), out.scheme.end(), out.scheme.begin(), ::tolower);
+  out.scheme = ascii_lower(u.part(CURLUPART_SCHEME).value_or(""));
   if (out.scheme != "http" && out.scheme != "https") {
     return Status::error(
         fmt::format("'{}' uses the scheme '{}': WebFetch reads only http:// and https:// URLs", url,
                     out.scheme));
   }
   // Punycode: the name DNS is asked for, so that the pinned entry is the one libcurl looks up.
-  out.host = u.part(CURLUPART_HOST, CURLU_PUNYCODE).value_or("");
-  std::transform(out.host.begin(), out.host.end(), out.host.begin(), ::tolower);
+  out.host = ascii_lower(u.part(CURLUPART_HOST, CURLU_PUNYCODE).value_or(""));
   while (out.host.ends_with('.')) out.host.pop_back();
   if (out.host.empty()) return Status::error(fmt::format("'{}' names no host", url));
   out.port = std::atoi(u.part(CURLUPART_PORT, CURLU_DEFAULT_PORT).value_or("0").c_str());

@@ -5,24 +5,17 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/text.h"
 #include "tools/html_text.h"
 #include "tools/user_urls.h"
 
 namespace mecha::tools {
-namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 bool host_in_domains(const std::string& host, const std::vector<std::string>& domains) {
-  const std::string h = lower(host);
+  const std::string h = ascii_lower(host);
   for (std::string d : domains) {
-    d = lower(std::move(d));
+    d = ascii_lower(std::move(d));
     if (d.starts_with("*.")) d.erase(0, 2);
     if (d.starts_with('.')) d.erase(0, 1);
     while (d.ends_with('.')) d.pop_back();
