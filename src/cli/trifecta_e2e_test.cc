@@ -4,6 +4,8 @@
 // leaves in the work tree each time it really runs.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "base/strict_json.h"
 #include "cli/testing/cassette_run.h"
 
@@ -114,6 +116,36 @@ TEST_F(TrifectaE2E, OneLegAloneLetsTheSendRun) {
            tool_line("main", "t2", "SendMessage", kSendInput) + text_line("main", "Sent."));
   EXPECT_EQ(sent().size(), 2u);
   EXPECT_EQ(ev.back().at("blocked_sends"), 0);
+}
+
+// Without the sandbox a shell command reaches the network, so Bash is a send: after the
+// injected page and the notes it does not run (nothing appears on the host); with only the
+// page read it does.
+TEST_F(TrifectaE2E, WithoutTheSandboxBashIsASendAndIsHeldLikeOne) {
+  dir_.write(".home/.config/mecha/config.toml", "[sandbox]\nmode = \"off\"\n");
+  const Json leak = {{"command", "echo 'bank PIN 4711' > leaked.txt"}};
+  auto ev = run(tool_line("main", "t1", "FetchPage", {{"url", "https://pizza.example"}}) +
+                tool_line("main", "t2", "ReadNotes", Json::object()) +
+                tool_line("main", "t3", "Bash", leak) + text_line("main", "Done."));
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "leaked.txt"));
+  auto refusals = of_type(ev, "refusal");
+  ASSERT_EQ(refusals.size(), 1u);
+  EXPECT_EQ(refusals[0].at("rule"), "trifecta");
+  EXPECT_EQ(ev.back().at("blocked_sends"), 1);
+
+  ev = run(tool_line("main", "t1", "FetchPage", {{"url", "https://pizza.example"}}) +
+           tool_line("main", "t2", "Bash", leak) + text_line("main", "Done."));
+  EXPECT_TRUE(std::filesystem::exists(dir_.path() / "leaked.txt"));
+  EXPECT_TRUE(of_type(ev, "refusal").empty());
+
+  // Nor can a command read mecha's state (sessions, trust, notes, the outbox) there.
+  ev = run(tool_line("main", "t1", "Bash",
+                     {{"command", "cat ~/.local/state/mecha/sessions.db > copy.db"}}) +
+           text_line("main", "Done."));
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "copy.db"));
+  refusals = of_type(ev, "refusal");
+  ASSERT_EQ(refusals.size(), 1u);
+  EXPECT_EQ(refusals[0].at("rule"), "secret-path");
 }
 
 // The taint lives in the session's log: a run resumed after a restart of the binary starts
