@@ -6,6 +6,25 @@
 
 namespace mecha::agent {
 
+Status Conversation::replace_prefix(size_t n, std::string summary) {
+  if (n > messages_.size()) {
+    return Status::error(
+        fmt::format("cannot replace {} messages of a conversation of {}", n, messages_.size()));
+  }
+  if (n < messages_.size() && messages_[n].role != Role::kAssistant) {
+    return Status::error(fmt::format(
+        "cannot cut the conversation before message {}: it is the {}'s, and the summary must "
+        "be followed by the model's reply",
+        n, role_name(messages_[n].role)));
+  }
+  std::vector<Message> kept;
+  kept.reserve(messages_.size() - n + 1);
+  kept.push_back(Message::user_text(std::move(summary)));
+  for (size_t i = n; i < messages_.size(); ++i) kept.push_back(std::move(messages_[i]));
+  messages_ = std::move(kept);
+  return ok_status();
+}
+
 Status check_pairing(const std::vector<Message>& messages) {
   std::set<std::string> ids;
   for (size_t i = 0; i < messages.size(); ++i) {

@@ -17,6 +17,12 @@ class Conversation {
   const std::vector<Message>& messages() const { return messages_; }
   bool empty() const { return messages_.empty(); }
 
+  // Replaces the first `n` messages with one user message holding `summary` (compaction, a
+  // fresh context). The cut must keep every tool call with its result: n is the whole
+  // conversation, or message n is the model's (an assistant message), so the summary is
+  // followed by a reply and roles still alternate. An error names the message at the cut.
+  Status replace_prefix(size_t n, std::string summary);
+
   // Lends the messages to a request without copying them; give them back with
   // restore() before the next append. Keeps a long run linear rather than quadratic.
   std::vector<Message> lend() { return std::move(messages_); }

@@ -47,3 +47,39 @@ TEST(CheckPairing, RefusesEachKindOfBreak) {
 
 }  // namespace
 }  // namespace mecha::agent
+
+namespace mecha::agent {
+namespace {
+
+TEST(ConversationReplacePrefix, KeepsTheRecentTurnsAfterTheSummary) {
+  Conversation c;
+  c.append(Message::user_text("task"));
+  c.append(Message{Role::kAssistant, {TextBlock{"one"}}});
+  c.append(Message::user_text("more"));
+  c.append(Message{Role::kAssistant, {TextBlock{"two"}}});
+  c.append(Message::user_text("last"));
+  ASSERT_TRUE(c.replace_prefix(3, "summary").ok());
+  ASSERT_EQ(c.messages().size(), 3u);
+  EXPECT_EQ(c.messages()[0].text(), "summary");
+  EXPECT_EQ(c.messages()[1].text(), "two");
+  EXPECT_TRUE(check_pairing(c.messages()).ok());
+  ASSERT_TRUE(c.replace_prefix(3, "fresh").ok());
+  ASSERT_EQ(c.messages().size(), 1u);
+  EXPECT_EQ(c.messages()[0].text(), "fresh");
+}
+
+TEST(ConversationReplacePrefix, RefusesACutThatWouldSplitACallFromItsResult) {
+  Conversation c;
+  c.append(Message::user_text("task"));
+  c.append(Message{Role::kAssistant, {TextBlock{"one"}}});
+  c.append(Message::user_text("more"));
+  Status s = c.replace_prefix(2, "summary");
+  EXPECT_EQ(s.message(),
+            "cannot cut the conversation before message 2: it is the user's, and the summary "
+            "must be followed by the model's reply");
+  EXPECT_EQ(c.messages().size(), 3u);
+  EXPECT_EQ(c.replace_prefix(4, "x").message(), "cannot replace 4 messages of a conversation of 3");
+}
+
+}  // namespace
+}  // namespace mecha::agent

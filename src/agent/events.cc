@@ -1,5 +1,7 @@
 #include "agent/events.h"
 
+#include <fmt/format.h>
+
 namespace mecha::agent {
 
 std::string_view run_status_name(RunStatus status) {
@@ -12,6 +14,8 @@ std::string_view run_status_name(RunStatus status) {
       return "error";
     case RunStatus::kCancelled:
       return "cancelled";
+    case RunStatus::kStuck:
+      return "stuck";
   }
   return "error";
 }
@@ -36,6 +40,11 @@ std::optional<ApprovalKind> approval_kind_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::string compaction_note(const CompactionEvent& e) {
+  return fmt::format("compacted the conversation ({}): {} messages, ~{} -> ~{} tokens", e.trigger,
+                     e.replaced_messages, e.tokens_before, e.tokens_after);
+}
+
 Event nested(std::string tool, std::string id, Event inner) {
   return NestedEvent{std::move(tool), std::move(id),
                      std::make_shared<const Event>(std::move(inner))};
@@ -58,6 +67,8 @@ std::string_view event_type(const Event& event) {
                         [](const NestedEvent&) { return "nested"; },
                         [](const ApprovalRequest&) { return "approval_request"; },
                         [](const UsageEvent&) { return "usage"; },
+                        [](const CompactionEvent&) { return "compaction"; },
+                        [](const LoopEvent&) { return "loop"; },
                         [](const DoneEvent&) { return "done"; },
                     },
                     event.kind());
@@ -95,6 +106,18 @@ Json body_of(const UsageEvent& e) {
           {"usage", usage_to_json(e.usage)},
           {"cost_usd", e.cost_usd ? Json(*e.cost_usd) : Json(nullptr)}};
 }
+Json body_of(const CompactionEvent& e) {
+  return {{"agent", e.agent},
+          {"trigger", e.trigger},
+          {"replaced_messages", e.replaced_messages},
+          {"tokens_before", e.tokens_before},
+          {"tokens_after", e.tokens_after},
+          {"summary", e.summary}};
+}
+Json body_of(const LoopEvent& e) {
+  return {{"agent", e.agent}, {"rung", e.rung},       {"action", e.action},
+          {"tool", e.tool},   {"repeats", e.repeats}, {"message", e.message}};
+}
 Json body_of(const DoneEvent& e) {
   const Outcome& o = e.outcome;
   Json j{{"status", run_status_name(o.status)},
@@ -109,6 +132,7 @@ Json body_of(const DoneEvent& e) {
          {"malformed_tool_args", o.malformed_tool_args}};
   if (!o.error.empty()) j["error"] = o.error;
   if (!o.limit.empty()) j["limit"] = o.limit;
+  if (!o.stuck.empty()) j["stuck"] = o.stuck;
   if (!e.session.empty()) j["session"] = e.session;
   return j;
 }

@@ -8,6 +8,7 @@
 // (server/event_frames.h, agent/session_journal.h).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,9 +21,11 @@
 namespace mecha::agent {
 
 // How a run ended (the `status` of `done`).
-enum class RunStatus { kCompleted, kLimitsExceeded, kError, kCancelled };
+// kStuck: the stuck-loop ladder ran out of rungs (agent/loop_ladder.h); exit code 3, like a
+// limit.
+enum class RunStatus { kCompleted, kLimitsExceeded, kError, kCancelled, kStuck };
 
-// "completed", "limits_exceeded", "error", "cancelled".
+// "completed", "limits_exceeded", "error", "cancelled", "stuck".
 std::string_view run_status_name(RunStatus status);
 
 // What a run did, as its `done` event reports it.
@@ -31,6 +34,7 @@ struct Outcome {
   std::string text;   // the model's last text
   std::string error;  // what went wrong, when status is kError
   std::string limit;  // which limit, when status is kLimitsExceeded
+  std::string stuck;  // what was repeated and what was tried, when status is kStuck
   int turns = 0;
   bool exhausted = false;  // the turn limit was reached
   int blocked_sends = 0;
@@ -118,6 +122,34 @@ struct UsageEvent {
   std::optional<double> cost_usd;
 };
 
+// The conversation was summarised (agent/compaction.h): the first `replaced_messages`
+// messages gave way to `summary`. `trigger` is "auto" (the threshold), "manual" (/compact)
+// or "ladder" (the stuck-loop ladder's fresh context). Token counts are estimates.
+struct CompactionEvent {
+  std::string agent;
+  std::string trigger;
+  int replaced_messages = 0;
+  int64_t tokens_before = 0;
+  int64_t tokens_after = 0;
+  std::string summary;
+};
+
+// A rung of the stuck-loop ladder (seed 000): `rung` 1 "note", 2 "withhold" (the tool is
+// withheld for one turn), 3 "fresh_context", 4 "stuck" (the run ends). `repeats` is how many
+// times `tool` was called the same way, or failed the same way.
+struct LoopEvent {
+  std::string agent;
+  int rung = 1;
+  std::string action;
+  std::string tool;
+  int repeats = 0;
+  std::string message;
+};
+
+// One line for a person: "compacted the conversation (auto): 40 messages, ~150000 -> ~3000
+// tokens".
+std::string compaction_note(const CompactionEvent& e);
+
 // The last event of a run. `session` is the session it was recorded in, when there is one.
 struct DoneEvent {
   Outcome outcome;
@@ -126,7 +158,7 @@ struct DoneEvent {
 
 using EventVariant =
     std::variant<TextEvent, TextDeltaEvent, ToolCallEvent, ToolResultEvent, RefusalEvent, NoteEvent,
-                 NestedEvent, ApprovalRequest, UsageEvent, DoneEvent>;
+                 NestedEvent, ApprovalRequest, UsageEvent, CompactionEvent, LoopEvent, DoneEvent>;
 
 struct Event : EventVariant {
   using EventVariant::EventVariant;
@@ -141,11 +173,11 @@ const Event& innermost(const Event& event);
 
 // The `--json` shape of DESIGN.md: {"type": ..., ...}. A tool result carries "private" as
 // well as "untrusted"; a done event carries "session" when it has one, "error" and "limit"
-// when set.
+// when set, and "stuck" with status stuck.
 Json to_json(const Event& event);
 
 // "text", "text_delta", "tool_call", "tool_result", "refusal", "note", "nested",
-// "approval_request", "usage", "done".
+// "approval_request", "usage", "compaction", "loop", "done".
 std::string_view event_type(const Event& event);
 
 // Receives a run's events. Called on the thread running the agent (subagents running in

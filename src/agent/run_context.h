@@ -20,6 +20,7 @@
 #include "agent/run_journal.h"
 #include "base/clock.h"
 #include "base/message.h"
+#include "config/loop_config.h"
 #include "config/pricing.h"
 #include "config/world_config.h"
 #include "tools/tool.h"
@@ -132,6 +133,11 @@ struct RunContext : tools::ToolContext {
 
   // The interlock's mode ([security] mode): rule_of_two also holds back changes of state.
   config::SecurityMode security_mode = config::SecurityMode::kTrifecta;
+  // [tools] (which calls of one response run at once), [compaction], [loop] (the stuck-loop
+  // ladder); config/loop_config.h. Inherited by subagents.
+  config::ToolsConfig concurrency;
+  config::CompactionConfig compaction;
+  config::LoopConfig loop;
 
   // Shows `request` on `sink` (may be null) and asks the approver: kDeny when there is none.
   ApprovalReply ask(const ApprovalRequest& request, EventSink* sink);

@@ -12,6 +12,7 @@
 // from their own threads).
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 #include "agent/events.h"
@@ -25,6 +26,10 @@ class RunJournal {
   virtual ~RunJournal() = default;
   // A message just joined the conversation of agent `agent`.
   virtual Status record_message(std::string_view agent, const Message& message) = 0;
+  // The conversation's first `replaced` messages gave way to `summary`
+  // (Conversation::replace_prefix); a resumed session continues from the summary.
+  virtual Status record_compaction(std::string_view agent, std::string_view trigger,
+                                   std::string_view summary, size_t replaced) = 0;
   // An event of the run. A failure here is kept and returned by failure() and by the next
   // record_message; the loop checks it before the next model call.
   virtual void record_event(const Event& event) = 0;

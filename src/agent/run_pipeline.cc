@@ -25,6 +25,9 @@ void RunPlan::start(RunContext& ctx) const {
   ctx.permissions = permissions;
   ctx.hooks = hooks;
   ctx.security_mode = security_mode;
+  ctx.concurrency = concurrency;
+  ctx.compaction = compaction;
+  ctx.loop = loop;
   ctx.phase = permissions && permissions->mode() == config::PermissionMode::kPlan
                   ? tools::Phase::kPlan
                   : tools::Phase::kExecute;
@@ -129,6 +132,9 @@ Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
   plan->permissions = std::make_shared<const PermissionPolicy>(std::move(*permissions));
   plan->hooks = std::make_shared<const HookRunner>(config.hooks);
   plan->security_mode = config.security.mode;
+  plan->concurrency = config.tools;
+  plan->compaction = config.compaction;
+  plan->loop = config.loop;
   plan->agent = std::make_shared<const Agent>(spec, *provider, std::move(registry));
   plan->work_tree = work_tree;
   plan->warnings = std::move(warnings);

@@ -52,6 +52,9 @@ struct RunPlan {
   std::shared_ptr<const PermissionPolicy> permissions;
   std::shared_ptr<const HookRunner> hooks;
   config::SecurityMode security_mode = config::SecurityMode::kTrifecta;  // [security] mode
+  config::ToolsConfig concurrency;                                       // [tools]
+  config::CompactionConfig compaction;                                   // [compaction]
+  config::LoopConfig loop;                                               // [loop]
   // What the user should be told before the run (RunTools::warnings): the caller shows them.
   std::vector<std::string> warnings;
 

@@ -30,6 +30,12 @@ Status SessionJournal::record_message(std::string_view agent, const Message& mes
   return append(store::Record::user_message(text));
 }
 
+Status SessionJournal::record_compaction(std::string_view agent, std::string_view trigger,
+                                         std::string_view summary, size_t replaced) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return append(store::Record::compaction(agent, trigger, summary, static_cast<int64_t>(replaced)));
+}
+
 void SessionJournal::record_event(const Event& event) {
   std::lock_guard<std::mutex> lock(mu_);
   std::visit(Overloaded{
@@ -66,6 +72,14 @@ void SessionJournal::record_event(const Event& event) {
                  [](const TextEvent&) {},
                  [](const TextDeltaEvent&) {},
                  [](const DoneEvent&) {},
+                 // The compaction's own record is written by record_compaction, which the
+                 // conversation is rebuilt from.
+                 [](const CompactionEvent&) {},
+                 [&](const LoopEvent& e) {
+                   (void)append(store::Record::note(
+                       e.agent, fmt::format("stuck-loop ladder, rung {} ({}): {}", e.rung, e.action,
+                                            e.message)));
+                 },
              },
              event.kind());
 }

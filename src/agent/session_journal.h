@@ -29,6 +29,8 @@ class SessionJournal final : public RunJournal {
   explicit SessionJournal(store::Session* session) : session_(session) {}
 
   Status record_message(std::string_view agent, const Message& message) override;
+  Status record_compaction(std::string_view agent, std::string_view trigger,
+                           std::string_view summary, size_t replaced) override;
   void record_event(const Event& event) override;
   Status failure() const override;
 

@@ -204,6 +204,9 @@ class FailingJournal final : public RunJournal {
   Status record_message(std::string_view, const Message&) override {
     return Status::error("disk full");
   }
+  Status record_compaction(std::string_view, std::string_view, std::string_view, size_t) override {
+    return Status::error("disk full");
+  }
   void record_event(const Event&) override {}
   Status failure() const override { return ok_status(); }
 };
@@ -212,6 +215,9 @@ class FailingJournal final : public RunJournal {
 class UsageFailingJournal final : public RunJournal {
  public:
   Status record_message(std::string_view, const Message&) override { return failed_; }
+  Status record_compaction(std::string_view, std::string_view, std::string_view, size_t) override {
+    return failed_;
+  }
   void record_event(const Event& e) override {
     if (std::holds_alternative<UsageEvent>(e.kind())) failed_ = Status::error("disk full");
   }

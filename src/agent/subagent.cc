@@ -42,6 +42,9 @@ RunContext child_context(const AgentCatalog::Entry& entry, tools::ToolContext& c
   child.pricing = parent->pricing;
   child.withheld_tools = parent->withheld_tools;
   child.security_mode = parent->security_mode;
+  child.concurrency = parent->concurrency;
+  child.compaction = parent->compaction;
+  child.loop = parent->loop;
   // The URLs the user wrote: the child's prompt is the parent model's, and adds none.
   child.user_urls = caller.user_urls;
   // The task was written by a model that has read everything the caller read, so the child
@@ -133,6 +136,10 @@ tools::ToolOutput run_subagent(const AgentCatalog& catalog, const AgentCatalog::
   if (o.status == RunStatus::kCancelled) {
     return mark(tools::ToolOutput::error(
         fmt::format("subagent '{}' was cancelled before it finished", def.name)));
+  }
+  if (o.status == RunStatus::kStuck) {
+    return mark(tools::ToolOutput::error(
+        fmt::format("subagent '{}' got stuck in a loop and was stopped: {}", def.name, o.stuck)));
   }
 
   // The vouch is decided on the raw answer, before any note is appended: a note must never

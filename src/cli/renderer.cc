@@ -164,6 +164,13 @@ void HumanRenderer::render(const agent::Event& event, int depth) {
             wait_label_.clear();  // a person answers now, not the model
           },
           [&](const agent::UsageEvent&) {},
+          [&](const agent::CompactionEvent& e) {
+            fmt::print(err_, "{}{}{}{}\n", indent, p_.dim, printable(agent::compaction_note(e)),
+                       p_.reset);
+          },
+          [&](const agent::LoopEvent& e) {
+            fmt::print(err_, "{}{}loop: {}{}\n", indent, p_.yellow, printable(e.message), p_.reset);
+          },
           [&](const agent::DoneEvent& e) {
             const bool streamed = !streamed_.empty();
             end_stream();
@@ -218,6 +225,9 @@ void HumanRenderer::render_done(const agent::DoneEvent& e, bool streamed) {
       break;
     case agent::RunStatus::kError:
       fmt::print(err_, "{}mecha: error: {}{}\n", p_.red, o.error, p_.reset);
+      break;
+    case agent::RunStatus::kStuck:
+      fmt::print(err_, "{}mecha: stopped: stuck in a loop: {}{}\n", p_.red, o.stuck, p_.reset);
       break;
   }
   if (!opt_.summary) return;

@@ -42,6 +42,7 @@ int exit_code_for(agent::RunStatus status) {
     case agent::RunStatus::kCompleted:
       return kExitOk;
     case agent::RunStatus::kLimitsExceeded:
+    case agent::RunStatus::kStuck:
       return kExitLimits;
     case agent::RunStatus::kCancelled:
       return kExitCancelled;

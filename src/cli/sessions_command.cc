@@ -131,6 +131,11 @@ std::string render_record(const store::Record& r) {
                          b.value("message", ""));
     case store::RecordKind::kNote:
       return fmt::format("note: {}\n", b.value("text", ""));
+    // The messages it replaced are shown above it; the model saw the summary from here on.
+    case store::RecordKind::kCompaction:
+      return fmt::format("── compacted ({}): {} messages replaced by this summary:\n{}",
+                         b.value("trigger", ""), b.value("replaced", 0),
+                         first_lines(b.value("summary", ""), 1000, "  │ "));
     case store::RecordKind::kToolCall:
     case store::RecordKind::kUsage:
       return "";  // the call is shown with its assistant message; usage in the summary

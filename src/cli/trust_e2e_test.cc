@@ -169,10 +169,10 @@ TEST_F(PlantedConfig, AConfigThatIsNotARegularFileIsRefusedNotReadForever) {
 }
 
 TEST_F(PlantedConfig, ATableNotReadYetStopsTheRunNamingFileAndLine) {
-  dir_.write("tree/.mecha/config.toml", "[limits]\nmax_turns = 5\n\n[tools]\nfetch = false\n");
+  dir_.write("tree/.mecha/config.toml", "[limits]\nmax_turns = 5\n\n[server]\nsocket = \"x\"\n");
   BinaryResult r = run();
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, fmt::format("mecha: {}:4: [tools] is not supported yet by this mecha (it is "
+  EXPECT_EQ(r.err, fmt::format("mecha: {}:4: [server] is not supported yet by this mecha (it is "
                                "planned, and until then it would do nothing); remove it\n",
                                config().string()));
   EXPECT_EQ(r.out, "");

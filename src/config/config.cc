@@ -36,6 +36,7 @@ Status read_provider(const std::string& name, const toml::table& t, const std::s
   MECHA_RETURN_IF_ERROR(r.get_non_negative("request_timeout", &p->request_timeout_s));
   MECHA_RETURN_IF_ERROR(r.get("cache_prompts", &p->cache_prompts));
   MECHA_RETURN_IF_ERROR(r.get("max_tokens", &p->max_tokens));
+  MECHA_RETURN_IF_ERROR(r.get_in_range("context_window", &p->context_window, 1024, 100'000'000));
   MECHA_RETURN_IF_ERROR(r.get_in_range("max_reply_bytes", &p->max_reply_bytes, 1, INT64_MAX));
   MECHA_RETURN_IF_ERROR(
       r.get_in_range("max_tool_input_bytes", &p->max_tool_input_bytes, 1, INT64_MAX));
@@ -136,19 +137,30 @@ struct Section {
 
 // The tables mecha reads, in the order they are read: [sandbox] needs the providers.
 constexpr Section kSections[] = {
-    {"providers", read_providers},     {"pricing", read_pricing},
-    {"limits", read_limits},           {"bash", read_bash},
-    {"sandbox", read_sandbox},         {"guard", read_guard},
-    {"subagents", read_subagents},     {"model_aliases", read_model_aliases},
-    {"permissions", read_permissions}, {"hooks", read_hooks},
-    {"mcp_servers", read_mcp_servers}, {"web", read_web},
-    {"memory", read_memory},           {"mail", read_mail},
-    {"messaging", read_messaging},     {"security", read_security},
+    {"providers", read_providers},
+    {"pricing", read_pricing},
+    {"limits", read_limits},
+    {"bash", read_bash},
+    {"sandbox", read_sandbox},
+    {"guard", read_guard},
+    {"subagents", read_subagents},
+    {"model_aliases", read_model_aliases},
+    {"permissions", read_permissions},
+    {"hooks", read_hooks},
+    {"mcp_servers", read_mcp_servers},
+    {"web", read_web},
+    {"memory", read_memory},
+    {"mail", read_mail},
+    {"messaging", read_messaging},
+    {"security", read_security},
+    {"tools", read_tools},
+    {"compaction", read_compaction},
+    {"loop", read_loop},
 };
 
 // Tables of features planned but not built: refused by name, so that a config written for
 // them does not silently do nothing.
-constexpr std::string_view kPlannedSections[] = {"tools", "server"};
+constexpr std::string_view kPlannedSections[] = {"server"};
 
 // The top level's keys that are neither `provider` nor a table mecha reads, the first in
 // file order, refused with the file, line and table.

@@ -36,11 +36,11 @@
 // a subagent's trusted_output = true or provider, every other key of [web], [web.search],
 // [memory], [mail] and [messaging] (they decide what the tools reach, where notes, mail and
 // messages go, which key is sent; a lower max_bytes too, kept simple), approve =
-// "when_tainted" or "never", mode = "trifecta", and all of [tools] and [server]. A key not named
-// here is a security key: new keys need consent until they are listed. [hooks] is not refused but
-// left out: an untrusted project file's hooks do not run (they would run as the user's own
-// commands, outside the sandbox), and Config::hooks.notes says so, naming the file and the `mecha
-// trust` command.
+// "when_tainted" or "never", mode = "trifecta", and all of [tools], [compaction], [loop] and
+// [server]. A key not named here is a security key: new keys need consent until they are listed.
+// [hooks] is not refused but left out: an untrusted project file's hooks do not run (they would run
+// as the user's own commands, outside the sandbox), and Config::hooks.notes says so, naming the
+// file and the `mecha trust` command.
 //
 // [permissions] (allow, ask, deny, defaultMode; permission_sources.h) is not refused: from
 // an untrusted project file its deny and ask rules and a defaultMode of "plan" are taken,
@@ -58,9 +58,10 @@
 // (agent_def.h), [model_aliases] (model_aliases.h), [permissions] (permission_sources.h),
 // [hooks] (hook_settings.h), [mcp_servers] (mcp_config.h, which says what an untrusted
 // project may set there, and which Claude Code files are read with it), [web] with
-// [web.search], [memory], [mail], [messaging] and [security] (world_config.h). A table planned
-// but not read yet ([tools], [server]) is an error naming the file, line and table, so a
-// config written for it does not silently do nothing; so is any other table.
+// [web.search], [memory], [mail], [messaging] and [security] (world_config.h), [tools],
+// [compaction] and [loop] (loop_config.h). A table planned but not read yet ([server]) is an error
+// naming the file, line and table, so a config written for it does not silently do nothing; so is
+// any other table.
 //
 // Hooks come also from Claude Code's settings files, in the permissions' order; a project
 // Claude Code file's hooks count only once the user trusts that file.
@@ -87,6 +88,7 @@
 #include "config/bash_config.h"
 #include "config/guard_config.h"
 #include "config/hook_settings.h"
+#include "config/loop_config.h"
 #include "config/mcp_config.h"
 #include "config/model_aliases.h"
 #include "config/permission_settings.h"
@@ -117,6 +119,8 @@ struct ProviderConfig {
   // Anthropic prompt caching: cache_control breakpoints (providers/anthropic.h).
   bool cache_prompts = true;
   int max_tokens = 8192;
+  // The model's context window in tokens, for compaction (loop_config.h); 0: not set.
+  int64_t context_window = 0;
   // The whole response body of one call; past it the stream is cut off and the call fails.
   int64_t max_reply_bytes = kDefaultMaxReplyBytes;
   // One tool call's arguments; past it the call is answered with an error, not run.
@@ -177,6 +181,10 @@ struct Config {
   MailConfig mail;
   MessagingConfig messaging;
   SecurityConfig security;
+  // [tools], [compaction], [loop] (loop_config.h).
+  ToolsConfig tools;
+  CompactionConfig compaction;
+  LoopConfig loop;
   std::vector<std::string> sources;  // files read, in order
   // What the loader left out and why (an untrusted project's MCP servers), for the CLI to
   // show as notes.

@@ -232,12 +232,9 @@ TEST(Config, TablesNotReadAreRefusedNamingFileLineAndTable) {
     const char* error;
   };
   const Case cases[] = {
-      {"[limits]\nmax_turns = 3\n\n[tools]\nx = 1\n",
-       "config.toml:4: [tools] is not supported yet by this mecha (it is planned, and until then "
+      {"[limits]\nmax_turns = 3\n\n[server]\nx = 1\n",
+       "config.toml:4: [server] is not supported yet by this mecha (it is planned, and until then "
        "it would do nothing); remove it"},
-      {"[tools]\n",
-       "config.toml:1: [tools] is not supported yet by this mecha (it is planned, "
-       "and until then it would do nothing); remove it"},
       {"[server]\nsocket = \"/tmp/s\"\n",
        "config.toml:1: [server] is not supported yet by this mecha (it is planned, and until then "
        "it would do nothing); remove it"},
@@ -247,20 +244,20 @@ TEST(Config, TablesNotReadAreRefusedNamingFileLineAndTable) {
       {"[limits]\nmax_turns = 3\n[foo]\nbar = 1\n",
        "config.toml:3: unknown table [foo] (tables: providers, pricing, limits, bash, sandbox, "
        "guard, subagents, model_aliases, permissions, hooks, mcp_servers, web, memory, mail, "
-       "messaging, security)"},
+       "messaging, security, tools, compaction, loop)"},
       {"[[foo]]\n",
        "config.toml:1: unknown table [[foo]] (tables: providers, pricing, limits, "
        "bash, sandbox, guard, subagents, model_aliases, permissions, hooks, mcp_servers, web, "
-       "memory, mail, messaging, security)"},
+       "memory, mail, messaging, security, tools, compaction, loop)"},
       {"colour = 1\n",
        "config.toml:1: unknown key 'colour' in the top level (keys: provider; tables: providers, "
        "pricing, limits, bash, sandbox, guard, subagents, model_aliases, permissions, hooks, "
-       "mcp_servers, web, memory, mail, messaging, security)"},
+       "mcp_servers, web, memory, mail, messaging, security, tools, compaction, loop)"},
       // The first in the file, whatever the order of the names.
       {"[zzz]\n[aaa]\n",
        "config.toml:1: unknown table [zzz] (tables: providers, pricing, limits, "
        "bash, sandbox, guard, subagents, model_aliases, permissions, hooks, mcp_servers, web, "
-       "memory, mail, messaging, security)"},
+       "memory, mail, messaging, security, tools, compaction, loop)"},
       {"provider = 1\n", "config.toml:1: key 'provider' in the top level must be a string"},
       {"limits = 1\n", "config.toml:1: [limits] must be a table"},
       {"[limits]\nmax_time = \"1h\"\n",
@@ -380,11 +377,11 @@ TEST_F(ConfigMerge, AnErrorNamesTheFileItIsIn) {
   EXPECT_EQ(c.message(), (dir_ / "project.toml").string() +
                              ":3: key 'mode' in [sandbox] must be \"bwrap\" or \"off\"");
 
-  write("project.toml", "[tools]\n");
+  write("project.toml", "[server]\n");
   c = load_config(files_);
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.message(), (dir_ / "project.toml").string() +
-                             ":1: [tools] is not supported yet by this mecha (it is planned, and "
+                             ":1: [server] is not supported yet by this mecha (it is planned, and "
                              "until then it would do nothing); remove it");
 }
 

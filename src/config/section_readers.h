@@ -43,5 +43,9 @@ Status read_memory(const toml::node& value, const Reading& reading, Config* conf
 Status read_mail(const toml::node& value, const Reading& reading, Config* config);
 Status read_messaging(const toml::node& value, const Reading& reading, Config* config);
 Status read_security(const toml::node& value, const Reading& reading, Config* config);
+// [tools], [compaction], [loop] (loop_config.h).
+Status read_tools(const toml::node& value, const Reading& reading, Config* config);
+Status read_compaction(const toml::node& value, const Reading& reading, Config* config);
+Status read_loop(const toml::node& value, const Reading& reading, Config* config);
 
 }  // namespace mecha::config

@@ -39,6 +39,14 @@ std::optional<wire::Frame> frame_for(const agent::Event& event) {
                         },
                         [](const agent::ApprovalRequest&) -> R { return std::nullopt; },
                         [](const agent::UsageEvent&) -> R { return std::nullopt; },
+                        // Wire protocol 4 has no frames of their own for these: a client is
+                        // told in a note.
+                        [](const agent::CompactionEvent& e) -> R {
+                          return wire::Note{e.agent, agent::compaction_note(e)};
+                        },
+                        [](const agent::LoopEvent& e) -> R {
+                          return wire::Note{e.agent, e.message};
+                        },
                         [](const agent::DoneEvent&) -> R { return std::nullopt; },
                     },
                     event.kind());

@@ -67,6 +67,10 @@ std::optional<wire::Error> error_for(const agent::Outcome& o) {
     case agent::RunStatus::kLimitsExceeded:
       return wire::Error{std::string(wire::codes::kTurnLimits),
                          fmt::format("the turn stopped at a limit: {}", o.limit)};
+    case agent::RunStatus::kStuck:
+      return wire::Error{
+          std::string(wire::codes::kTurnLimits),
+          fmt::format("the turn stopped: the agent was stuck in a loop: {}", o.stuck)};
     case agent::RunStatus::kError:
       break;
   }

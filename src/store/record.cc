@@ -8,7 +8,7 @@
 namespace mecha::store {
 namespace {
 
-constexpr std::array<std::pair<RecordKind, std::string_view>, 9> kKindNames{{
+constexpr std::array<std::pair<RecordKind, std::string_view>, 10> kKindNames{{
     {RecordKind::kUserMessage, "user_message"},
     {RecordKind::kAssistantMessage, "assistant_message"},
     {RecordKind::kToolCall, "tool_call"},
@@ -18,6 +18,7 @@ constexpr std::array<std::pair<RecordKind, std::string_view>, 9> kKindNames{{
     {RecordKind::kNote, "note"},
     {RecordKind::kRunStart, "run_start"},
     {RecordKind::kRunEnd, "run_end"},
+    {RecordKind::kCompaction, "compaction"},
 }};
 
 Record make(RecordKind kind, Json body) {
@@ -88,6 +89,13 @@ Record Record::usage(std::string_view agent, std::string_view model, const Usage
 
 Record Record::note(std::string_view agent, std::string_view text) {
   return make(RecordKind::kNote, Json{{"agent", agent}, {"text", text}});
+}
+
+Record Record::compaction(std::string_view agent, std::string_view trigger,
+                          std::string_view summary, int64_t replaced) {
+  return make(
+      RecordKind::kCompaction,
+      Json{{"agent", agent}, {"trigger", trigger}, {"summary", summary}, {"replaced", replaced}});
 }
 
 Record Record::run_start(Json body) { return make(RecordKind::kRunStart, std::move(body)); }

@@ -13,6 +13,9 @@
 // - refusal: {"agent", "id", "rule", "message"}, a call that was not made, and why.
 // - usage: {"agent", "model", "usage", "cost_usd"}, one model call; cost_usd may be null.
 // - note: {"agent", "text"}.
+// - compaction: {"agent", "trigger", "summary", "replaced"}, the first `replaced` messages of
+//   the conversation so far gave way to one user message holding `summary` (the messages
+//   after them stay; agent::Conversation::replace_prefix). Their records stay in the log.
 // - run_start: {"pid", "prompt", ...}, free-form, from the caller.
 // - run_end: {"status", "turns", "usage", "cost_usd", "unpriced_calls", "untrusted",
 //   "private", "blocked_sends", "blocked_tools", "malformed_tool_args", "limit"?, "error"?},
@@ -40,6 +43,7 @@ enum class RecordKind {
   kNote,
   kRunStart,
   kRunEnd,
+  kCompaction,
 };
 
 std::string_view record_kind_name(RecordKind kind);
@@ -65,6 +69,8 @@ struct Record {
   static Record usage(std::string_view agent, std::string_view model, const Usage& usage,
                       std::optional<double> cost_usd);
   static Record note(std::string_view agent, std::string_view text);
+  static Record compaction(std::string_view agent, std::string_view trigger,
+                           std::string_view summary, int64_t replaced);
   static Record run_start(Json body);
   static Record run_end(Json body);
 
