@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "agent/call_batch.h"
 #include "agent/deadline_watchdog.h"
 #include "agent/session_hooks.h"
 #include "agent/tool_gate.h"
@@ -56,8 +57,10 @@ std::vector<providers::ToolSpec> Agent::offered_tools(const RunContext& ctx) con
 }
 
 ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventSink* sink,
-                                Outcome& outcome, bool* untrusted_result) const {
+                                Outcome& outcome, bool* untrusted_result,
+                                bool* private_result) const {
   *untrusted_result = false;
+  *private_result = false;
   ToolResultBlock result{use.id, "", true};
   auto refuse = [&](const std::string& rule, std::string message) {
     if (sink) sink->on_event(RefusalEvent{spec_.name, use.id, rule, message});
@@ -153,6 +156,7 @@ ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventS
   // A result that shows a tainted file is untrusted whatever the tool declares.
   const bool untrusted = (caps.untrusted_input && out.external) || out.tainted_source;
   *untrusted_result = untrusted;
+  *private_result = caps.private_data;
   ctx.taint.untrusted = ctx.taint.untrusted || untrusted;
   ctx.taint.private_data = ctx.taint.private_data || caps.private_data;
   if (out.refusal_rule && sink) {
@@ -357,35 +361,35 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
       return finish(RunStatus::kCompleted);
     }
 
-    Message results{Role::kUser, {}};
-    for (const ToolUseBlock& use : uses) {
-      if (sink) sink->on_event(ToolCallEvent{spec_.name, use.id, use.name, use.input});
-      ToolResultBlock r;
-      bool untrusted = false;
-      const bool private_before = ctx.taint.private_data;
+    // The calls run at once where that is safe (agent/call_batch.h); each on the context it
+    // is handed, which may be a copy of ctx on another thread.
+    auto run_one = [&](const ToolUseBlock& use, RunContext& call_ctx) {
+      CallResult c;
       if (cancelled()) {
-        r = ToolResultBlock{use.id,
-                            out_of_time() ? "not run: the run reached its time limit"
-                                          : "not run: the run was cancelled",
-                            true};
-      } else {
-        ctx.events = sink;
-        ctx.current_tool_use_id = use.id;
-        r = run_tool(use, ctx, sink, outcome, &untrusted);
-        ctx.events = nullptr;
-        ctx.current_tool_use_id.clear();
-        outcome.blocked_tools.insert(outcome.blocked_tools.end(), ctx.nested_blocked_tools.begin(),
-                                     ctx.nested_blocked_tools.end());
-        outcome.blocked_sends += ctx.nested_blocked_sends;
-        ctx.nested_blocked_tools.clear();
-        ctx.nested_blocked_sends = 0;
+        c.result = ToolResultBlock{use.id,
+                                   out_of_time() ? "not run: the run reached its time limit"
+                                                 : "not run: the run was cancelled",
+                                   true};
+        return c;
       }
-      if (sink) {
-        // The private label goes into the session so a resumed run keeps that leg too.
-        sink->on_event(ToolResultEvent{spec_.name, use.id, r.is_error, untrusted,
-                                       !private_before && ctx.taint.private_data, r.content});
-      }
-      results.blocks.push_back(std::move(r));
+      Outcome own;
+      c.result = run_tool(use, call_ctx, call_ctx.events, own, &c.untrusted, &c.private_data);
+      c.blocked_tools = std::move(own.blocked_tools);
+      c.blocked_tools.insert(c.blocked_tools.end(), call_ctx.nested_blocked_tools.begin(),
+                             call_ctx.nested_blocked_tools.end());
+      c.blocked_sends = own.blocked_sends + call_ctx.nested_blocked_sends;
+      call_ctx.nested_blocked_tools.clear();
+      call_ctx.nested_blocked_sends = 0;
+      return c;
+    };
+    std::vector<CallResult> done =
+        run_call_batch(uses, plan_calls(uses, tools_, ctx), ctx, sink, spec_.name, run_one);
+    Message results{Role::kUser, {}};
+    for (CallResult& c : done) {
+      outcome.blocked_tools.insert(outcome.blocked_tools.end(), c.blocked_tools.begin(),
+                                   c.blocked_tools.end());
+      outcome.blocked_sends += c.blocked_sends;
+      results.blocks.push_back(std::move(c.result));
     }
     conv.append(std::move(results));
     if (journal) {

@@ -45,8 +45,10 @@ class Agent {
   const std::shared_ptr<providers::Provider>& provider() const { return provider_; }
 
  private:
+  // Runs one call on `ctx` (the run's, or a copy for this call alone); says whether its
+  // result is untrusted and whether it gave the run private data.
   ToolResultBlock run_tool(const ToolUseBlock& use, RunContext& ctx, EventSink* sink,
-                           Outcome& outcome, bool* untrusted_result) const;
+                           Outcome& outcome, bool* untrusted_result, bool* private_result) const;
   std::vector<providers::ToolSpec> offered_tools(const RunContext& ctx) const;
 
   AgentSpec spec_;

@@ -84,9 +84,16 @@ Result<std::shared_ptr<const AgentCatalog>> AgentCatalog::create(std::vector<con
       const Entry* cur = work.front();
       work.pop_front();
       add_legs(cur->mcp_tools.capabilities(), &e.capabilities);
+      if (!cur->mcp_tools.empty()) {
+        e.reach.sends = e.reach.sends || cur->mcp_tools.capabilities().external_send;
+        e.reach.writes = true;
+      }
       for (const auto& t : cur->tools) {
         if (auto tool = c.base_.find(t)) {
           add_legs(tool->capabilities(), &e.capabilities);
+          e.reach.sends = e.reach.sends || tool->capabilities().external_send;
+          e.reach.shell = e.reach.shell || t == "Bash";
+          e.reach.writes = e.reach.writes || (t != "Bash" && tool->changes_state());
           continue;
         }
         std::vector<const Entry*> next;

@@ -67,6 +67,14 @@ class AgentCatalog : public std::enable_shared_from_this<AgentCatalog> {
     std::vector<std::string> dropped_tools;
     // The MCP tools its `mcp__` entries grant (less its disallowedTools); empty: none.
     tools::McpToolPatterns mcp_tools;
+    // What the tools it reaches (its own, and through delegation) may do, which decides
+    // whether a call starting it may run beside others (agent/call_batch.h). Its MCP tools
+    // count as changing state.
+    struct Reach {
+      bool sends = false;   // a tool with external_send
+      bool shell = false;   // Bash
+      bool writes = false;  // another tool that changes state
+    } reach;
   };
 
   // Checks every definition: the name of one that becomes a tool (config, .mecha/agents) is

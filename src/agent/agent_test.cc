@@ -175,6 +175,9 @@ TEST(AgentLoop, CancellingDuringAToolStopsItAndAnswersTheRestAsNotRun) {
       {R"({"response": {"content": [{"type": "tool_use", "id": "h", "name": "Hang", "input": {}}, {"type": "tool_use", "id": "n", "name": "Noop", "input": {}}]}})",
        text_line("never")},
       std::move(registry));
+  // In order, so Noop has not started when the cancel comes (call_batch_test has the calls
+  // running at once).
+  f.ctx.concurrency.max_parallel = 1;
   std::thread canceller([&] {
     while (!started->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     f.cancel.cancel();

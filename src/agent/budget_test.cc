@@ -239,6 +239,7 @@ TEST(Budget, TimeLimitStopsAToolInFlight) {
   ctx.clock = &clock;
   ctx.max_time_s = 60;
   ctx.deadline = clock.now() + std::chrono::seconds(60);
+  ctx.concurrency.max_parallel = 1;  // in order: b has not started when the time is up
   RunResult r = run_agent(
       cassette(
           {R"({"response": {"content": [{"type": "tool_use", "id": "a", "name": "Echo", "input": {}}, {"type": "tool_use", "id": "b", "name": "Echo", "input": {}}]}})"}),

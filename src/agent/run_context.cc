@@ -8,6 +8,8 @@ void RunContext::note(const std::string& text) {
 
 ApprovalReply RunContext::ask(const ApprovalRequest& request, EventSink* sink) {
   if (approver == nullptr) return ApprovalReply::kDeny;
+  std::unique_lock<std::mutex> one_at_a_time;
+  if (ask_lock) one_at_a_time = std::unique_lock<std::mutex>(*ask_lock);
   if (sink) sink->on_event(request);
   return approver->approve(request);
 }

@@ -138,6 +138,10 @@ struct RunContext : tools::ToolContext {
   config::ToolsConfig concurrency;
   config::CompactionConfig compaction;
   config::LoopConfig loop;
+  // Held by ask() while a request is shown and answered, so calls running at once
+  // (agent/call_batch.h) ask one at a time; shared with the run's subagents. Null: no lock
+  // (a run whose calls never overlap).
+  std::shared_ptr<std::mutex> ask_lock;
 
   // Shows `request` on `sink` (may be null) and asks the approver: kDeny when there is none.
   ApprovalReply ask(const ApprovalRequest& request, EventSink* sink);

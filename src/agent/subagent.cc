@@ -45,6 +45,8 @@ RunContext child_context(const AgentCatalog::Entry& entry, tools::ToolContext& c
   child.concurrency = parent->concurrency;
   child.compaction = parent->compaction;
   child.loop = parent->loop;
+  // Siblings running at once ask the person one at a time, whatever their depth.
+  child.ask_lock = parent->ask_lock;
   // The URLs the user wrote: the child's prompt is the parent model's, and adds none.
   child.user_urls = caller.user_urls;
   // The task was written by a model that has read everything the caller read, so the child

@@ -58,6 +58,8 @@ class SubagentTool final : public tools::Tool {
   // The child's own tools keep the taint of what they read and write.
   tools::TreeAccess tree_access() const override { return tools::TreeAccess::kTracked; }
   tools::ToolOutput call(const Json& input, tools::ToolContext& ctx) override;
+  // The definition every call starts.
+  const AgentCatalog::Entry& target() const { return *entry_; }
 
  private:
   SubagentTool(std::shared_ptr<const AgentCatalog> catalog, const AgentCatalog::Entry* entry)

@@ -79,6 +79,13 @@ Json TaskTool::input_schema() const {
       {"additionalProperties", false}};
 }
 
+const AgentCatalog::Entry* TaskTool::target(const Json& input) const {
+  if (!input.is_object() || !input.contains("subagent_type")) return nullptr;
+  const Json& type = input.at("subagent_type");
+  if (!type.is_string() || !allows(type.get<std::string>())) return nullptr;
+  return catalog_->find(type.get<std::string>());
+}
+
 tools::ToolOutput TaskTool::call(const Json& input, tools::ToolContext& ctx) {
   auto str = [&](const char* key) -> const std::string* {
     if (!input.is_object() || !input.contains(key) || !input.at(key).is_string()) return nullptr;

@@ -42,6 +42,9 @@ class TaskTool final : public tools::Tool {
   // The child's own tools keep the taint of what they read and write.
   tools::TreeAccess tree_access() const override { return tools::TreeAccess::kTracked; }
   tools::ToolOutput call(const Json& input, tools::ToolContext& ctx) override;
+  // The definition a call with `input` would start, or null when it starts none (its
+  // subagent_type is missing, unknown or not allowed: the call is an error result).
+  const AgentCatalog::Entry* target(const Json& input) const;
 
  private:
   bool allows(const std::string& name) const;
