@@ -10,7 +10,9 @@
 #include <thread>
 
 #include "agent/agent.h"
+#include "agent/task_tool.h"
 #include "agent/testing/cassette_script.h"
+#include "agent/testing/catalog_builder.h"
 #include "agent/testing/recording_sink.h"
 #include "agent/testing/test_tools.h"
 
@@ -219,6 +221,48 @@ TEST(CallBatch, PlanKeepsTheInterlockDecisionOfCallsInOrder) {
     for (const CallPlan& p : plan_calls(uses, registry, ctx)) got.push_back(p.in_order);
     EXPECT_EQ(got, c.in_order);
   }
+}
+
+// Subagent calls are judged by the tools their agent reaches; two of one definition share a
+// lane (in call order), two of different definitions do not.
+TEST(CallBatch, PlanJudgesSubagentCallsByTheToolsTheirAgentReaches) {
+  auto catalog = testing::make_catalog(
+      {testing::definition("reader", {"Look"}), testing::definition("shell", {"Bash"}),
+       testing::definition("sender", {"SendMessage"}), testing::definition("boss", {"Task"})},
+      {testing::plain_tool("Look"), testing::plain_tool("Bash", "ok", false),
+       testing::send_tool("SendMessage"), testing::untrusted_reader("FetchPage"),
+       testing::private_reader("ReadNotes")},
+      testing::cassette({}));
+  ASSERT_NE(catalog, nullptr);
+  tools::ToolRegistry registry = catalog->top_level_registry();
+  auto task = [](const std::string& type) {
+    ToolUseBlock use;
+    use.name = "Task";
+    use.input = {{"subagent_type", type}, {"prompt", "p"}, {"description", "d"}};
+    return use;
+  };
+  auto fetch = [] {
+    ToolUseBlock use;
+    use.name = "FetchPage";
+    use.input = Json::object();
+    return use;
+  };
+  auto notes = fetch();
+  notes.name = "ReadNotes";
+  RunContext ctx;
+  EXPECT_EQ(plan_calls({task("reader"), task("reader"), task("shell")}, registry, ctx),
+            (std::vector<CallPlan>{
+                {false, "subagent reader"}, {false, "subagent reader"}, {true, "subagent shell"}}));
+  ctx.concurrency.parallel_bash = true;
+  EXPECT_EQ(plan_calls({task("reader"), task("shell")}, registry, ctx),
+            (std::vector<CallPlan>{{false, "subagent reader"}, {false, "subagent shell"}}));
+  // A child that can send starts with the caller's taint: after both legs, it waits for it.
+  ctx.concurrency.parallel_writes = true;  // SendMessage changes state: only the taint decides
+  EXPECT_EQ(plan_calls({fetch(), notes, task("sender"), task("boss")}, registry, ctx),
+            (std::vector<CallPlan>{
+                {false, ""}, {false, ""}, {true, "subagent sender"}, {true, "subagent boss"}}));
+  EXPECT_EQ(plan_calls({fetch(), task("sender")}, registry, ctx),
+            (std::vector<CallPlan>{{false, ""}, {false, "subagent sender"}}));
 }
 
 // The interlock, attacked through a batch: the page's instructions and the notes arrive in the
