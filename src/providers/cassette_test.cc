@@ -3,6 +3,8 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <map>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -62,6 +64,38 @@ std::vector<std::string> draw_texts(Provider& c, const std::vector<CompletionReq
     out.push_back(resp.ok() ? resp->message.text() : resp.message());
   }
   return out;
+}
+
+// Parallel subagents: agents drawing from several threads at once each get their own lines,
+// in file order, whatever the timing.
+TEST(Cassette, AgentsDrawingAtOnceEachGetTheirOwnLinesInOrder) {
+  constexpr int kLines = 200;
+  const std::vector<std::string> agents = {"alpha", "beta", "gamma", "delta"};
+  std::string text = "{\"mecha_cassette\": 1}\n";
+  for (int i = 0; i < kLines; ++i) {
+    for (const auto& a : agents) text += text_line(a, a + " " + std::to_string(i));
+  }
+  auto c = load(text);
+  ASSERT_TRUE(c.ok()) << c.message();
+  std::map<std::string, std::vector<std::string>> drawn;
+  for (const auto& a : agents) drawn[a];  // every key in place before the threads start
+  std::vector<std::thread> threads;
+  for (const auto& a : agents) {
+    threads.emplace_back([&, a] {
+      std::vector<std::string> mine;
+      for (int i = 0; i < kLines; ++i) {
+        auto r = (*c)->complete(request(a), nullptr);
+        mine.push_back(r.ok() ? r->message.text() : r.message());
+      }
+      drawn.at(a) = std::move(mine);  // each thread its own entry, read after join
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& a : agents) {
+    std::vector<std::string> want;
+    for (int i = 0; i < kLines; ++i) want.push_back(a + " " + std::to_string(i));
+    EXPECT_EQ(drawn[a], want) << a;
+  }
 }
 
 // Regression: `mecha run --agent Explore --model cassette:F` ignored the lines without
