@@ -4,7 +4,10 @@
 // and a send batched with the reads that taint the run, held on the host.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <chrono>
+#include <thread>
 #include <tuple>
 
 #include "cli/testing/cassette_run.h"
@@ -107,6 +110,43 @@ TEST_F(ParallelCallsE2E, ThreeSleepsOverlapWithParallelBashAndRunInOrderWithout)
   ev = timed_run(lines, &in_order);
   ASSERT_EQ(of_type(ev, "tool_result").size(), 3u);
   EXPECT_GE(in_order, 3.0);
+}
+
+// Ctrl-C reaches every call running at once: the three commands stop, each call answers with
+// an error, and the run ends cancelled at once.
+TEST_F(ParallelCallsE2E, CtrlCStopsEveryRunningCall) {
+  configure("parallel_bash = true\n");
+  std::vector<Call> calls;
+  for (const std::string n : {"1", "2", "3"}) {
+    calls.push_back({"b" + n, "Bash", {{"command", "touch started." + n + "; sleep 30"}}});
+  }
+  dir_.write("c.jsonl",
+             "{\"mecha_cassette\": 1}\n" + calls_line("main", calls) + text_line("main", "never"));
+  testing::RunningMecha run({"run", "--json", "--model", "cassette:c.jsonl", "--permission-mode",
+                             "bypassPermissions", "sleep three times"},
+                            dir_.path(), "", testing::mecha_e2e_binary());
+  auto all_started = [&] {
+    for (const std::string n : {"1", "2", "3"}) {
+      if (!std::filesystem::exists(dir_.path() / ("started." + n))) return false;
+    }
+    return true;
+  };
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!all_started() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(all_started()) << "the three commands never ran at once";
+  const auto sent = std::chrono::steady_clock::now();
+  run.signal(SIGINT);
+  testing::BinaryResult r = run.wait();
+  EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::seconds(5));
+  EXPECT_EQ(r.exit_code, 130) << r.err << r.out;
+  auto ev = testing::json_lines(r.out);
+  ASSERT_FALSE(ev.empty());
+  EXPECT_EQ(ev.back().at("status"), "cancelled");
+  auto results = of_type(ev, "tool_result");
+  ASSERT_EQ(results.size(), 3u) << r.out;
+  for (const Json& res : results) EXPECT_TRUE(res.at("is_error").get<bool>()) << res.dump();
 }
 
 TEST_F(ParallelCallsE2E, TwoTaskCallsRunTheirChildrenAtOnceEachReplayingItsOwnLines) {
