@@ -274,7 +274,7 @@ Result<std::optional<std::string>> LoopLadder::after_step(const std::string& age
     }
     default:
       event(e->what + ": the run stops as stuck");
-      return std::optional<std::string>(fmt::format("{}. What was tried (most recent last):\n{}",
+      return std::optional<std::string>(fmt::format("{}.\nWhat was tried (most recent last):\n{}",
                                                     e->what, detector_.tried(true)));
   }
   return std::optional<std::string>();

@@ -216,7 +216,7 @@ TEST(LoopLadderRun, AModelRepeatingAFailingCallClimbsEveryRungAndEndsStuck) {
   EXPECT_EQ(o.status, RunStatus::kStuck);
   EXPECT_EQ(o.turns, 7);
   EXPECT_EQ(o.stuck,
-            "Fail {} was called 6 times with the same result. What was tried (most recent "
+            "Fail {} was called 6 times with the same result.\nWhat was tried (most recent "
             "last):\n"
             "- Fail {} ×1: error: not run: 'Fail' is withheld for this turn by mecha's "
             "stuck-loop ladder, because Fail {} was called 4 times with the same…\n"

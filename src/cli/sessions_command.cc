@@ -96,6 +96,11 @@ std::string render_record(const store::Record& r) {
                              ? fmt::format("${:.4f}", b["cost_usd"].get<double>())
                              : std::string("cost unknown");
       std::string why = b.value("limit", b.value("error", std::string()));
+      // Stuck: what was repeated, its first line (what was tried is in the records above).
+      if (why.empty()) {
+        why = b.value("stuck", std::string());
+        why = why.substr(0, why.find('\n'));
+      }
       const int blocked = b.value("blocked_sends", 0);
       return fmt::format(
           "── run ended: {}{} · {} turn{} · {}{}\n", b.value("status", ""),
