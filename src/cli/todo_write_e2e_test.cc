@@ -95,6 +95,23 @@ TEST_F(TodoWriteE2E, APersonSeesAChecklistAndTheSessionKeepsTheLastList) {
   EXPECT_EQ(json_lines(resumed.out).back().at("text"), "still 2");
 }
 
+TEST_F(TodoWriteE2E, ChatDrawsTheSameChecklist) {
+  // mecha chat runs the turn in its own daemon and draws the frames it gets back.
+  dir_.write("c.jsonl", "{\"mecha_cassette\": 1}\n" + two_lists());
+  dir_.write("config.toml", "[sandbox]\nmode = \"off\"\n");
+  BinaryResult r = testing::run_mecha(
+      {"chat", "--socket", "none.sock", "--config", "config.toml", "--model", "cassette:c.jsonl"},
+      dir_.path(), "count the errors\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("● TodoWrite\n"
+                       "    ☑ Read the log\n"
+                       "    ◐ Counting the errors\n"
+                       "    ☐ Report\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("2 errors"), std::string::npos) << r.out;
+}
+
 TEST_F(TodoWriteE2E, AnInvalidListIsRefusedNamingTheItemAndChangesNothing) {
   const Json bad = {{"todos",
                      {todo("Read the log", "in_progress", "Reading the log"),
