@@ -114,18 +114,27 @@ void LoopDetector::observe(const std::string& tool, const Json& input, const std
   s.result_brief = (is_error ? "error: " : "ok: ") + brief(result);
   s.is_error = is_error;
   window_calls_.push_back(s);
-  while (window_calls_.size() > window_) window_calls_.pop_front();
+  ++counts_[{false, s.call_key}];
+  if (s.error_key) ++counts_[{true, *s.error_key}];
+  while (window_calls_.size() > window_) {
+    const Seen& gone = window_calls_.front();
+    forget({false, gone.call_key});
+    if (gone.error_key) forget({true, *gone.error_key});
+    window_calls_.pop_front();
+  }
   history_.push_back(s);
   while (history_.size() > kHistory) history_.pop_front();
   step_.push_back(std::move(s));
 }
 
+void LoopDetector::forget(const std::pair<bool, size_t>& key) {
+  auto it = counts_.find(key);
+  if (it != counts_.end() && --it->second == 0) counts_.erase(it);
+}
+
 int LoopDetector::count(size_t key, bool error) const {
-  int n = 0;
-  for (const Seen& s : window_calls_) {
-    if (error ? s.error_key == key : s.call_key == key) ++n;
-  }
-  return n;
+  auto it = counts_.find({error, key});
+  return it == counts_.end() ? 0 : it->second;
 }
 
 std::optional<LoopDetector::Escalation> LoopDetector::escalation() {

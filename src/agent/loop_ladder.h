@@ -82,12 +82,14 @@ class LoopDetector {
     std::string result_brief;
     bool is_error;
   };
-  int count(size_t key, bool error) const;
+  int count(size_t key, bool error) const;  // within the window
+  void forget(const std::pair<bool, size_t>& key);
 
   config::LoopConfig config_;
   size_t window_;
   std::deque<Seen> window_calls_;
   std::deque<Seen> history_;
+  std::map<std::pair<bool, size_t>, int> counts_;   // (is error key, key) -> calls in window
   std::map<std::pair<bool, size_t>, int> climbed_;  // (is error key, key) -> highest rung
   std::vector<Seen> step_;                          // the calls observed since escalation()
 };

@@ -119,6 +119,16 @@ TEST(LoopDetector, ARepeatLongAfterTheFirstIsOutsideTheWindow) {
   }
 }
 
+TEST(LoopDetector, ARepetitionThatLeftTheWindowStartsAgainFromTheBottom) {
+  LoopDetector d(config::LoopConfig{});
+  EXPECT_EQ(rungs_of(d, 3, "Fail", Json::object(), "failed", true), (std::vector<int>{0, 0, 1}));
+  for (int i = 0; i < 12; ++i) {
+    d.observe("Echo", Json{{"text", std::to_string(i)}}, std::to_string(i), false);
+    EXPECT_FALSE(d.escalation().has_value());
+  }
+  EXPECT_EQ(rungs_of(d, 4, "Fail", Json::object(), "failed", true), (std::vector<int>{0, 0, 1, 2}));
+}
+
 TEST(LoopDetector, SeveralRepeatsInOneStepTakeOnlyTheHighestRung) {
   LoopDetector d(config::LoopConfig{});
   for (int i = 0; i < 4; ++i) d.observe("Fail", Json::object(), "failed", true);
