@@ -4,6 +4,7 @@
 
 #include "agent/call_batch.h"
 #include "agent/deadline_watchdog.h"
+#include "agent/loop_ladder.h"
 #include "agent/session_hooks.h"
 #include "agent/tool_gate.h"
 #include "tools/schema.h"
@@ -48,7 +49,7 @@ Agent::Agent(AgentSpec spec, std::shared_ptr<providers::Provider> provider,
 std::vector<providers::ToolSpec> Agent::offered_tools(const RunContext& ctx) const {
   std::vector<providers::ToolSpec> out;
   for (const auto& t : tools_.all()) {
-    if (ctx.withheld_tools.count(t->name())) continue;
+    if (ctx.withheld_tools.count(t->name()) || ctx.withheld_this_turn.count(t->name())) continue;
     // In plan phase (plan mode) a tool that changes state is not offered at all.
     if (ctx.phase == tools::Phase::kPlan && !t->read_only()) continue;
     out.push_back({t->name(), t->description(), t->input_schema()});
@@ -86,6 +87,9 @@ ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventS
         fmt::format("unknown tool '{}'; the tools that exist are: {}", use.name,
                     names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", ")));
     return result;
+  }
+  if (auto w = ctx.withheld_this_turn.find(use.name); w != ctx.withheld_this_turn.end()) {
+    return refuse("loop", w->second);
   }
   if (!use.input_error.empty()) {
     result.content = fmt::format(
@@ -200,6 +204,7 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
     outcome.unpriced_calls = meter.unpriced_calls();
     if (meter.priced_calls() > 0) outcome.cost_usd = meter.cost();
     outcome.untrusted = ctx.taint.untrusted;
+    ctx.withheld_this_turn.clear();
     ctx.meter = outer_meter;
     ctx.cancel = outer_cancel;
     return outcome;
@@ -237,6 +242,7 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
 
   bool noted_bad_usage = false;
   bool stop_hook_active = false;
+  LoopLadder ladder(ctx.loop);
   while (true) {
     if (out_of_time()) return time_limit();
     if (cancelled()) return finish(RunStatus::kCancelled);
@@ -398,6 +404,13 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
       }
     }
     if (ctx.hook_stop) return stopped_by_hook();
+    // The stuck-loop ladder (agent/loop_ladder.h) looks at what the step did.
+    auto stuck = ladder.after_step(spec_.name, uses, conv, ctx, sink, journal);
+    if (!stuck) return journal_failed(stuck.status());
+    if (*stuck) {
+      outcome.stuck = std::move(**stuck);
+      return finish(RunStatus::kStuck);
+    }
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -100,6 +101,9 @@ struct RunContext : tools::ToolContext {
   const config::PriceTable* pricing = nullptr;  // null: every call is unpriced
   // Tools the run may not use even when an agent's allowlist names them.
   std::set<std::string> withheld_tools;
+  // Tools withheld for the next turn only (the stuck-loop ladder, agent/loop_ladder.h): not
+  // offered, and a call to one is refused with the text mapped to it. Never inherited.
+  std::map<std::string, std::string> withheld_this_turn;
   int depth = 0;  // 0 for the top-level agent, +1 per subagent level
   Taint taint;
   // The meter a run's spend also adds to (the caller's), or null at the top.

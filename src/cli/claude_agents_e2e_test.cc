@@ -92,15 +92,15 @@ TEST_F(ClaudeAgentsE2E, TheFolderLoadsWithWarningsAndTheRightToolsAndModels) {
                   ":5: field 'favourite_food' is not one of Claude Code's agent fields; ignored"));
   EXPECT_TRUE(has(file("unknown-tools.md") +
                   ":4: agent 'unknown-tools': no tool of mecha's is named MultiEdit, LS, "
-                  "TodoWrite, NotebookEdit, WebSearch; dropped"))
+                  "NotebookEdit, WebSearch; dropped"))
       << r.err;
   EXPECT_EQ(r.err.find("agent 'gen-129': no tool"), std::string::npos)
       << "WebFetch is one of mecha's tools: " << r.err;
 
   Json unknown = by_name(*j, "unknown-tools");
-  EXPECT_EQ(unknown.at("tools"), Json::array({"Read", "WebFetch", "Grep"}));
+  EXPECT_EQ(unknown.at("tools"), Json::array({"Read", "WebFetch", "TodoWrite", "Grep"}));
   EXPECT_EQ(unknown.at("dropped_tools"),
-            Json::array({"MultiEdit", "LS", "TodoWrite", "NotebookEdit", "WebSearch"}))
+            Json::array({"MultiEdit", "LS", "NotebookEdit", "WebSearch"}))
       << "WebSearch is offered only with a backend";
   Json mcp = by_name(*j, "mcp-user");
   EXPECT_EQ(mcp.at("tools"), Json::array({"Read"}));
@@ -133,8 +133,8 @@ TEST_F(ClaudeAgentsE2E, TheFolderLoadsWithWarningsAndTheRightToolsAndModels) {
   // The text listing shows the same, and exits 0 too.
   auto text = run_mecha({"agents", "--config", "c.toml"}, tree_);
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("  dropped (not mecha tools): MultiEdit, LS, TodoWrite, "
-                          "NotebookEdit, WebSearch\n"),
+  EXPECT_NE(text.out.find("  dropped (not mecha tools): MultiEdit, LS, NotebookEdit, "
+                          "WebSearch\n"),
             std::string::npos)
       << text.out;
   EXPECT_NE(text.out.find("  MCP tools: mcp__github__create_issue, mcp__fs__*\n"

@@ -52,6 +52,14 @@ class PermissionsE2E : public testing::CassetteRunTest {
     return mecha(args);
   }
 
+  // A test that replays many attempts refused the same way: the stuck-loop ladder would
+  // (rightly) stop the run before they were all tried, so the user's config moves it away.
+  void try_every_attempt() {
+    dir_.write(".home/.config/mecha/config.toml",
+               "[loop]\nnote_after = 50\nwithhold_after = 51\nfresh_context_after = 52\n"
+               "stuck_after = 53\n");
+  }
+
   void trust(const std::string& rel) {
     BinaryResult r = mecha({"trust", rel});
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -108,6 +116,7 @@ TEST_F(PermissionsE2E, ADenyRuleStopsTheReadAndTheSameReadThroughBash) {
 }
 
 TEST_F(PermissionsE2E, GlobsBracesAndTildePrefixesDoNotSlipAShellReadPastADenyRule) {
+  try_every_attempt();
   // The shell expands these words before cat sees them; the rule must see what they may
   // become, not their text (each of these printed the secret before).
   dir_.write(".claude/settings.json", R"J({"permissions": {"deny": ["Read(./secret.txt)"]}})J");
@@ -226,6 +235,7 @@ TEST_F(PermissionsE2E, AnAllowedCommandCannotBeMadeToRunAProgramOfTheTree) {
 }
 
 TEST_F(PermissionsE2E, GitCannotCarryADeniedFileIntoItsStoreToPrintIt) {
+  try_every_attempt();
   // `git add` copies the file into the object store, where `git show :secret.txt` or `git
   // diff --cached` print it under no path the rule names (each printed the secret before).
   dir_.write(".claude/settings.json", R"J({"permissions": {"deny": ["Read(./secret.txt)"]}})J");

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "cli/todo_view.h"
+
 namespace mecha::cli {
 namespace {
 
@@ -130,6 +132,13 @@ void HumanRenderer::render(const agent::Event& event, int depth) {
             if (depth == 0) end_stream();
             flush_pending(depth);
             tool_names_[e.agent + "/" + e.id] = e.name;
+            if (e.name == "TodoWrite") {
+              if (auto list = todo_checklist(e.input, indent + "    ", p_)) {
+                fmt::print(err_, "{}{}● TodoWrite{}\n{}", indent, p_.bold, p_.reset, *list);
+                wait_for(e.name);
+                return;
+              }
+            }
             fmt::print(err_, "{}{}● {}{}({})\n", indent, p_.bold, printable(e.name), p_.reset,
                        printable(key_argument(e.name, e.input, 100)));
             std::fputs(diff_preview(e.name, e.input, indent + "    ", kDiffLines, p_).c_str(),
@@ -186,7 +195,10 @@ void HumanRenderer::render_result(const agent::ToolResultEvent& e, const std::st
   if (e.is_error && refused_.erase(e.agent + "/" + e.id) > 0) return;
   auto name = tool_names_.find(e.agent + "/" + e.id);
   const bool bash = name != tool_names_.end() && name->second == "Bash";
+  // The checklist drawn for the call says it all.
+  const bool todo = name != tool_names_.end() && name->second == "TodoWrite";
   if (name != tool_names_.end()) tool_names_.erase(name);
+  if (todo && !e.is_error) return;
   std::string labels;
   if (e.untrusted) labels += fmt::format(", {}untrusted{}", p_.yellow, p_.reset);
   if (e.private_data) labels += fmt::format(", {}private data{}", p_.yellow, p_.reset);

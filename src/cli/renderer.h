@@ -39,6 +39,8 @@ class JsonLinesSink final : public agent::EventSink {
 //     + new line
 //     ⎿ 1 line (12 B)                    other results: their size
 //     ⎿ refused by rule 'trifecta': …    refusals, in their own colour
+//   ● TodoWrite                          TodoWrite: its list as a checklist (todo_view.h),
+//       ☑ done ◐ doing ☐ to do           and no result line unless it failed
 // A subagent's events are indented under the call that started it. Everything a model or a
 // tool wrote goes through printable() first.
 class HumanRenderer final : public agent::EventSink {

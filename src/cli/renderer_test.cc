@@ -72,6 +72,46 @@ TEST(HumanRenderer, ToolCallsShowTheirKeyArgument) {
   }
 }
 
+TEST(HumanRenderer, TodoWriteIsAChecklistWithoutAResultLine) {
+  const Json todos = {{"todos",
+                       {{{"content", "Read the failing test"},
+                         {"status", "completed"},
+                         {"activeForm", "Reading the failing test"}},
+                        {{"content", "Fix the parser"},
+                         {"status", "in_progress"},
+                         {"activeForm", "Fixing the parser"}},
+                        {{"content", "Run the \x1b[2Jtests"},
+                         {"status", "pending"},
+                         {"activeForm", "Running the tests"}}}}};
+  EXPECT_EQ(
+      render({call("TodoWrite", todos), result("The todo list now has 3 items")}, plain()).err,
+      "● TodoWrite\n"
+      "    ☑ Read the failing test\n"
+      "    ◐ Fixing the parser\n"
+      "    ☐ Run the ^[[2Jtests\n");
+  EXPECT_EQ(render({call("TodoWrite", todos)}, coloured()).err,
+            "\x1b[1m● TodoWrite\x1b[0m\n"
+            "    \x1b[2m☑ Read the failing test\x1b[0m\n"
+            "    \x1b[1m◐ Fixing the parser\x1b[0m\n"
+            "    ☐ Run the ^[[2Jtests\n");
+  EXPECT_EQ(render({call("TodoWrite", {{"todos", Json::array()}})}, plain()).err,
+            "● TodoWrite\n    (the list is empty)\n");
+  // A list the tool refuses is shown as any call, with its error.
+  const Json bad = {{"todos", {{{"content", "x"}, {"status", "done"}, {"activeForm", "y"}}}}};
+  auto got = render(
+      {call("TodoWrite", bad), result("the todo list was not changed: bad", "t1", true)}, plain());
+  EXPECT_TRUE(got.err.starts_with("● TodoWrite(todos=")) << got.err;
+  EXPECT_NE(got.err.find("  ⎿ error: the todo list was not changed: bad\n"), std::string::npos)
+      << got.err;
+  // A subagent's list is indented under its call.
+  EXPECT_EQ(
+      render({call("Task", {{"description", "look"}, {"subagent_type", "Explore"}}),
+              agent::nested("Task", "t1", call("TodoWrite", {{"todos", Json::array()}}, "s1"))},
+             plain())
+          .err,
+      "● Task(Explore: look)\n  ● TodoWrite\n      (the list is empty)\n");
+}
+
 TEST(HumanRenderer, EditIsADiffCutAfterSixLines) {
   Json input{{"file_path", "a.py"},
              {"old_string", "x = 1\ny = 2\nz = 3\nw = 4"},

@@ -8,6 +8,7 @@
 
 #include "cli/command.h"
 #include "cli/renderer.h"
+#include "cli/todo_view.h"
 #include "cli/workspace.h"
 #include "store/session_store.h"
 
@@ -96,6 +97,11 @@ std::string render_record(const store::Record& r) {
                              ? fmt::format("${:.4f}", b["cost_usd"].get<double>())
                              : std::string("cost unknown");
       std::string why = b.value("limit", b.value("error", std::string()));
+      // Stuck: what was repeated, its first line (what was tried is in the records above).
+      if (why.empty()) {
+        why = b.value("stuck", std::string());
+        why = why.substr(0, why.find('\n'));
+      }
       const int blocked = b.value("blocked_sends", 0);
       return fmt::format(
           "── run ended: {}{} · {} turn{} · {}{}\n", b.value("status", ""),
@@ -114,7 +120,10 @@ std::string render_record(const store::Record& r) {
         if (const auto* t = std::get_if<TextBlock>(&block)) {
           out += user ? first_lines(t->text, 1000, "> ") : first_lines(t->text, 1000, "");
         } else if (const auto* u = std::get_if<ToolUseBlock>(&block)) {
-          out += fmt::format("● {}({})\n", u->name, summarize_input(u->input, 100));
+          auto list =
+              u->name == "TodoWrite" ? todo_checklist(u->input, "    ", Palette{}) : std::nullopt;
+          out += list ? "● TodoWrite\n" + *list
+                      : fmt::format("● {}({})\n", u->name, summarize_input(u->input, 100));
         }
       }
       return user ? "\n" + out : out;
@@ -167,7 +176,19 @@ int show_main(const SessionsOptions& opt) {
           ? fmt::format(" ({})", count_of(sum->unpriced_calls, "unpriced call", "unpriced calls"))
           : "",
       sum->untrusted ? "yes" : "no");
-  for (const auto& r : *records) out += render_record(r);
+  // The list the run's agent last wrote with TodoWrite (a subagent's calls are not recorded),
+  // again at the end.
+  std::optional<std::string> todos;
+  for (const auto& r : *records) {
+    out += render_record(r);
+    if (r.kind != store::RecordKind::kToolCall || r.body.value("name", "") != "TodoWrite") {
+      continue;
+    }
+    if (auto list = todo_checklist(r.body.value("input", Json::object()), "  ", Palette{})) {
+      todos = std::move(list);
+    }
+  }
+  if (todos) out += "── todo list (the last TodoWrite):\n" + *todos;
   std::fputs(out.c_str(), stdout);
   return kExitOk;
 }

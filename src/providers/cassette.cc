@@ -44,18 +44,25 @@ Result<CassetteExpect> parse_expect(const Json& j, const std::string& where) {
   if (!exc) return exc.status();
   e.tools_exclude = std::move(*exc);
   // One string, or a list of them.
-  if (obj->has("system_contains")) {
-    const Json& sc = *obj->find("system_contains");
+  for (auto [key, into] : {std::pair{"system_contains", &e.system_contains},
+                           std::pair{"first_message_contains", &e.first_message_contains}}) {
+    if (!obj->has(key)) continue;
+    const Json& sc = *obj->find(key);
     if (sc.is_string()) {
-      e.system_contains.push_back(sc.get<std::string>());
+      into->push_back(sc.get<std::string>());
     } else if (sc.is_array()) {
-      auto sys = read_string_list(*obj, "system_contains");
-      if (!sys) return sys.status();
-      e.system_contains = std::move(*sys);
+      auto list = read_string_list(*obj, key);
+      if (!list) return list.status();
+      *into = std::move(*list);
     } else {
       return Status::error(fmt::format("{}: expected a string or an array of strings, got {}",
-                                       obj->where_of("system_contains"), json_type_name(sc)));
+                                       obj->where_of(key), json_type_name(sc)));
     }
+  }
+  if (obj->has("message_count")) {
+    int64_t n = 0;
+    MECHA_RETURN_IF_ERROR(obj->get("message_count", &n));
+    e.message_count = n;
   }
   MECHA_RETURN_IF_ERROR(obj->finish());
   return e;
@@ -209,6 +216,20 @@ Status CassetteProvider::check(const CassetteLine& line, const CompletionRequest
     if (offered_has(n)) {
       return Status::error(fmt::format(
           "{}: expectation failed: tools_exclude \"{}\", but the request offered it", where, n));
+    }
+  }
+  if (e.message_count && static_cast<int64_t>(request.messages.size()) != *e.message_count) {
+    return Status::error(
+        fmt::format("{}: expectation failed: message_count {}, but the request held {}", where,
+                    *e.message_count, request.messages.size()));
+  }
+  const std::string first = request.messages.empty() ? "" : request.messages.front().text();
+  for (const auto& text : e.first_message_contains) {
+    if (first.find(text) == std::string::npos) {
+      std::string shown = first.size() > 300 ? first.substr(0, 300) + "..." : first;
+      return Status::error(fmt::format(
+          "{}: expectation failed: first_message_contains \"{}\", but the first message was: {}",
+          where, text, shown.empty() ? "(none)" : shown));
     }
   }
   for (const auto& text : e.system_contains) {

@@ -30,6 +30,11 @@ struct CassetteExpect {
   std::vector<std::string> tools_exclude;
   // Each must be a substring of the request's system prompt.
   std::vector<std::string> system_contains;
+  // How many messages the request holds (after a compaction or a fresh context: few).
+  std::optional<int64_t> message_count;
+  // Each must be a substring of the text of the request's first message (the task, or the
+  // summary that replaced the conversation).
+  std::vector<std::string> first_message_contains;
 };
 
 struct CassetteLine {

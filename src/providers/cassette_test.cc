@@ -246,6 +246,34 @@ TEST(Cassette, ARecordingNamesTheTopLevelAgentMain) {
             (std::vector<std::string>{"top", "sub"}));
 }
 
+TEST(Cassette, MessageCountAndFirstMessageContainsCheckWhatTheRequestHolds) {
+  auto c = load(R"({"mecha_cassette": 1}
+{"response": {"content": [{"type": "text", "text": "a"}]}, "expect": {"message_count": 1, "first_message_contains": ["The task:", "fix it"]}}
+{"response": {"content": [{"type": "text", "text": "b"}]}, "expect": {"message_count": 1}}
+{"response": {"content": [{"type": "text", "text": "c"}]}, "expect": {"first_message_contains": "summary"}}
+)");
+  ASSERT_TRUE(c.ok()) << c.message();
+  CompletionRequest req = request();
+  req.messages = {Message::user_text("The task:\nfix it")};
+  auto r1 = (*c)->complete(req, nullptr);
+  ASSERT_TRUE(r1.ok()) << r1.message();
+  req.messages.push_back(Message::assistant_text("x"));
+  req.messages.push_back(Message::user_text("y"));
+  auto r2 = (*c)->complete(req, nullptr);
+  ASSERT_FALSE(r2.ok());
+  EXPECT_EQ(r2.message(), "c.jsonl:3: expectation failed: message_count 1, but the request held 3");
+  auto r3 = (*c)->complete(req, nullptr);
+  ASSERT_FALSE(r3.ok());
+  EXPECT_EQ(r3.message(),
+            "c.jsonl:4: expectation failed: first_message_contains \"summary\", but the first "
+            "message was: The task:\nfix it");
+
+  auto wrong = load(R"({"mecha_cassette": 1}
+{"response": {"content": []}, "expect": {"message_count": "one"}}
+)");
+  ASSERT_FALSE(wrong.ok());
+}
+
 TEST(Cassette, SystemContainsTakesOneStringOrAListAndChecksEach) {
   auto c = load(R"({"mecha_cassette": 1}
 {"response": {"content": [{"type": "text", "text": "a"}]}, "expect": {"system_contains": "coding agent"}}

@@ -227,10 +227,11 @@ class DaemonLog {
 };
 
 // 40 tool calls, each with a 60 KB input and a result as long: ~5 MB of frames for a turn.
+// Each fetches a page of its own: the same call 40 times would end the turn as stuck.
 std::string loud_cassette() {
   std::string c = cassette_header();
-  const std::string url = "http://x/" + std::string(60000, 'u');
   for (int i = 0; i < 40; ++i) {
+    const std::string url = "http://x/" + std::to_string(i) + "/" + std::string(60000, 'u');
     c += cassette_line(Json::array({tool_use("t" + std::to_string(i), "Fetch", {{"url", url}})}),
                        "tool_use", 1, 1);
   }

@@ -11,6 +11,7 @@
 #include "tools/memory_tools.h"
 #include "tools/read_tool.h"
 #include "tools/send_message_tool.h"
+#include "tools/todo_write_tool.h"
 #include "tools/web_fetch_tool.h"
 #include "tools/web_search_tool.h"
 #include "tools/write_tool.h"
@@ -37,6 +38,7 @@ Status add_builtin_tools(const config::Config& config, ToolRegistry& registry) {
   if (!bash) return bash.status();
   MECHA_RETURN_IF_ERROR(registry.add(std::move(*bash)));
   MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<WebFetchTool>(config.web)));
+  MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<TodoWriteTool>()));
   if (!config.web.search.backend.empty()) {
     MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<WebSearchTool>(config.web)));
   }
