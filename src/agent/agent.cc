@@ -219,7 +219,9 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
     }
     // What the user wrote, never what a tool returned: a fetch of a URL written there is no
     // send.
-    for (const Message& m : conv.messages()) {
+    const std::vector<Message>& messages = conv.messages();
+    for (size_t i = std::min(ctx.user_urls_from, messages.size()); i < messages.size(); ++i) {
+      const Message& m = messages[i];
       if (m.role != Role::kUser) continue;
       for (const Block& b : m.blocks) {
         if (const auto* t = std::get_if<TextBlock>(&b))
