@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -163,9 +164,14 @@ Status make_private_files(const std::filesystem::path& db) {
   return ok_status();
 }
 
+std::atomic<int64_t> g_records_parsed{0};
+
 }  // namespace
 
+int64_t records_parsed_in_process() { return g_records_parsed.load(std::memory_order_relaxed); }
+
 Result<Record> parse_stored(const StoredRecord& stored, std::string_view session_id) {
+  g_records_parsed.fetch_add(1, std::memory_order_relaxed);
   Record r;
   r.seq = stored.seq;
   r.at_ms = stored.at_ms;
@@ -256,7 +262,6 @@ Session::Session(SessionStore* store, SessionLock lock, std::string id, std::str
 }
 
 Result<Record> Session::parse(const StoredRecord& stored) const {
-  parsed_.fetch_add(1, std::memory_order_relaxed);
   return parse_stored(stored, id_);
 }
 

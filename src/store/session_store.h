@@ -22,7 +22,6 @@
 // (one mutex guards the connection). REQUIRES: the store outlives its Sessions.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -80,6 +79,9 @@ struct StoredRecord {
   std::string body;
 };
 Result<Record> parse_stored(const StoredRecord& stored, std::string_view session_id);
+// How many stored records this process has parsed (parse_stored calls), for tests that
+// check that a turn's cost does not grow with the session's length. Thread-safe.
+int64_t records_parsed_in_process();
 
 class SessionStore;
 
@@ -118,9 +120,6 @@ class Session {
   // The conversation for the model (conversation_log.h). Parses the conversation's records:
   // read it when a session is opened, not after every turn.
   Result<std::vector<Message>> conversation() const;
-  // How many stored records this Session has parsed so far (when opened, for records() and
-  // conversation()). Tests use it to check that a turn's cost does not grow with the log.
-  int64_t records_parsed() const { return parsed_.load(); }
 
   // Called after each record is committed, on the appending thread. For tests and mirrors.
   void set_commit_observer(std::function<void(const Record&)> observer);
@@ -144,7 +143,6 @@ class Session {
   bool untrusted_ = false;                       // GUARDED_BY(mu_)
   bool private_ = false;                         // GUARDED_BY(mu_)
   UsageTotals usage_;                            // GUARDED_BY(mu_)
-  mutable std::atomic<int64_t> parsed_{0};
 };
 
 class SessionStore {
