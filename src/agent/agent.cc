@@ -5,6 +5,7 @@
 #include "agent/deadline_watchdog.h"
 #include "agent/session_hooks.h"
 #include "agent/tool_gate.h"
+#include "tools/background_shells.h"
 #include "tools/schema.h"
 #include "tools/tree_watch.h"
 #include "tools/user_urls.h"
@@ -36,6 +37,13 @@ class DeltaForwarder final : public providers::StreamSink {
 
 bool over_deadline(const RunContext& ctx) {
   return ctx.deadline && ctx.clock->now() >= *ctx.deadline;
+}
+
+std::string stopped_shell_note(const std::string& id) {
+  return fmt::format(
+      "background shell {} was killed: it can reach the network, and the run now holds "
+      "untrusted content and private data",
+      id);
 }
 
 }  // namespace
@@ -388,6 +396,13 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
                                        !private_before && ctx.taint.private_data, r.content});
       }
       results.blocks.push_back(std::move(r));
+      // A background shell that can reach the network is a send the interlock cannot see
+      // once the run holds untrusted and private data together: it is stopped then.
+      if (ctx.background_shells && ctx.taint.untrusted && ctx.taint.private_data) {
+        for (const std::string& id : ctx.background_shells->stop_network_shells()) {
+          if (sink) sink->on_event(NoteEvent{spec_.name, stopped_shell_note(id)});
+        }
+      }
     }
     conv.append(std::move(results));
     if (journal) {
