@@ -398,8 +398,9 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
       results.blocks.push_back(std::move(r));
       // A background shell that can reach the network is a send the interlock cannot see
       // once the run holds untrusted and private data together: it is stopped then.
-      if (ctx.background_shells && ctx.taint.untrusted && ctx.taint.private_data) {
-        for (const std::string& id : ctx.background_shells->stop_network_shells()) {
+      if (auto shells = tools::existing_background_shells(ctx);
+          shells && ctx.taint.untrusted && ctx.taint.private_data) {
+        for (const std::string& id : shells->stop_network_shells()) {
           if (sink) sink->on_event(NoteEvent{spec_.name, stopped_shell_note(id)});
         }
       }

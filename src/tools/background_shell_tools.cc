@@ -79,11 +79,12 @@ ToolOutput BashOutputTool::call(const Json& input, ToolContext& ctx) {
           fmt::format("filter is not a valid regular expression: {}", filter->error()));
     }
   }
-  if (!ctx.background_shells) {
+  const auto shells = existing_background_shells(ctx);
+  if (!shells) {
     return ToolOutput::error(
         fmt::format("no background shell {}: none was started in this run", id));
   }
-  auto r = ctx.background_shells->read(id);
+  auto r = shells->read(id);
   if (!r) return ToolOutput::error(r.message());
   std::string out = filter ? matching_lines(r->output, *filter) : r->output;
   if (!out.empty() && out.back() != '\n') out += '\n';
@@ -117,11 +118,12 @@ Json KillShellTool::input_schema() const {
 
 ToolOutput KillShellTool::call(const Json& input, ToolContext& ctx) {
   const std::string id = input.at("shell_id").get<std::string>();
-  if (!ctx.background_shells) {
+  const auto shells = existing_background_shells(ctx);
+  if (!shells) {
     return ToolOutput::error(
         fmt::format("no background shell {}: none was started in this run", id));
   }
-  if (Status s = ctx.background_shells->kill(id); !s.ok()) return ToolOutput::error(s.message());
+  if (Status s = shells->kill(id); !s.ok()) return ToolOutput::error(s.message());
   return ToolOutput::ok(
       fmt::format("Killed background shell {} and every process it started.", id));
 }

@@ -202,12 +202,23 @@ std::vector<std::string> BackgroundShells::stop_network_shells() {
   return ids;
 }
 
+namespace {
+std::mutex& make_mu() {
+  static std::mutex mu;
+  return mu;
+}
+}  // namespace
+
 BackgroundShells& background_shells(ToolContext& ctx) {
   // Calls of one run may run at once (parallel tool calls): the first makes the registry.
-  static std::mutex make_mu;
-  std::lock_guard<std::mutex> lock(make_mu);
+  std::lock_guard<std::mutex> lock(make_mu());
   if (!ctx.background_shells) ctx.background_shells = std::make_shared<BackgroundShells>();
   return *ctx.background_shells;
+}
+
+std::shared_ptr<BackgroundShells> existing_background_shells(const ToolContext& ctx) {
+  std::lock_guard<std::mutex> lock(make_mu());
+  return ctx.background_shells;
 }
 
 }  // namespace mecha::tools

@@ -89,5 +89,8 @@ class BackgroundShells {
 
 // The run's shells, made at the first call.
 BackgroundShells& background_shells(ToolContext& ctx);
+// The run's shells, or null when none was ever started. Safe beside a call of
+// background_shells() on another thread (calls of one response may run at once).
+std::shared_ptr<BackgroundShells> existing_background_shells(const ToolContext& ctx);
 
 }  // namespace mecha::tools
