@@ -122,10 +122,12 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
 
   // The session's conversation moves into the run and back out of it: never copied.
   const bool resumed = !session.conversation().empty();
-  const size_t scanned = session.conversation().size();
   agent::Conversation conv(std::move(session.conversation()));
   session.conversation().clear();
   add_user_turn(conv, user);
+  // Earlier turns gathered the user's URLs of every message but the last, which holds this
+  // turn's text (alone, or joined to an unanswered user message).
+  const size_t scanned = conv.messages().size() - 1;
 
   const CancelToken& cancel = *session.turn_cancel();
   ConnectionApprover approver(connection, session.id(), settings.approval_timeout, cancel);
