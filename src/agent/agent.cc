@@ -7,6 +7,7 @@
 #include "agent/loop_ladder.h"
 #include "agent/session_hooks.h"
 #include "agent/tool_gate.h"
+#include "tools/background_shells.h"
 #include "tools/schema.h"
 #include "tools/tree_watch.h"
 #include "tools/user_urls.h"
@@ -38,6 +39,13 @@ class DeltaForwarder final : public providers::StreamSink {
 
 bool over_deadline(const RunContext& ctx) {
   return ctx.deadline && ctx.clock->now() >= *ctx.deadline;
+}
+
+std::string stopped_shell_note(const std::string& id) {
+  return fmt::format(
+      "background shell {} was killed: it can reach the network, and the run now holds "
+      "untrusted content and private data",
+      id);
 }
 
 }  // namespace
@@ -228,7 +236,9 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
     }
     // What the user wrote, never what a tool returned: a fetch of a URL written there is no
     // send.
-    for (const Message& m : conv.messages()) {
+    const std::vector<Message>& messages = conv.messages();
+    for (size_t i = std::min(ctx.user_urls_from, messages.size()); i < messages.size(); ++i) {
+      const Message& m = messages[i];
       if (m.role != Role::kUser) continue;
       for (const Block& b : m.blocks) {
         if (const auto* t = std::get_if<TextBlock>(&b))
@@ -396,6 +406,14 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
                                    c.blocked_tools.end());
       outcome.blocked_sends += c.blocked_sends;
       results.blocks.push_back(std::move(c.result));
+    }
+    // A background shell that can reach the network is a send the interlock cannot see once
+    // the run holds untrusted and private data together: it is stopped then, before the model
+    // sees the private data (it reaches the model only with this step's results).
+    if (auto shells = tools::existing_background_shells(ctx); shells && ctx.taint.both()) {
+      for (const std::string& id : shells->stop_network_shells()) {
+        if (sink) sink->on_event(NoteEvent{spec_.name, stopped_shell_note(id)});
+      }
     }
     conv.append(std::move(results));
     if (journal) {

@@ -10,6 +10,7 @@
 
 #include "agent/subagent.h"
 #include "agent/task_tool.h"
+#include "tools/background_shells.h"
 #include "tools/schema.h"
 
 namespace mecha::agent {
@@ -105,6 +106,9 @@ class Group {
       }
       lanes_.push_back({i});
     }
+    // The run's background shells are made now if need be, so that a shell a copy starts
+    // belongs to the run (and dies with it), not to the copy, which goes with the group.
+    (void)tools::background_shells(ctx);
     // Copies made before any call starts, so no worker reads what the fold writes.
     for (size_t i = begin; i < end; ++i) {
       RunContext& c = copies_.emplace_back(ctx);

@@ -102,10 +102,13 @@ BatchRun run_main(std::vector<std::shared_ptr<tools::Tool>> tools, const std::st
   return r;
 }
 
-// The results of the run's one batch, in the order the conversation holds them.
+// The results of the run's one batch, in the order the conversation holds them (a note of
+// the stuck-loop ladder may follow them: three calls alike are a repetition).
 std::vector<ToolResultBlock> results_of(const Conversation& conv) {
   std::vector<ToolResultBlock> out;
-  for (const Block& b : conv.messages().at(2).blocks) out.push_back(std::get<ToolResultBlock>(b));
+  for (const Block& b : conv.messages().at(2).blocks) {
+    if (const auto* r = std::get_if<ToolResultBlock>(&b)) out.push_back(*r);
+  }
   return out;
 }
 

@@ -113,6 +113,9 @@ struct RunContext : tools::ToolContext {
   // Where the run's conversation and events are recorded as they happen (a session), or
   // null. Used at depth 0 only: a subagent's run is not the session's conversation.
   RunJournal* journal = nullptr;
+  // The conversation's first messages already gathered into user_urls (the daemon carries
+  // both from turn to turn, so a turn scans its own prompt, not the whole session). 0: all.
+  size_t user_urls_from = 0;
 
   // While a tool runs: the run's event sink (null when nobody watches) and the tool_use id
   // of the call, which a subagent tool needs to wrap its child's events as `nested`.

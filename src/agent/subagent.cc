@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "agent/run_context.h"
+#include "tools/background_shells.h"
 
 namespace mecha::agent {
 namespace {
@@ -34,6 +35,11 @@ RunContext child_context(const AgentCatalog::Entry& entry, tools::ToolContext& c
   // vouch), under the session of the run that started it.
   child.file_taint = caller.file_taint;
   child.session_id = caller.session_id;
+  // One set of background shells per top-level run: a child's shells outlive its answer until
+  // the run ends, and the child's loop stops the caller's networked shells once the child holds
+  // both legs (a child reading private data could otherwise feed a shell its caller started).
+  (void)tools::background_shells(caller);
+  child.background_shells = caller.background_shells;
   if (parent == nullptr) return child;
   child.approver = parent->approver;
   child.clock = parent->clock;

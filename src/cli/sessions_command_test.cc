@@ -134,7 +134,7 @@ turns: 3 · cost: unpriced (3 unpriced calls) · untrusted: no
 Looking.
 ● Grope(pattern="ERROR")
   ⎿ error [t1]:
-    unknown tool 'Grope'; the tools that exist are: Read, Write, Edit, Glob, Grep, Bash, WebFetch, TodoWrite, Remember, Recall, Task
+    unknown tool 'Grope'; the tools that exist are: Read, Write, Edit, Glob, Grep, Bash, BashOutput, KillShell, WebFetch, TodoWrite, Remember, Recall, Task
 found 2 errors
 ── run ended: completed · 2 turns · cost unknown
 ── run started TIME (pid N), resumed

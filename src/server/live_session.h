@@ -2,14 +2,20 @@
 // or a turn runs in it.
 //
 // The store's Session holds the session's lock, so one daemon (and one connection in it) at
-// a time writes a session. `conversation` is what the log rebuilds to, refreshed from the log
-// after every turn. At most one turn runs at a time (begin_turn/end_turn).
+// a time writes a session. `conversation` is read from the log once, when the session is
+// opened or resumed; after that it is what each turn's run left it as (a compaction's summary
+// included), handed to the next turn without a copy. Only a turn that did not end cleanly (a
+// tool call left without its result, a journal that failed) has it rebuilt from the log, as
+// a resume would (turn.cc). So a turn costs the same at turn 2,000 as at turn 10.
+// At most one turn runs at a time (begin_turn/end_turn).
 // Thread-safety: the members below say who may touch them.
 #pragma once
 
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "agent/run_context.h"
@@ -50,6 +56,12 @@ class LiveSession {
   // What the session has read, carried from turn to turn so the trifecta interlock sees
   // the whole session. The untrusted leg comes from the log when the session is opened.
   agent::Taint& taint() { return taint_; }
+  // The URLs the user wrote in the session so far, and how many messages of the
+  // conversation they were gathered from (RunContext::user_urls_from).
+  std::set<std::string>& user_urls() { return user_urls_; }
+  // How many turns had their conversation rebuilt from the log (they did not end cleanly).
+  int rebuilds() const { return rebuilds_; }
+  void count_rebuild() { ++rebuilds_; }
   // "Always allow this" answers, for the rest of the session. Thread-safe.
   const std::shared_ptr<agent::SessionGrants>& grants() const { return grants_; }
 
@@ -61,6 +73,8 @@ class LiveSession {
   std::vector<Message> conversation_;
   std::shared_ptr<const agent::RunPlan> plan_;  // made at the first turn
   agent::Taint taint_;
+  std::set<std::string> user_urls_;
+  int rebuilds_ = 0;
   const std::shared_ptr<agent::SessionGrants> grants_ =
       std::make_shared<agent::SessionGrants>(agent::home_directory());
 };

@@ -77,6 +77,28 @@ std::optional<wire::Error> error_for(const agent::Outcome& o) {
   return wire::Error{std::string(wire::codes::kTurnFailed), o.error};
 }
 
+// Whether the conversation a run left is one the next turn can build on as it is: it ends
+// with the model's answer and no call waits for a result. Only the tail is looked at (every
+// earlier step was checked when it was added); what is not clean is rebuilt from the log.
+bool ended_cleanly(const std::vector<Message>& messages) {
+  if (messages.empty() || messages.back().role != Role::kAssistant) return false;
+  for (const Block& b : messages.back().blocks) {
+    if (std::holds_alternative<ToolUseBlock>(b)) return false;
+  }
+  return true;
+}
+
+// The user's turn joins the conversation. After a run that ended on a user message (its
+// tool results, or a prompt the model never answered) the text joins that message, as the
+// log's rebuild merges them, so roles still alternate.
+void add_user_turn(agent::Conversation& conv, const Message& user) {
+  if (conv.empty() || conv.messages().back().role != Role::kUser) return conv.append(user);
+  std::vector<Message> messages = conv.lend();
+  messages.back().blocks.insert(messages.back().blocks.end(), user.blocks.begin(),
+                                user.blocks.end());
+  conv.restore(std::move(messages));
+}
+
 }  // namespace
 
 std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& session,
@@ -98,8 +120,14 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
     return fail(wire::codes::kInternal, seq.message());
   }
 
-  agent::Conversation conv(session.conversation());
-  conv.append(user);
+  // The session's conversation moves into the run and back out of it: never copied.
+  const bool resumed = !session.conversation().empty();
+  agent::Conversation conv(std::move(session.conversation()));
+  session.conversation().clear();
+  add_user_turn(conv, user);
+  // Earlier turns gathered the user's URLs of every message but the last, which holds this
+  // turn's text (alone, or joined to an unanswered user message).
+  const size_t scanned = conv.messages().size() - 1;
 
   const CancelToken& cancel = *session.turn_cancel();
   ConnectionApprover approver(connection, session.id(), settings.approval_timeout, cancel);
@@ -114,23 +142,30 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
   ctx.file_taint = settings.file_taint.get();
   ctx.session_id = session.id();
   ctx.grants = session.grants();
+  ctx.user_urls = session.user_urls();
+  ctx.user_urls_from = first_turn ? 0 : scanned;
   FrameSink sink(connection);
   if (first_turn) {
     // The session starts for its hooks at its first turn here: new, or one the log holds.
-    agent::run_session_start_hooks(ctx, session.conversation().empty() ? "startup" : "resume", conv,
-                                   &sink);
+    agent::run_session_start_hooks(ctx, resumed ? "resume" : "startup", conv, &sink);
   }
   agent::Outcome outcome = plan.agent->run(ctx, conv, &sink);
   session.taint() = ctx.taint;
+  session.user_urls() = std::move(ctx.user_urls);
 
   Status recorded = session.log()
                         .append(store::Record::run_end(agent::run_end_body(outcome, session.log())))
                         .status();
-  // The log is the one source: the next turn starts from what it rebuilds to.
-  if (auto rebuilt = session.log().conversation(); rebuilt.ok()) {
+  // A clean ending is kept as the run left it. Anything else (cancelled mid-step, a limit
+  // between a call and its result, a journal that failed) is rebuilt from the log, the one
+  // source, which pairs every call with a result (store/conversation_log.h).
+  if (journal.failure().ok() && ended_cleanly(conv.messages())) {
+    session.conversation() = conv.lend();
+  } else if (auto rebuilt = session.log().conversation(); rebuilt.ok()) {
+    session.count_rebuild();
     session.conversation() = std::move(*rebuilt);
   } else {
-    session.conversation() = conv.messages();
+    session.conversation() = conv.lend();
   }
   std::vector<wire::Frame> closing;
   if (!recorded.ok()) {
@@ -145,23 +180,10 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
 wire::CostReport cost_of(LiveSession& session) {
   wire::CostReport report;
   report.session_id = session.id();
-  double cost = 0;
-  int priced = 0;
-  auto records = session.log().records();
-  if (!records) return report;
-  for (const store::Record& r : *records) {
-    if (r.kind != store::RecordKind::kUsage) continue;
-    if (auto it = r.body.find("usage"); it != r.body.end()) {
-      if (auto u = usage_from_json(*it, "usage"); u.ok()) report.usage += *u;
-    }
-    if (auto it = r.body.find("cost_usd"); it != r.body.end() && it->is_number()) {
-      cost += it->get<double>();
-      ++priced;
-    } else {
-      ++report.unpriced_calls;
-    }
-  }
-  if (priced > 0) report.cost_usd = cost;
+  const store::Session::UsageTotals totals = session.log().usage_totals();
+  report.usage = totals.usage;
+  report.unpriced_calls = totals.unpriced_calls;
+  if (totals.priced_calls > 0) report.cost_usd = totals.cost_usd;
   return report;
 }
 

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -163,9 +164,14 @@ Status make_private_files(const std::filesystem::path& db) {
   return ok_status();
 }
 
+std::atomic<int64_t> g_records_parsed{0};
+
 }  // namespace
 
+int64_t records_parsed_in_process() { return g_records_parsed.load(std::memory_order_relaxed); }
+
 Result<Record> parse_stored(const StoredRecord& stored, std::string_view session_id) {
+  g_records_parsed.fetch_add(1, std::memory_order_relaxed);
   Record r;
   r.seq = stored.seq;
   r.at_ms = stored.at_ms;
@@ -234,7 +240,45 @@ Session::Session(SessionStore* store, SessionLock lock, std::string id, std::str
       id_(std::move(id)),
       title_(std::move(title)),
       started_ms_(started_ms),
-      log_(std::move(log)) {}
+      log_(std::move(log)) {
+  // The labels and totals are read from the log once, here; append() keeps them. Only the
+  // records that can change them are parsed (a cheap text test spares the other results).
+  std::lock_guard<std::mutex> guard(mu_);
+  for (const StoredRecord& r : log_) {
+    untrusted_ = untrusted_ || r.untrusted;
+    const bool labelled_private =
+        r.kind == RecordKind::kToolResult && r.body.find("\"private\"") != std::string::npos;
+    if (!labelled_private && r.kind != RecordKind::kUsage) continue;
+    auto parsed = parse(r);
+    if (!parsed) {
+      // A label that cannot be read counts as private: never read as clean. An unreadable
+      // usage record is a call of unknown cost.
+      if (labelled_private) private_ = true;
+      if (r.kind == RecordKind::kUsage) ++usage_.unpriced_calls;
+      continue;
+    }
+    count_locked(*parsed);
+  }
+}
+
+Result<Record> Session::parse(const StoredRecord& stored) const {
+  return parse_stored(stored, id_);
+}
+
+void Session::count_locked(const Record& r) {
+  untrusted_ = untrusted_ || r.untrusted_result();
+  private_ = private_ || r.private_result();
+  if (r.kind != RecordKind::kUsage) return;
+  if (auto it = r.body.find("usage"); it != r.body.end()) {
+    if (auto u = usage_from_json(*it, "usage"); u.ok()) usage_.usage += *u;
+  }
+  if (auto it = r.body.find("cost_usd"); it != r.body.end() && it->is_number()) {
+    usage_.cost_usd += it->get<double>();
+    ++usage_.priced_calls;
+  } else {
+    ++usage_.unpriced_calls;
+  }
+}
 
 Result<int64_t> Session::append(Record record) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -250,6 +294,7 @@ Result<int64_t> Session::append(Record record) {
                                   record_kind_name(record.kind), id_)));
   }
   log_.push_back(std::move(stored));
+  count_locked(record);
   if (observer_) observer_(record);
   return record.seq;
 }
@@ -259,7 +304,7 @@ Result<std::vector<Record>> Session::records() const {
   std::vector<Record> out;
   out.reserve(log_.size());
   for (const StoredRecord& r : log_) {
-    auto parsed = parse_stored(r, id_);
+    auto parsed = parse(r);
     if (!parsed) return parsed.status();
     out.push_back(std::move(*parsed));
   }
@@ -273,24 +318,17 @@ int64_t Session::record_count() const {
 
 bool Session::untrusted() const {
   std::lock_guard<std::mutex> lock(mu_);
-  for (const StoredRecord& r : log_) {
-    if (r.untrusted) return true;
-  }
-  return false;
+  return untrusted_;
 }
 
 bool Session::private_data() const {
   std::lock_guard<std::mutex> lock(mu_);
-  for (const StoredRecord& r : log_) {
-    // Only tool results can carry the label; the cheap text test spares parsing the rest.
-    if (r.kind != RecordKind::kToolResult || r.body.find("\"private\"") == std::string::npos) {
-      continue;
-    }
-    auto parsed = parse_stored(r, id_);
-    // A label that cannot be read counts as private: never read as clean.
-    if (!parsed || parsed->private_result()) return true;
-  }
-  return false;
+  return private_;
+}
+
+Session::UsageTotals Session::usage_totals() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return usage_;
 }
 
 Result<std::vector<Message>> Session::conversation() const {
@@ -302,7 +340,7 @@ Result<std::vector<Message>> Session::conversation() const {
         r.kind != RecordKind::kToolResult) {
       continue;
     }
-    auto parsed = parse_stored(r, id_);
+    auto parsed = parse(r);
     if (!parsed) return parsed.status();
     MECHA_RETURN_IF_ERROR(builder.add(*parsed).prefixed(fmt::format("session {}", id_)));
   }

@@ -15,7 +15,8 @@
 //      (synchronous=FULL, see session_store.cc), so a record acknowledged is on disk.
 //   3. The summary columns of a session (records, turns, cost, untrusted) are a cache of
 //      what summarize() derives from its records, updated in the same transaction as each
-//      record; Session::untrusted() reads the log itself.
+//      record. A Session derives its own labels and usage totals from the log it read when
+//      opened and keeps them as it appends (so asking costs nothing however long the log).
 //
 // Thread-safety: a SessionStore and the Sessions it opened may be used from several threads
 // (one mutex guards the connection). REQUIRES: the store outlives its Sessions.
@@ -78,6 +79,9 @@ struct StoredRecord {
   std::string body;
 };
 Result<Record> parse_stored(const StoredRecord& stored, std::string_view session_id);
+// How many stored records this process has parsed (parse_stored calls), for tests that
+// check that a turn's cost does not grow with the session's length. Thread-safe.
+int64_t records_parsed_in_process();
 
 class SessionStore;
 
@@ -104,7 +108,17 @@ class Session {
   // True once any tool_result in the log came from a tool that reads private data; with
   // untrusted() it restores a resumed run's taint, so the interlock holds across runs.
   bool private_data() const;
-  // The conversation for the model (conversation_log.h).
+  // What the log's usage records add up to. A usage record that cannot be read adds nothing
+  // but still counts as a call (unpriced).
+  struct UsageTotals {
+    Usage usage;
+    double cost_usd = 0;
+    int64_t priced_calls = 0;
+    int64_t unpriced_calls = 0;
+  };
+  UsageTotals usage_totals() const;
+  // The conversation for the model (conversation_log.h). Parses the conversation's records:
+  // read it when a session is opened, not after every turn.
   Result<std::vector<Message>> conversation() const;
 
   // Called after each record is committed, on the appending thread. For tests and mirrors.
@@ -115,6 +129,9 @@ class Session {
   Session(SessionStore* store, SessionLock lock, std::string id, std::string title,
           int64_t started_ms, std::vector<StoredRecord> log);
 
+  Result<Record> parse(const StoredRecord& stored) const;
+  void count_locked(const Record& record);  // REQUIRES: mu_ held
+
   SessionStore* const store_;
   SessionLock lock_;
   const std::string id_;
@@ -123,6 +140,9 @@ class Session {
   mutable std::mutex mu_;
   std::vector<StoredRecord> log_;                // GUARDED_BY(mu_)
   std::function<void(const Record&)> observer_;  // GUARDED_BY(mu_)
+  bool untrusted_ = false;                       // GUARDED_BY(mu_)
+  bool private_ = false;                         // GUARDED_BY(mu_)
+  UsageTotals usage_;                            // GUARDED_BY(mu_)
 };
 
 class SessionStore {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "base/subprocess.h"
+#include "tools/background_shells.h"
 #include "tools/bash_output.h"
 
 namespace mecha::tools {
@@ -93,10 +94,14 @@ std::string BashTool::description() const {
       "settings of mecha, editors and shells inside it{}. timeout is in milliseconds (default {}, "
       "at "
       "most {}); a command that runs longer is killed with everything it started and reports "
-      "exit code 124. Output over {} characters keeps the beginning and the end. Use the "
-      "Read, Write, Edit, Glob and Grep tools for files rather than cat, echo, sed or grep.",
+      "exit code 124. Output over {} characters keeps the beginning and the end. With "
+      "run_in_background: true the command starts and the call returns its shell id at once "
+      "(no timeout unless one is given); BashOutput reads what it wrote since the last read, "
+      "KillShell stops it, and every background command is killed when the run ends (at most "
+      "{} run at once). Use the Read, Write, Edit, Glob and Grep tools for files rather than "
+      "cat, echo, sed or grep.",
       settings_.network ? "" : ", and there is no network", settings_.default_timeout.count(),
-      settings_.max_timeout.count(), settings_.max_output_chars);
+      settings_.max_timeout.count(), settings_.max_output_chars, kMaxRunningShells);
 }
 
 Json BashTool::input_schema() const {
@@ -105,7 +110,8 @@ Json BashTool::input_schema() const {
     "properties": {
       "command": {"type": "string", "description": "The bash command to run"},
       "timeout": {"type": "integer", "minimum": 1, "description": "Milliseconds before the command is killed"},
-      "description": {"type": "string", "description": "What the command does, in five to ten words"}
+      "description": {"type": "string", "description": "What the command does, in five to ten words"},
+      "run_in_background": {"type": "boolean", "description": "Set to true to run this command in the background. Use BashOutput to read the output later."}
     },
     "required": ["command"],
     "additionalProperties": false
@@ -123,6 +129,27 @@ Capabilities BashTool::capabilities() const {
   c.untrusted_input = network;
   c.external_send = network;
   return c;
+}
+
+ToolOutput BashTool::start_in_background(const std::string& command,
+                                         std::optional<std::chrono::milliseconds> timeout,
+                                         SandboxedCommand sandboxed, ProtectedPaths protect,
+                                         ToolContext& ctx) {
+  sandboxed.options.timeout = timeout;
+  BackgroundCommand c;
+  c.command = command;
+  c.sandboxed = std::move(sandboxed);
+  c.protect = std::move(protect);
+  c.max_output_chars = settings_.max_output_chars;
+  c.network = settings_.network || !settings_.sandbox;
+  auto id = background_shells(ctx).start(std::move(c));
+  if (!id) return ToolOutput::error(id.message() + "; the command was not run");
+  ToolOutput out = ToolOutput::ok(fmt::format(
+      "Command running in the background with ID: {}. Read its output with BashOutput "
+      "(bash_id \"{}\"); stop it with KillShell (shell_id \"{}\"). It is killed when the run "
+      "ends.",
+      *id, *id, *id));
+  return out;
 }
 
 ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
@@ -158,6 +185,11 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
     o.argv = {"/bin/bash", "-c", command};
     o.cwd = ctx.work_tree;
     o.env = command_environment(settings_);
+  }
+  if (input.value("run_in_background", false)) {
+    return start_in_background(command,
+                               input.contains("timeout") ? std::optional(timeout) : std::nullopt,
+                               std::move(sandboxed), std::move(protect), ctx);
   }
   o.timeout = timeout;
   o.cancel = ctx.cancel;

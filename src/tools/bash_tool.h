@@ -1,7 +1,10 @@
 // Bash: runs a shell command in the work tree, screened by the command guard first and then
 // run inside the sandbox (bash_sandbox.h).
 //
-// Claude Code's input: {command, timeout?, description?}; timeout is in milliseconds
+// Claude Code's input: {command, timeout?, description?, run_in_background?}; with
+// run_in_background the command, screened and sandboxed the same way, starts as a background
+// shell of the run (background_shells.h) and the call returns its id at once. timeout is in
+// milliseconds
 // (Default: [bash] default_timeout_s, at most max_timeout_s). A refused command is an
 // is_error result with the guard's rule (ToolOutput::refusal) and counts in
 // ToolContext::refusals. On timeout the command's every process is killed and the result
@@ -13,7 +16,9 @@
 // Thread-safety: call() may run on several threads at once.
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "config/config.h"
@@ -41,6 +46,11 @@ class BashTool final : public Tool {
   const BashSettings& settings() const { return settings_; }
 
  private:
+  ToolOutput start_in_background(const std::string& command,
+                                 std::optional<std::chrono::milliseconds> timeout,
+                                 SandboxedCommand sandboxed, ProtectedPaths protect,
+                                 ToolContext& ctx);
+
   guard::CommandGuard guard_;  // for some tree; re-aimed at each call's work tree
   BashSettings settings_;
 };

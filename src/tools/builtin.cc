@@ -3,6 +3,7 @@
 #include <memory>
 #include <vector>
 
+#include "tools/background_shell_tools.h"
 #include "tools/bash_tool.h"
 #include "tools/edit_tool.h"
 #include "tools/glob_tool.h"
@@ -36,7 +37,10 @@ Status add_builtin_tools(const config::Config& config, ToolRegistry& registry) {
   MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<GrepTool>()));
   auto bash = BashTool::create(config);
   if (!bash) return bash.status();
+  const BashSettings bash_settings = (*bash)->settings();
   MECHA_RETURN_IF_ERROR(registry.add(std::move(*bash)));
+  MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<BashOutputTool>(bash_settings)));
+  MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<KillShellTool>()));
   MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<WebFetchTool>(config.web)));
   MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<TodoWriteTool>()));
   if (!config.web.search.backend.empty()) {

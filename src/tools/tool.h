@@ -8,6 +8,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -46,6 +47,8 @@ enum class TreeAccess {
   kOpaque,
 };
 
+class BackgroundShells;
+
 // Per-run state that tools read and update. Owned by the run; one thread at a time.
 // Polymorphic so that a tool of a layer above (a subagent) can find the run it is part of.
 struct ToolContext {
@@ -73,6 +76,10 @@ struct ToolContext {
   // messages, never from tool results): fetching one of them carries nothing the model chose,
   // so it is not a send (tools/web_fetch_tool.h). A subagent inherits its caller's.
   std::set<std::string> user_urls;
+
+  // The commands this run started in the background (Bash's run_in_background), made at the
+  // first one: they are killed when the run's context goes (background_shells.h).
+  std::shared_ptr<BackgroundShells> background_shells;
 
   // Set by the loop while a send runs that a person has just approved (the interlock asked
   // them): the tool does not ask again.
