@@ -37,6 +37,11 @@ Result<CassetteExpect> parse_expect(const Json& j, const std::string& where) {
     MECHA_RETURN_IF_ERROR(obj->get("last_tool_result_contains", &s));
     e.last_tool_result_contains = s;
   }
+  if (obj->has("first_message_contains")) {
+    std::string s;
+    MECHA_RETURN_IF_ERROR(obj->get("first_message_contains", &s));
+    e.first_message_contains = s;
+  }
   auto inc = read_string_list(*obj, "tools_include");
   if (!inc) return inc.status();
   e.tools_include = std::move(*inc);
@@ -191,6 +196,15 @@ Status CassetteProvider::check(const CassetteLine& line, const CompletionRequest
           "{}: expectation failed: last_tool_result_contains \"{}\", but the last tool result "
           "was: {}",
           where, *e.last_tool_result_contains, shown));
+    }
+  }
+  if (e.first_message_contains) {
+    const std::string first = request.messages.empty() ? "" : request.messages[0].text();
+    if (first.find(*e.first_message_contains) == std::string::npos) {
+      std::string shown = first.size() > 300 ? first.substr(0, 300) + "..." : first;
+      return Status::error(fmt::format(
+          "{}: expectation failed: first_message_contains \"{}\", but the first message was: {}",
+          where, *e.first_message_contains, shown.empty() ? "(none)" : shown));
     }
   }
   std::vector<std::string> offered;

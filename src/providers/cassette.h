@@ -26,6 +26,9 @@ namespace mecha::providers {
 
 struct CassetteExpect {
   std::optional<std::string> last_tool_result_contains;
+  // A substring of the text of the request's first message (after a compaction, the
+  // summary's message: agent/compaction.h).
+  std::optional<std::string> first_message_contains;
   std::vector<std::string> tools_include;
   std::vector<std::string> tools_exclude;
   // Each must be a substring of the request's system prompt.

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <map>
 
+#include "agent/compaction.h"
 #include "agent/session_hooks.h"
 #include "agent/session_journal.h"
 #include "server/event_frames.h"
@@ -93,13 +94,17 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
     session.plan() = std::move(*plan);
   }
   const agent::RunPlan& plan = *session.plan();
+  // "/compact [instructions]" compacts now and is no message (agent/compaction.h).
+  const std::optional<std::string> compact = agent::compact_command(text);
   const Message user = Message::user_text(text);
-  if (auto seq = session.log().append(store::Record::user_message(user)); !seq) {
-    return fail(wire::codes::kInternal, seq.message());
+  if (!compact) {
+    if (auto seq = session.log().append(store::Record::user_message(user)); !seq) {
+      return fail(wire::codes::kInternal, seq.message());
+    }
   }
 
   agent::Conversation conv(session.conversation());
-  conv.append(user);
+  if (!compact) conv.append(user);
 
   const CancelToken& cancel = *session.turn_cancel();
   ConnectionApprover approver(connection, session.id(), settings.approval_timeout, cancel);
@@ -115,12 +120,13 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
   ctx.session_id = session.id();
   ctx.grants = session.grants();
   FrameSink sink(connection);
-  if (first_turn) {
+  if (first_turn && !compact) {
     // The session starts for its hooks at its first turn here: new, or one the log holds.
     agent::run_session_start_hooks(ctx, session.conversation().empty() ? "startup" : "resume", conv,
                                    &sink);
   }
-  agent::Outcome outcome = plan.agent->run(ctx, conv, &sink);
+  agent::Outcome outcome =
+      compact ? plan.agent->compact(ctx, conv, *compact, &sink) : plan.agent->run(ctx, conv, &sink);
   session.taint() = ctx.taint;
 
   Status recorded = session.log()
