@@ -59,7 +59,7 @@ std::vector<providers::ToolSpec> Agent::offered_tools(const RunContext& ctx) con
 Compactor Agent::compactor_for(const RunContext& ctx) const {
   const int64_t window = spec_.context_window > 0
                              ? spec_.context_window
-                             : config::context_window_for(ctx.compaction, 0, provider_->model());
+                             : compaction_window(ctx.compaction, 0, provider_->model());
   int64_t fixed = static_cast<int64_t>(spec_.system_prompt.size());
   for (const auto& t : offered_tools(ctx)) {
     fixed +=

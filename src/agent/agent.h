@@ -35,7 +35,7 @@ struct AgentSpec {
   // "not permitted for agent" and counted in blocked_tools, and the loop goes on.
   bool allowlisted = false;
   // The model's context window in tokens, for compaction (agent/compaction.h): set from the
-  // provider's `context_window` and [compaction] (config::context_window_for). 0: worked out
+  // provider's `context_window` and [compaction] (agent::compaction_window). 0: worked out
   // at run time from [compaction] and the provider's model name.
   int64_t context_window = 0;
 };

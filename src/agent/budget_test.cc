@@ -127,8 +127,6 @@ RunResult run_agent(std::shared_ptr<providers::Provider> provider,
   EXPECT_TRUE(registry.add(std::move(tool)).ok());
   AgentSpec spec;
   spec.max_turns = max_turns;
-  // The usage here prices calls (up to 900M tokens each): no context to compact.
-  ctx.compaction.enabled = false;
   Agent agent(spec, std::move(provider), std::move(registry));
   RunResult r;
   r.conv.append(Message::user_text("go"));

@@ -39,7 +39,7 @@ void append_capped(std::string& out, std::string_view s) {
 }
 
 // The user's last own words in `prefix` (not a summary), or "".
-std::string last_user_text(const std::vector<Message>& prefix) {
+std::string last_user_text(std::span<const Message> prefix) {
   for (size_t i = prefix.size(); i-- > 0;) {
     if (prefix[i].role != Role::kUser) continue;
     std::string text;
@@ -55,6 +55,15 @@ std::string last_user_text(const std::vector<Message>& prefix) {
 }
 
 }  // namespace
+
+int64_t compaction_window(const config::CompactionConfig& config, int64_t provider_window,
+                          std::string_view model) {
+  if (model == "cassette" && provider_window == 0 && config.context_window == 0 &&
+      !config.context_windows.contains(std::string(model))) {
+    return 0;
+  }
+  return config::context_window_for(config, provider_window, model);
+}
 
 std::optional<std::string> compact_command(std::string_view text) {
   auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
@@ -102,11 +111,13 @@ std::optional<size_t> compaction_cut(const std::vector<Message>& messages, int k
   return std::nullopt;
 }
 
-std::string summary_request_text(const std::vector<Message>& prefix,
-                                 std::string_view instructions) {
+std::string summary_request_text(std::span<const Message> prefix, std::string_view instructions) {
   std::string out =
       "Summarise this conversation as your instructions say. It is the part being compacted; "
       "the agent keeps its last turns after your summary.\n\n<conversation>\n";
+  size_t bytes = 0;
+  for (const Message& m : prefix) bytes += static_cast<size_t>(message_bytes(m)) + 64;
+  out.reserve(out.size() + bytes + instructions.size() + 128);
   for (const Message& m : prefix) {
     out += m.role == Role::kAssistant ? "[assistant]\n" : "[user]\n";
     for (const Block& b : m.blocks) {
@@ -219,9 +230,7 @@ Result<CompactionResult> Compactor::compact(RunContext& ctx, Conversation& conv,
     }
   }
 
-  const std::vector<Message>& messages = conv.messages();
-  const std::vector<Message> prefix(messages.begin(),
-                                    messages.begin() + static_cast<std::ptrdiff_t>(*cut));
+  const std::span<const Message> prefix(conv.messages().data(), *cut);
   providers::CompletionRequest req;
   req.agent = agent_;
   req.top_level = top_level_;

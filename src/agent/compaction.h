@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,12 @@ namespace mecha::agent {
 // "system_contains": "compacting a conversation".
 extern const std::string_view kCompactionPrompt;
 
+// The context window compaction works with for `model` (config::context_window_for), except
+// that a cassette (model "cassette") has none unless the config names one: 0, and a cassette
+// recorded or written without compaction in mind replays as it was.
+int64_t compaction_window(const config::CompactionConfig& config, int64_t provider_window,
+                          std::string_view model);
+
 // A turn's text that asks for a compaction now: "/compact" alone (no instructions) or
 // "/compact INSTRUCTIONS" (trimmed). nullopt for any other text, "/compactly" included. The
 // daemon takes such a turn from `mecha chat` or the web page as the command, not a message.
@@ -55,7 +62,7 @@ std::optional<size_t> compaction_cut(const std::vector<Message>& messages, int k
 
 // The text of the summary request's one message: the transcript of `prefix` (each tool
 // result cut to its first and last few thousand bytes), then the person's instructions.
-std::string summary_request_text(const std::vector<Message>& prefix, std::string_view instructions);
+std::string summary_request_text(std::span<const Message> prefix, std::string_view instructions);
 
 // The estimate of a conversation's tokens: the last reply's reported usage (input, cached
 // and output tokens), plus a quarter of the bytes of what joined the conversation since.

@@ -270,6 +270,18 @@ TEST_F(CompactionTest, CompactNowTakesThePersonsInstructions) {
   EXPECT_EQ(only_task.messages().size(), 1u);
 }
 
+TEST(CompactionWindow, ACassetteHasNoneUnlessTheConfigNamesOne) {
+  config::CompactionConfig c;
+  EXPECT_EQ(compaction_window(c, 0, "cassette"), 0);
+  EXPECT_EQ(compaction_window(c, 0, "claude-sonnet-4-5"), 200'000);
+  EXPECT_EQ(compaction_window(c, 4096, "cassette"), 4096);
+  c.context_windows["cassette"] = 2048;
+  EXPECT_EQ(compaction_window(c, 0, "cassette"), 2048);
+  c.context_windows.clear();
+  c.context_window = 1024;
+  EXPECT_EQ(compaction_window(c, 0, "cassette"), 1024);
+}
+
 TEST(CompactCommand, OnlyTheWordAloneOrWithInstructions) {
   EXPECT_EQ(compact_command("/compact"), std::optional<std::string>(""));
   EXPECT_EQ(compact_command("  /compact  keep the paths \n"),

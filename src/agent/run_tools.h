@@ -50,7 +50,7 @@ std::string definition_model(const config::Config& config, const config::AgentDe
                              const std::string& provider_name);
 
 // The context window of `model` served by provider `provider_name` ("" for the config's
-// default): config::context_window_for with that [providers.NAME] table's context_window.
+// default): agent::compaction_window with that [providers.NAME] table's context_window.
 int64_t context_window_of(const config::Config& config, const std::string& provider_name,
                           std::string_view model);
 
