@@ -7,6 +7,7 @@
 #include "agent/loop_ladder.h"
 #include "agent/session_hooks.h"
 #include "agent/tool_gate.h"
+#include "store/conversation_log.h"
 #include "tools/background_shells.h"
 #include "tools/schema.h"
 #include "tools/tree_watch.h"
@@ -63,6 +64,40 @@ std::vector<providers::ToolSpec> Agent::offered_tools(const RunContext& ctx) con
     out.push_back({t->name(), t->description(), t->input_schema()});
   }
   return out;
+}
+
+Compactor Agent::compactor_for(const RunContext& ctx) const {
+  const int64_t window = spec_.context_window > 0
+                             ? spec_.context_window
+                             : compaction_window(ctx.compaction, 0, provider_->model());
+  int64_t fixed = static_cast<int64_t>(spec_.system_prompt.size());
+  for (const auto& t : offered_tools(ctx)) {
+    fixed +=
+        static_cast<int64_t>(t.name.size() + t.description.size() + t.input_schema.dump().size());
+  }
+  return Compactor(ctx.compaction, window, fixed, spec_.name, ctx.depth == 0, *provider_);
+}
+
+Outcome Agent::compact(RunContext& ctx, Conversation& conv, std::string_view instructions,
+                       EventSink* sink) const {
+  Outcome outcome;
+  SpendMeter meter(ctx.parent_meter);
+  SpendMeter* const outer_meter = ctx.meter;
+  ctx.meter = &meter;
+  RunJournal* const journal = ctx.depth == 0 ? ctx.journal : nullptr;
+  JournalingSink journaling(journal, sink);
+  if (journal) sink = &journaling;
+  Compactor compactor = compactor_for(ctx);
+  auto r = compactor.compact(ctx, conv, "manual", instructions, sink, journal);
+  outcome.status = r && r->compacted ? RunStatus::kCompleted : RunStatus::kError;
+  if (!r) outcome.error = "recording the session failed: " + r.message();
+  if (r && !r->compacted) outcome.error = r->skipped;
+  outcome.usage = meter.usage();
+  outcome.unpriced_calls = meter.unpriced_calls();
+  if (meter.priced_calls() > 0) outcome.cost_usd = meter.cost();
+  outcome.untrusted = ctx.taint.untrusted;
+  ctx.meter = outer_meter;
+  return outcome;
 }
 
 ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventSink* sink,
@@ -241,7 +276,10 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
       const Message& m = messages[i];
       if (m.role != Role::kUser) continue;
       for (const Block& b : m.blocks) {
-        if (const auto* t = std::get_if<TextBlock>(&b))
+        // A compaction's summary is the model's words, whatever it quotes (store/
+        // conversation_log.h): a URL an injection put there is no user URL.
+        if (const auto* t = std::get_if<TextBlock>(&b);
+            t && !store::is_compaction_message_text(t->text))
           tools::add_user_urls(t->text, ctx.user_urls);
       }
     }
@@ -253,6 +291,7 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
   bool noted_bad_usage = false;
   bool stop_hook_active = false;
   LoopLadder ladder(ctx.loop);
+  Compactor compactor = compactor_for(ctx);
   while (true) {
     if (out_of_time()) return time_limit();
     if (cancelled()) return finish(RunStatus::kCancelled);
@@ -270,6 +309,9 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
       for (auto& note : tools_.supply()->take_notes()) {
         sink->on_event(NoteEvent{spec_.name, std::move(note)});
       }
+    }
+    if (Status s = compactor.before_request(ctx, conv, sink, journal); !s.ok()) {
+      return journal_failed(s);
     }
     providers::CompletionRequest req;
     req.agent = spec_.name;
@@ -332,6 +374,7 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
     std::vector<ToolUseBlock> uses;
     for (const auto* u : assistant.tool_uses()) uses.push_back(*u);
     conv.append(std::move(assistant));
+    compactor.observe_reply(resp->usage, conv.messages().size());
     if (journal) {
       if (Status s = journal->record_message(spec_.name, conv.messages().back()); !s.ok()) {
         return journal_failed(s);

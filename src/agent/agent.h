@@ -11,11 +11,14 @@
 // its own RunContext and Conversation).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "agent/compaction.h"
 #include "agent/conversation.h"
 #include "agent/events.h"
 #include "agent/run_context.h"
@@ -31,6 +34,10 @@ struct AgentSpec {
   // When true, the registry is an allowlist: a call to any other tool is refused as
   // "not permitted for agent" and counted in blocked_tools, and the loop goes on.
   bool allowlisted = false;
+  // The model's context window in tokens, for compaction (agent/compaction.h): set from the
+  // provider's `context_window` and [compaction] (agent::compaction_window). 0: worked out
+  // at run time from [compaction] and the provider's model name.
+  int64_t context_window = 0;
 };
 
 class Agent {
@@ -39,6 +46,12 @@ class Agent {
 
   // Runs until the model ends its turn. `conv` must end with the user's message.
   Outcome run(RunContext& ctx, Conversation& conv, EventSink* sink) const;
+
+  // Compacts `conv` now (trigger "manual", `/compact [instructions]`), with no reply after:
+  // the summary's usage is the outcome's. Completed when compacted; kError when not, with why
+  // (`conv` then is as it was).
+  Outcome compact(RunContext& ctx, Conversation& conv, std::string_view instructions,
+                  EventSink* sink) const;
 
   const AgentSpec& spec() const { return spec_; }
   const tools::ToolRegistry& registry() const { return tools_; }
@@ -50,6 +63,7 @@ class Agent {
   ToolResultBlock run_tool(const ToolUseBlock& use, RunContext& ctx, EventSink* sink,
                            Outcome& outcome, bool* untrusted_result, bool* private_result) const;
   std::vector<providers::ToolSpec> offered_tools(const RunContext& ctx) const;
+  Compactor compactor_for(const RunContext& ctx) const;
 
   AgentSpec spec_;
   std::shared_ptr<providers::Provider> provider_;

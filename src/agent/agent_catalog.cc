@@ -126,6 +126,9 @@ Result<std::shared_ptr<const AgentCatalog>> AgentCatalog::create(std::vector<con
       auto p = resolver(e.def);
       if (!p) return p.status().prefixed(fmt::format("{}: agent '{}'", e.def.origin, e.def.name));
       e.provider = std::move(*p);
+      if (options.context_window && e.provider) {
+        e.context_window = options.context_window(e.def, *e.provider);
+      }
     }
   }
   return std::shared_ptr<const AgentCatalog>(std::move(catalog));
@@ -234,6 +237,7 @@ Agent AgentCatalog::agent_for(const Entry& entry) const {
   spec.system_prompt = entry.def.system_prompt;
   spec.max_turns = entry.def.max_turns;
   spec.allowlisted = true;
+  spec.context_window = entry.context_window;
   return Agent(std::move(spec), entry.provider, registry_for(entry));
 }
 

@@ -49,6 +49,10 @@ struct CatalogOptions {
   // The run's configured MCP servers: a definition's `mcp__` entries take their legs from
   // here, and its child sees only the MCP tools they name. Default: none.
   std::map<std::string, config::McpServerConfig> mcp_servers;
+  // The context window (tokens) of a definition's model on the provider it got, for
+  // compaction (Entry::context_window). Default: none, each worked out at run time from
+  // [compaction] and the model's name.
+  std::function<int64_t(const config::AgentDef&, const providers::Provider&)> context_window;
 };
 
 // Makes the provider a definition's agent runs on (its `model`/`provider`, else the
@@ -75,6 +79,8 @@ class AgentCatalog : public std::enable_shared_from_this<AgentCatalog> {
       bool shell = false;   // Bash
       bool writes = false;  // another tool that changes state
     } reach;
+    // Its model's context window (CatalogOptions::context_window); 0: worked out at run time.
+    int64_t context_window = 0;
   };
 
   // Checks every definition: the name of one that becomes a tool (config, .mecha/agents) is

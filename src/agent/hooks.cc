@@ -34,11 +34,12 @@ bool is_tool_event(HookEvent event) {
 }
 
 // The events a hook can hold up (Claude Code's "exit code 2 behaviour"): a tool call, a tool
-// result, a prompt, and stopping. For the others exit 2 only shows stderr to the user.
+// result, a prompt, stopping, and a compaction (that one is skipped). For the others exit 2
+// only shows stderr to the user.
 bool can_block(HookEvent event) {
   return event == HookEvent::kPreToolUse || event == HookEvent::kPostToolUse ||
          event == HookEvent::kUserPromptSubmit || event == HookEvent::kStop ||
-         event == HookEvent::kSubagentStop;
+         event == HookEvent::kSubagentStop || event == HookEvent::kPreCompact;
 }
 
 // The events whose plain stdout is context for the model rather than a note for the user.

@@ -17,9 +17,10 @@
 //   exit 2      blocks: stderr is the reason (for PreToolUse it goes to the model as the
 //               tool's result; for Stop it tells the model why it may not stop yet; for
 //               UserPromptSubmit the prompt is dropped and the user sees the reason; for
-//               PostToolUse the tool has run and the reason goes to the model). SessionStart,
-//               SessionEnd, PreCompact and Notification cannot be blocked: there exit 2 is a
-//               note with its stderr, as in Claude Code.
+//               PostToolUse the tool has run and the reason goes to the model; for PreCompact
+//               that compaction is skipped, with the reason in a note). SessionStart,
+//               SessionEnd and Notification cannot be blocked: there exit 2 is a note with its
+//               stderr, as in Claude Code.
 //   other exit  a warning to the user with its stderr; the run goes on
 //   JSON stdout (exit 0): continue:false + stopReason; decision:"block"|"approve" + reason;
 //               hookSpecificOutput.permissionDecision "allow"|"deny"|"ask" +

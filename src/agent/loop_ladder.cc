@@ -7,6 +7,8 @@
 #include <cctype>
 #include <functional>
 
+#include "store/conversation_log.h"
+
 namespace mecha::agent {
 namespace {
 
@@ -270,7 +272,9 @@ Result<std::optional<std::string>> LoopLadder::after_step(const std::string& age
           detector_.tried(with_results));
       const size_t replaced = conv.messages().size();
       const int64_t before = estimated_tokens(conv.messages());
-      MECHA_RETURN_IF_ERROR(conv.replace_prefix(replaced, summary));
+      // Marked as a compaction's message, as a resumed session rebuilds it: what it quotes of
+      // the run (inputs the model wrote) never counts as the user's words (user URLs).
+      MECHA_RETURN_IF_ERROR(conv.replace_prefix(replaced, store::compaction_message_text(summary)));
       event(e->what + ": the conversation is replaced by the task and a summary of what was tried");
       if (journal) {
         MECHA_RETURN_IF_ERROR(journal->record_compaction(agent, "ladder", summary, replaced));

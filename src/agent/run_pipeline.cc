@@ -116,6 +116,7 @@ Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
   AgentSpec spec;
   spec.system_prompt = std::move(system_prompt);
   spec.max_turns = options.max_turns.value_or(config.limits.max_turns.value_or(50));
+  spec.context_window = context_window_of(config, choice.provider_name, (*provider)->model());
   tools::ToolRegistry registry = run_tools->registry;
   if (!top_name.empty()) {
     const auto* entry = run_tools->catalog->find(top_name);

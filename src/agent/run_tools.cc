@@ -1,5 +1,7 @@
 #include "agent/run_tools.h"
 
+#include <map>
+
 #include "tools/builtin.h"
 
 namespace mecha::agent {
@@ -19,6 +21,15 @@ std::string provider_kind(const config::Config& config, const std::string& name)
 }
 
 }  // namespace
+
+int64_t context_window_of(const config::Config& config, const std::string& provider_name,
+                          std::string_view model) {
+  const std::string& name = provider_name.empty() ? config.default_provider : provider_name;
+  auto it = config.providers.find(name);
+  if (it == config.providers.end() && config.providers.size() == 1) it = config.providers.begin();
+  return compaction_window(config.compaction,
+                           it == config.providers.end() ? 0 : it->second.context_window, model);
+}
 
 std::string definition_model(const config::Config& config, const config::AgentDef& def,
                              const std::string& provider_name) {
@@ -51,6 +62,20 @@ Result<RunTools> build_run_tools(const config::Config& config,
   }
   CatalogOptions catalog_options = options.catalog;
   catalog_options.mcp_servers = config.mcp_servers;
+  // Kept by the catalog: holds copies, never the config.
+  std::map<std::string, int64_t> windows;
+  for (const auto& [name, p] : config.providers) windows[name] = p.context_window;
+  catalog_options.context_window = [windows = std::move(windows), compaction = config.compaction,
+                                    fallback = options.choice.provider_name.empty()
+                                                   ? config.default_provider
+                                                   : options.choice.provider_name](
+                                       const config::AgentDef& def,
+                                       const providers::Provider& provider) {
+    const std::string& name = def.provider.empty() ? fallback : def.provider;
+    auto it = windows.find(name);
+    if (it == windows.end() && windows.size() == 1) it = windows.begin();
+    return compaction_window(compaction, it == windows.end() ? 0 : it->second, provider.model());
+  };
   auto catalog =
       AgentCatalog::create(std::move(definitions), std::move(base), resolver, catalog_options);
   if (!catalog) return catalog.status();

@@ -49,6 +49,11 @@ struct RunTools {
 std::string definition_model(const config::Config& config, const config::AgentDef& def,
                              const std::string& provider_name);
 
+// The context window of `model` served by provider `provider_name` ("" for the config's
+// default): agent::compaction_window with that [providers.NAME] table's context_window.
+int64_t context_window_of(const config::Config& config, const std::string& provider_name,
+                          std::string_view model);
+
 // Every error names the file and field it comes from.
 Result<RunTools> build_run_tools(const config::Config& config,
                                  std::vector<config::AgentDef> definitions,

@@ -264,16 +264,17 @@ TEST(Subagent, NestedEventsAreWrappedOncePerLevel) {
 
 TEST(Subagent, NestingDepthIsLimited) {
   // A definition that delegates to itself: depth 1 and 2 run, depth 3 is refused.
-  auto catalog = make_catalog({definition("loop", {"loop"})}, {},
-                              cassette({
-                                  tool_line("main", "m1", "loop", {{"task", "1"}}),
-                                  tool_line("loop", "l1", "loop", {{"task", "2"}}),
-                                  tool_line("loop", "l2", "loop", {{"task", "3"}}),
-                                  text_line("loop", "deepest gave up"),
-                                  text_line("loop", "top of the loop"),
-                                  text_line("main", "done"),
-                              }),
-                              CatalogOptions{.max_depth = 2, .mcp_servers = {}});
+  auto catalog =
+      make_catalog({definition("loop", {"loop"})}, {},
+                   cassette({
+                       tool_line("main", "m1", "loop", {{"task", "1"}}),
+                       tool_line("loop", "l1", "loop", {{"task", "2"}}),
+                       tool_line("loop", "l2", "loop", {{"task", "3"}}),
+                       text_line("loop", "deepest gave up"),
+                       text_line("loop", "top of the loop"),
+                       text_line("main", "done"),
+                   }),
+                   CatalogOptions{.max_depth = 2, .mcp_servers = {}, .context_window = {}});
   RunContext ctx;
   ParentRun run;
   run_parent(catalog, catalog->find("loop")->provider, ctx, &run);

@@ -292,6 +292,9 @@ Ended Chat::command(const ChatCommand& c) {
       return request(wire::CostQuery{}, is_cost);
     case ChatCommand::kClear:
       return request(wire::Open{""}, is_opened);
+    case ChatCommand::kCompact:
+      // A turn the daemon takes as the command (agent::compact_command): no protocol change.
+      return run_turn(c.arg.empty() ? "/compact" : "/compact " + c.arg);
     case ChatCommand::kModel: {
       if (!conn_.own()) {
         fmt::print(stderr,

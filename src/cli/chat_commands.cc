@@ -31,6 +31,8 @@ ChatCommand parse_chat_command(std::string_view line) {
     c.kind = ChatCommand::kModel;
   } else if (word == "/clear") {
     c.kind = ChatCommand::kClear;
+  } else if (word == "/compact") {
+    c.kind = ChatCommand::kCompact;
   } else if (word == "/quit" || word == "/exit") {
     c.kind = ChatCommand::kQuit;
   } else {
@@ -47,6 +49,7 @@ std::string chat_help() {
          "  /cost               tokens and cost of this session\n"
          "  /model [NAME]       the model in use; with NAME, switch to it\n"
          "  /clear              start a new session\n"
+         "  /compact [TEXT]     summarise the conversation so far (TEXT: what to keep)\n"
          "  /quit, /exit        leave (Ctrl-D too)\n"
          "  A line ending in \\ continues on the next. Ctrl-C cancels a running turn, or\n"
          "  clears the line at the prompt.\n";

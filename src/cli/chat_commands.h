@@ -7,9 +7,9 @@
 namespace mecha::cli {
 
 struct ChatCommand {
-  enum Kind { kHelp, kSessions, kResume, kCost, kModel, kClear, kQuit, kUnknown };
+  enum Kind { kHelp, kSessions, kResume, kCost, kModel, kClear, kCompact, kQuit, kUnknown };
   Kind kind = kUnknown;
-  std::string arg;  // /resume ID, /model NAME; the whole word for kUnknown
+  std::string arg;  // /resume ID, /model NAME, /compact INSTRUCTIONS; the word for kUnknown
 };
 
 // REQUIRES: `line` starts with '/'. "/resume" alone means "/resume last".

@@ -18,6 +18,10 @@ TEST(ChatCommands, ParsesEachCommandAndItsArgument) {
   EXPECT_EQ(m.arg, "cassette:x.jsonl");
   EXPECT_EQ(parse_chat_command("/model").arg, "");
   EXPECT_EQ(parse_chat_command("/clear").kind, ChatCommand::kClear);
+  auto c = parse_chat_command("/compact keep the file list ");
+  EXPECT_EQ(c.kind, ChatCommand::kCompact);
+  EXPECT_EQ(c.arg, "keep the file list");
+  EXPECT_EQ(parse_chat_command("/compact").arg, "");
   EXPECT_EQ(parse_chat_command("/quit").kind, ChatCommand::kQuit);
   EXPECT_EQ(parse_chat_command("/exit").kind, ChatCommand::kQuit);
 }
@@ -30,8 +34,8 @@ TEST(ChatCommands, AnUnknownCommandKeepsItsName) {
 }
 
 TEST(ChatCommands, HelpListsEveryCommand) {
-  for (const char* c :
-       {"/help", "/sessions", "/resume", "/cost", "/model", "/clear", "/quit", "/exit"}) {
+  for (const char* c : {"/help", "/sessions", "/resume", "/cost", "/model", "/clear", "/compact",
+                        "/quit", "/exit"}) {
     EXPECT_NE(chat_help().find(c), std::string::npos) << c;
   }
 }

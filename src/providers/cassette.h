@@ -33,7 +33,7 @@ struct CassetteExpect {
   // How many messages the request holds (after a compaction or a fresh context: few).
   std::optional<int64_t> message_count;
   // Each must be a substring of the text of the request's first message (the task, or the
-  // summary that replaced the conversation).
+  // summary that replaced the conversation: agent/compaction.h, agent/loop_ladder.h).
   std::vector<std::string> first_message_contains;
 };
 

@@ -208,6 +208,25 @@ TEST(Cassette, ExpectationsAreCheckedBeforeTheResponseIsGiven) {
             "request has no tool result");
 }
 
+TEST(Cassette, FirstMessageContainsChecksWhatTheRequestStartsFrom) {
+  auto c = load(R"({"mecha_cassette": 1}
+{"response": {"content": [{"type": "text", "text": "a"}]}, "expect": {"first_message_contains": "SUMMARY"}}
+{"response": {"content": [{"type": "text", "text": "b"}]}, "expect": {"first_message_contains": "SUMMARY"}}
+)");
+  ASSERT_TRUE(c.ok()) << c.message();
+  CompletionRequest summarised = request();
+  summarised.messages = {Message::user_text("SUMMARY of the start")};
+  auto ok = (*c)->complete(summarised, nullptr);
+  ASSERT_TRUE(ok.ok()) << ok.message();
+  CompletionRequest whole = request();
+  whole.messages = {Message::user_text("the task")};
+  auto bad = (*c)->complete(whole, nullptr);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.message(),
+            "c.jsonl:3: expectation failed: first_message_contains \"SUMMARY\", but the first "
+            "message was: the task");
+}
+
 TEST(Cassette, RecordedLinesReplay) {
   CompletionResponse r;
   r.message =

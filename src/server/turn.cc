@@ -5,6 +5,7 @@
 #include <atomic>
 #include <map>
 
+#include "agent/compaction.h"
 #include "agent/session_hooks.h"
 #include "agent/session_journal.h"
 #include "server/event_frames.h"
@@ -115,19 +116,23 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
     session.plan() = std::move(*plan);
   }
   const agent::RunPlan& plan = *session.plan();
+  // "/compact [instructions]" compacts now and is no message (agent/compaction.h).
+  const std::optional<std::string> compact = agent::compact_command(text);
   const Message user = Message::user_text(text);
-  if (auto seq = session.log().append(store::Record::user_message(user)); !seq) {
-    return fail(wire::codes::kInternal, seq.message());
+  if (!compact) {
+    if (auto seq = session.log().append(store::Record::user_message(user)); !seq) {
+      return fail(wire::codes::kInternal, seq.message());
+    }
   }
 
   // The session's conversation moves into the run and back out of it: never copied.
   const bool resumed = !session.conversation().empty();
   agent::Conversation conv(std::move(session.conversation()));
   session.conversation().clear();
-  add_user_turn(conv, user);
+  if (!compact) add_user_turn(conv, user);
   // Earlier turns gathered the user's URLs of every message but the last, which holds this
-  // turn's text (alone, or joined to an unanswered user message).
-  const size_t scanned = conv.messages().size() - 1;
+  // turn's text (alone, or joined to an unanswered user message). /compact gathers none.
+  const size_t scanned = conv.messages().empty() ? 0 : conv.messages().size() - 1;
 
   const CancelToken& cancel = *session.turn_cancel();
   ConnectionApprover approver(connection, session.id(), settings.approval_timeout, cancel);
@@ -145,11 +150,12 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
   ctx.user_urls = session.user_urls();
   ctx.user_urls_from = first_turn ? 0 : scanned;
   FrameSink sink(connection);
-  if (first_turn) {
+  if (first_turn && !compact) {
     // The session starts for its hooks at its first turn here: new, or one the log holds.
     agent::run_session_start_hooks(ctx, resumed ? "resume" : "startup", conv, &sink);
   }
-  agent::Outcome outcome = plan.agent->run(ctx, conv, &sink);
+  agent::Outcome outcome =
+      compact ? plan.agent->compact(ctx, conv, *compact, &sink) : plan.agent->run(ctx, conv, &sink);
   session.taint() = ctx.taint;
   session.user_urls() = std::move(ctx.user_urls);
 

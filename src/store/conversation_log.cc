@@ -2,10 +2,20 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 namespace mecha::store {
-namespace {}  // namespace
+
+std::string compaction_message_text(std::string_view summary) {
+  std::string text(kCompactionHeader);
+  text += summary;
+  return text;
+}
+
+bool is_compaction_message_text(std::string_view text) {
+  return text.starts_with(kCompactionHeader);
+}
 
 class ConversationBuilder::Impl {
  public:
@@ -25,6 +35,8 @@ class ConversationBuilder::Impl {
       }
       case RecordKind::kToolResult:
         return add_result(r);
+      case RecordKind::kCompaction:
+        return add_compaction(r);
       default:
         return ok_status();
     }
@@ -91,6 +103,32 @@ class ConversationBuilder::Impl {
         break;
       }
     }
+    return ok_status();
+  }
+
+  Status add_compaction(const Record& r) {
+    std::string where = fmt::format("record {} (compaction)", r.seq);
+    auto obj = StrictObject::of(r.body, where);
+    if (!obj) return obj.status();
+    std::string agent, trigger, summary;
+    int64_t replaced = 0;
+    MECHA_RETURN_IF_ERROR(obj->get("agent", &agent));
+    MECHA_RETURN_IF_ERROR(obj->get("trigger", &trigger));
+    MECHA_RETURN_IF_ERROR(obj->get("summary", &summary));
+    MECHA_RETURN_IF_ERROR(obj->get("replaced", &replaced));
+    MECHA_RETURN_IF_ERROR(obj->finish());
+    if (replaced < 1) {
+      return Status::error(
+          fmt::format("{}: \"replaced\" must be at least 1, not {}", where, replaced));
+    }
+    close_results();
+    size_t cut = std::min(static_cast<size_t>(replaced), messages_.size());
+    while (cut < messages_.size() && messages_[cut].role != Role::kAssistant) ++cut;
+    std::vector<Message> kept;
+    kept.reserve(messages_.size() - cut + 1);
+    kept.push_back(Message::user_text(compaction_message_text(summary)));
+    for (size_t i = cut; i < messages_.size(); ++i) kept.push_back(std::move(messages_[i]));
+    messages_ = std::move(kept);
     return ok_status();
   }
 

@@ -9,10 +9,16 @@
 //   - results are ordered as the calls were, whatever order they were logged in;
 //   - a user message that follows another (a follow-up after an interrupted run) is merged
 //     into it, and a missing user turn between two assistant messages is marked as an
-//     interruption, so roles still alternate starting with the user.
+//     interruption, so roles still alternate starting with the user;
+//   - a compaction record replaces the first `replaced` messages built so far with one user
+//     message holding the summary (compaction_message_text), as
+//     agent::Conversation::replace_prefix did in the run. Where a resumed run's conversation
+//     merged differently (two user messages the log joins into one), the cut moves forward
+//     to the next model reply, so a call is never parted from its result.
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -26,6 +32,16 @@ inline constexpr std::string_view kInterruptedToolResult =
     "the run was interrupted before this tool finished; it may or may not have taken effect, "
     "so check before relying on it";
 inline constexpr std::string_view kInterruptedTurn = "(the run was interrupted here)";
+
+// How the message that stands for a compacted part of the conversation begins. The text
+// after it was written by the model, which had read everything it summarises: it is never
+// the user's text (agent::Agent::run gathers no user URL from it).
+inline constexpr std::string_view kCompactionHeader =
+    "[mecha: the earlier conversation was compacted; a summary of it follows]\n\n";
+// The message text for `summary`: kCompactionHeader + summary.
+std::string compaction_message_text(std::string_view summary);
+// Whether a text block is such a message (begins with kCompactionHeader).
+bool is_compaction_message_text(std::string_view text);
 
 // A record whose body cannot be read is an error naming its seq.
 Result<std::vector<Message>> rebuild_conversation(const std::vector<Record>& records);

@@ -135,3 +135,104 @@ TEST(RebuildConversation, UnreadableRecordIsAnErrorNamingIt) {
 
 }  // namespace
 }  // namespace mecha::store
+
+namespace mecha::store {
+namespace {
+
+Message summary_message(std::string_view summary) {
+  return Message::user_text(compaction_message_text(summary));
+}
+
+// A run that read a, compacted its first three messages, then read b.
+std::vector<Record> compacted_run() {
+  return {
+      Record::user_message(Message::user_text("read a then b")),
+      Record::assistant_message("main", assistant_calls({"a"})),
+      Record::tool_result("main", "a", false, true, "A"),
+      Record::assistant_message("main", assistant_calls({"b"})),
+      Record::tool_result("main", "b", false, false, "B"),
+      Record::compaction("main", "auto", "read a: it said A", 3),
+  };
+}
+
+TEST(RebuildConversation, CompactionReplacesThePrefixWithTheSummary) {
+  auto c = rebuild_conversation(numbered(compacted_run()));
+  ASSERT_TRUE(c.ok()) << c.message();
+  std::vector<Message> want{
+      summary_message("read a: it said A"),
+      assistant_calls({"b"}),
+      Message{Role::kUser, {ToolResultBlock{"b", "B", false}}},
+  };
+  EXPECT_EQ(*c, want);
+  EXPECT_TRUE(is_compaction_message_text((*c)[0].text()));
+}
+
+TEST(RebuildConversation, MessagesAfterACompactionFollowTheSummary) {
+  auto records = compacted_run();
+  records.push_back(Record::assistant_message("main", Message::assistant_text("done")));
+  records.push_back(Record::user_message(Message::user_text("and c?")));
+  auto c = rebuild_conversation(numbered(records));
+  ASSERT_TRUE(c.ok()) << c.message();
+  std::vector<Message> want{
+      summary_message("read a: it said A"),
+      assistant_calls({"b"}),
+      Message{Role::kUser, {ToolResultBlock{"b", "B", false}}},
+      Message::assistant_text("done"),
+      Message::user_text("and c?"),
+  };
+  EXPECT_EQ(*c, want);
+}
+
+TEST(RebuildConversation, SecondCompactionSummarisesTheFirstSummaryToo) {
+  auto records = compacted_run();
+  records.push_back(Record::assistant_message("main", assistant_calls({"c"})));
+  records.push_back(Record::tool_result("main", "c", false, false, "C"));
+  // The conversation is now: summary, call b, result b, call c, result c.
+  records.push_back(Record::compaction("main", "manual", "read a and b", 3));
+  records.push_back(Record::assistant_message("main", Message::assistant_text("done")));
+  auto c = rebuild_conversation(numbered(records));
+  ASSERT_TRUE(c.ok()) << c.message();
+  std::vector<Message> want{
+      summary_message("read a and b"),
+      assistant_calls({"c"}),
+      Message{Role::kUser, {ToolResultBlock{"c", "C", false}}},
+      Message::assistant_text("done"),
+  };
+  EXPECT_EQ(*c, want);
+}
+
+TEST(RebuildConversation, CompactionOfEverythingThenAFollowUpJoinsTheSummary) {
+  auto records = compacted_run();
+  records.pop_back();
+  records.push_back(Record::compaction("main", "manual", "all of it", 5));
+  records.push_back(Record::user_message(Message::user_text("next")));
+  auto c = rebuild_conversation(numbered(records));
+  ASSERT_TRUE(c.ok()) << c.message();
+  std::vector<Message> want{
+      Message{Role::kUser, {TextBlock{compaction_message_text("all of it")}, TextBlock{"next"}}}};
+  EXPECT_EQ(*c, want);
+}
+
+// A log whose count lands on a user message (the run's conversation held two user messages
+// the log merges): the cut moves to the next reply and no result loses its call.
+TEST(RebuildConversation, CompactionCutNeverPartsACallFromItsResult) {
+  auto records = compacted_run();
+  records.pop_back();
+  records.push_back(Record::compaction("main", "auto", "s", 2));
+  auto c = rebuild_conversation(numbered(records));
+  ASSERT_TRUE(c.ok()) << c.message();
+  ASSERT_EQ(c->size(), 3u);
+  EXPECT_EQ((*c)[1], assistant_calls({"b"}));
+}
+
+TEST(RebuildConversation, UnreadableCompactionIsAnErrorNamingIt) {
+  Record bad = Record::compaction("main", "auto", "s", 1);
+  bad.body.erase("replaced");
+  auto c = rebuild_conversation(numbered({Record::user_message(Message::user_text("go")), bad}));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.message().find("record 2 (compaction)"), std::string::npos) << c.message();
+  EXPECT_NE(c.message().find("replaced"), std::string::npos) << c.message();
+}
+
+}  // namespace
+}  // namespace mecha::store

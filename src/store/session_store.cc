@@ -337,7 +337,7 @@ Result<std::vector<Message>> Session::conversation() const {
   ConversationBuilder builder;
   for (const StoredRecord& r : log_) {
     if (r.kind != RecordKind::kUserMessage && r.kind != RecordKind::kAssistantMessage &&
-        r.kind != RecordKind::kToolResult) {
+        r.kind != RecordKind::kToolResult && r.kind != RecordKind::kCompaction) {
       continue;
     }
     auto parsed = parse(r);
