@@ -12,6 +12,7 @@
 #include <random>
 
 #include "cli/testing/cassette_run.h"
+#include "tools/testing/host_processes.h"
 
 namespace mecha::cli {
 namespace {
@@ -20,29 +21,8 @@ namespace fs = std::filesystem;
 using testing::of_type;
 using testing::text_line;
 using testing::tool_line;
-
-std::string unique_sleep() {
-  std::random_device rd;
-  return fmt::format("sleep 1000.{}", rd() % 1000000 + 1000000);
-}
-
-// Whether a live (not zombie) process on the host runs exactly `command`.
-bool running_on_host(const std::string& command) {
-  std::string want = command;
-  std::replace(want.begin(), want.end(), ' ', '\0');
-  want.push_back('\0');
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    std::ifstream in(e.path() / "cmdline", std::ios::binary);
-    std::string c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (c != want) continue;
-    std::ifstream stat(e.path() / "stat");
-    std::string s((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    const size_t paren = s.rfind(')');
-    if (paren != std::string::npos && paren + 2 < s.size() && s[paren + 2] == 'Z') continue;
-    return true;
-  }
-  return false;
-}
+using tools::testing::running_on_host;
+using tools::testing::unique_sleep;
 
 std::string result_of(const std::vector<Json>& events, const std::string& id) {
   for (const Json& r : of_type(events, "tool_result")) {

@@ -9,6 +9,7 @@
 
 #include "server/testing/daemon_harness.h"
 #include "tools/bash_tool.h"
+#include "tools/testing/host_processes.h"
 
 namespace mecha::server {
 namespace {
@@ -17,28 +18,10 @@ using testing::cassette_header;
 using testing::cassette_line;
 using testing::text_block;
 using testing::tool_use;
-
-// Whether a live (not zombie) process on the host runs exactly `command`.
-bool running_on_host(const std::string& command) {
-  std::string want = command;
-  std::replace(want.begin(), want.end(), ' ', '\0');
-  want.push_back('\0');
-  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-    std::ifstream in(e.path() / "cmdline", std::ios::binary);
-    std::string c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (c != want) continue;
-    std::ifstream stat(e.path() / "stat");
-    std::string s((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    const size_t paren = s.rfind(')');
-    if (paren != std::string::npos && paren + 2 < s.size() && s[paren + 2] == 'Z') continue;
-    return true;
-  }
-  return false;
-}
+using tools::testing::running_on_host;
 
 TEST(BackgroundShellTurn, TheTurnEndingKillsTheShellsItsRunStarted) {
-  std::random_device rd;
-  const std::string sleeper = fmt::format("sleep 1000.{}", rd() % 1000000 + 1000000);
+  const std::string sleeper = tools::testing::unique_sleep();
   const std::string cassette =
       cassette_header() +
       cassette_line(Json::array({tool_use(

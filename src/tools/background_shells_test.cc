@@ -15,12 +15,15 @@
 
 #include "tools/background_shell_tools.h"
 #include "tools/bash_tool.h"
+#include "tools/testing/host_processes.h"
 #include "tools/testing/temp_tree.h"
 
 namespace mecha::tools {
 namespace {
 
+using testing::running_on_host;
 using testing::TempTree;
+using testing::unique_sleep;
 using Clock = std::chrono::steady_clock;
 
 BashTool make_bash(const TempTree& t, bool sandbox, size_t max_chars = 30000) {
@@ -30,31 +33,6 @@ BashTool make_bash(const TempTree& t, bool sandbox, size_t max_chars = 30000) {
   s.sandbox = sandbox;
   s.max_output_chars = max_chars;
   return BashTool(std::move(*g), s);
-}
-
-// A sleep whose command line no other process on the machine has.
-std::string unique_sleep() {
-  std::random_device rd;
-  return fmt::format("sleep 1000.{}", rd() % 1000000 + 1000000);
-}
-
-// Whether a process on the host runs exactly `command` (space-separated words).
-bool running_on_host(const std::string& command) {
-  std::string want = command;
-  std::replace(want.begin(), want.end(), ' ', '\0');
-  want.push_back('\0');
-  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-    std::ifstream in(e.path() / "cmdline", std::ios::binary);
-    std::string c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (c != want) continue;
-    // A zombie waiting for its parent to reap it runs nothing.
-    std::ifstream stat(e.path() / "stat");
-    std::string s((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    const size_t paren = s.rfind(')');
-    if (paren != std::string::npos && paren + 2 < s.size() && s[paren + 2] == 'Z') continue;
-    return true;
-  }
-  return false;
 }
 
 bool becomes(bool want, const std::string& command, std::chrono::seconds limit) {
