@@ -7,6 +7,7 @@
 #include <cctype>
 #include <functional>
 
+#include "agent/compaction.h"
 #include "store/conversation_log.h"
 
 namespace mecha::agent {
@@ -42,16 +43,11 @@ size_t key_of(std::initializer_list<std::string_view> parts) {
   return std::hash<std::string>{}(joined);
 }
 
+// The bytes/4 estimate compaction makes of the same messages (agent/compaction.h).
 int64_t estimated_tokens(const std::vector<Message>& messages) {
-  size_t bytes = 0;
-  for (const Message& m : messages) {
-    for (const Block& b : m.blocks) {
-      if (const auto* t = std::get_if<TextBlock>(&b)) bytes += t->text.size();
-      if (const auto* u = std::get_if<ToolUseBlock>(&b)) bytes += u->input.dump().size();
-      if (const auto* r = std::get_if<ToolResultBlock>(&b)) bytes += r->content.size();
-    }
-  }
-  return static_cast<int64_t>(bytes / 4);
+  int64_t bytes = 0;
+  for (const Message& m : messages) bytes += message_bytes(m);
+  return bytes / 4;
 }
 
 }  // namespace
