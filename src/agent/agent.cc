@@ -38,6 +38,14 @@ class DeltaForwarder final : public providers::StreamSink {
   EventSink* sink_;
 };
 
+// What a run (or a /compact) spent and read, as its done event reports it.
+void report_spend(const SpendMeter& meter, const RunContext& ctx, Outcome& outcome) {
+  outcome.usage = meter.usage();
+  outcome.unpriced_calls = meter.unpriced_calls();
+  if (meter.priced_calls() > 0) outcome.cost_usd = meter.cost();
+  outcome.untrusted = ctx.taint.untrusted;
+}
+
 bool over_deadline(const RunContext& ctx) {
   return ctx.deadline && ctx.clock->now() >= *ctx.deadline;
 }
@@ -92,10 +100,7 @@ Outcome Agent::compact(RunContext& ctx, Conversation& conv, std::string_view ins
   outcome.status = r && r->compacted ? RunStatus::kCompleted : RunStatus::kError;
   if (!r) outcome.error = "recording the session failed: " + r.message();
   if (r && !r->compacted) outcome.error = r->skipped;
-  outcome.usage = meter.usage();
-  outcome.unpriced_calls = meter.unpriced_calls();
-  if (meter.priced_calls() > 0) outcome.cost_usd = meter.cost();
-  outcome.untrusted = ctx.taint.untrusted;
+  report_spend(meter, ctx, outcome);
   ctx.meter = outer_meter;
   return outcome;
 }
@@ -243,10 +248,7 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
 
   auto finish = [&](RunStatus status) {
     outcome.status = status;
-    outcome.usage = meter.usage();
-    outcome.unpriced_calls = meter.unpriced_calls();
-    if (meter.priced_calls() > 0) outcome.cost_usd = meter.cost();
-    outcome.untrusted = ctx.taint.untrusted;
+    report_spend(meter, ctx, outcome);
     ctx.withheld_this_turn.clear();
     ctx.meter = outer_meter;
     ctx.cancel = outer_cancel;
