@@ -166,6 +166,13 @@ Status make_private_files(const std::filesystem::path& db) {
 
 std::atomic<int64_t> g_records_parsed{0};
 
+// What a usage record's call cost: its cost_usd, or nullopt for a call without a price.
+std::optional<double> usage_cost(const Record& r) {
+  auto it = r.body.find("cost_usd");
+  if (it != r.body.end() && it->is_number()) return it->get<double>();
+  return std::nullopt;
+}
+
 }  // namespace
 
 int64_t records_parsed_in_process() { return g_records_parsed.load(std::memory_order_relaxed); }
@@ -221,9 +228,8 @@ void summarize(const std::vector<Record>& records, SessionSummary* out) {
     out->untrusted = out->untrusted || r.untrusted_result();
     if (r.kind != RecordKind::kUsage) continue;
     ++out->turns;
-    auto it = r.body.find("cost_usd");
-    if (it != r.body.end() && it->is_number()) {
-      out->cost_usd += it->get<double>();
+    if (std::optional<double> cost = usage_cost(r)) {
+      out->cost_usd += *cost;
       ++out->priced_calls;
     } else {
       ++out->unpriced_calls;
@@ -272,8 +278,8 @@ void Session::count_locked(const Record& r) {
   if (auto it = r.body.find("usage"); it != r.body.end()) {
     if (auto u = usage_from_json(*it, "usage"); u.ok()) usage_.usage += *u;
   }
-  if (auto it = r.body.find("cost_usd"); it != r.body.end() && it->is_number()) {
-    usage_.cost_usd += it->get<double>();
+  if (std::optional<double> cost = usage_cost(r)) {
+    usage_.cost_usd += *cost;
     ++usage_.priced_calls;
   } else {
     ++usage_.unpriced_calls;
