@@ -56,8 +56,8 @@ class LiveSession {
   // What the session has read, carried from turn to turn so the trifecta interlock sees
   // the whole session. The untrusted leg comes from the log when the session is opened.
   agent::Taint& taint() { return taint_; }
-  // The URLs the user wrote in the session so far, and how many messages of the
-  // conversation they were gathered from (RunContext::user_urls_from).
+  // The URLs the user wrote in the session so far; each turn gathers only its own message's
+  // (RunContext::user_urls_from).
   std::set<std::string>& user_urls() { return user_urls_; }
   // How many turns had their conversation rebuilt from the log (they did not end cleanly).
   int rebuilds() const { return rebuilds_; }
