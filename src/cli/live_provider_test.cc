@@ -1,5 +1,6 @@
 // `mecha run` against a real HTTP provider on loopback: Ctrl-C aborts the request in
-// flight, and a refused connection is one clear line naming the URL.
+// flight, a refused connection is one clear line naming the URL, and the requests of a run
+// share one connection.
 #include <gtest/gtest.h>
 
 #include <csignal>
@@ -8,12 +9,14 @@
 #include "base/strict_json.h"
 #include "cli/testing/run_binary.h"
 #include "providers/testing/fake_model_server.h"
+#include "providers/testing/scripted_streams.h"
 
 namespace mecha::cli {
 namespace {
 
 using providers::testing::closed_port;
 using providers::testing::FakeModelServer;
+using providers::testing::openai_stream;
 using providers::testing::ScriptedChunk;
 using providers::testing::ScriptedResponse;
 using testing::RunningMecha;
@@ -72,6 +75,36 @@ TEST(LiveProvider, RefusedConnectionIsOneLineNamingTheUrl) {
   std::string line = r.err.substr(at, r.err.find('\n', at) - at);
   EXPECT_NE(line.find("POST " + url + "/chat/completions: "), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("mecha: error: ", at + 1), std::string::npos) << r.err;
+}
+
+// Five tool turns and the answer: six requests, one connection (a keep-alive server).
+TEST(LiveProvider, TheRequestsOfARunShareOneConnection) {
+  FakeModelServer server(FakeModelServer::Connections::kKeptAlive);
+  TempDir dir;
+  dir.write("notes.txt", "remember the milk\n");
+  for (int i = 0; i < 5; ++i) {
+    Message call;
+    call.role = Role::kAssistant;
+    call.blocks = {ToolUseBlock{"call_" + std::to_string(i), "Read",
+                                Json{{"file_path", (dir.path() / "notes.txt").string()}}, "", ""}};
+    server.enqueue(ScriptedResponse::sse(openai_stream(call, "tool_use", Usage{10, 5})));
+  }
+  server.enqueue(ScriptedResponse::sse(
+      openai_stream(Message::assistant_text("read it five times"), "end_turn", Usage{10, 5})));
+  dir.write("c.toml", config_for(server.base_url("/v1")));
+  auto r =
+      testing::run_mecha({"run", "--json", "--config", "c.toml", "read the notes"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t results = 0;
+  for (const Json& e : testing::json_lines(r.out)) {
+    if (e["type"] != "tool_result") continue;
+    ++results;
+    EXPECT_EQ(e["is_error"], false) << e;
+    EXPECT_NE(e["content"].get<std::string>().find("remember the milk"), std::string::npos) << e;
+  }
+  EXPECT_EQ(results, 5u);
+  EXPECT_EQ(server.requests().size(), 6u);
+  EXPECT_EQ(server.connections(), 1u);
 }
 
 }  // namespace

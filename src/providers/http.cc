@@ -1,6 +1,7 @@
 #include "providers/http.h"
 
 #include <fmt/format.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <cctype>
@@ -12,6 +13,7 @@
 
 #include "base/strict_json.h"
 #include "base/text.h"
+#include "providers/curl_handle_pool.h"
 #include "providers/libcurl.h"
 
 namespace mecha::providers {
@@ -20,6 +22,10 @@ namespace {
 using SteadyClock = std::chrono::steady_clock;
 constexpr auto kPollInterval = std::chrono::milliseconds(50);
 constexpr size_t kMaxErrorBody = 64 << 10;
+// How long a whole answer waits for the server to end its body. Servers end it right after
+// the final event; waiting for that end keeps the connection for the next request, where
+// cutting the transfer short would close it.
+constexpr auto kCompletionGrace = std::chrono::milliseconds(25);
 
 // Keeps an easy handle in a multi handle for the length of one transfer.
 class MultiMembership {
@@ -47,12 +53,14 @@ struct Attempt {
   CURL* easy = nullptr;
   BodyReceiver* receiver = nullptr;
   long status = 0;
+  bool answered = false;   // a byte of the answer (a header line) arrived
   bool delivered = false;  // a body byte reached the caller
   std::string error_body;  // of a non-2xx answer, bounded
   std::string content_type;
   std::optional<std::chrono::milliseconds> retry_after;
   std::optional<bool> should_retry;  // x-should-retry, when sent
   SteadyClock::time_point last_byte;
+  SteadyClock::time_point completed_at;  // when the receiver said complete()
   Interrupt interrupt = Interrupt::kNone;
   Status handler_status;
 };
@@ -71,6 +79,7 @@ size_t on_header(char* data, size_t size, size_t nitems, void* user) {
   auto* a = static_cast<Attempt*>(user);
   const size_t n = size * nitems;
   a->last_byte = SteadyClock::now();
+  a->answered = true;
   std::string_view line(data, n);
   if (line.rfind("HTTP/", 0) == 0) {  // a new response (after a 100 Continue, say)
     a->content_type.clear();
@@ -103,7 +112,7 @@ size_t on_write(char* data, size_t size, size_t nmemb, void* user) {
   a->last_byte = SteadyClock::now();
   if (a->status == 0) a->lib->easy_getinfo(a->easy, CURLINFO_RESPONSE_CODE, &a->status);
   if (a->status >= 200 && a->status < 300) {
-    if (a->interrupt == Interrupt::kComplete) return 0;
+    if (a->interrupt == Interrupt::kComplete) return n;  // after the whole answer: ignored
     a->delivered = true;
     Status st = a->receiver->on_body(std::string_view(data, n));
     if (!st.ok()) {
@@ -113,9 +122,9 @@ size_t on_write(char* data, size_t size, size_t nmemb, void* user) {
     }
     if (a->receiver->complete()) {
       // The answer is whole: whatever the server sends after it, or however long it keeps
-      // the body open, changes nothing.
+      // the body open, changes nothing. The transfer goes on for kCompletionGrace only.
       a->interrupt = Interrupt::kComplete;
-      return 0;
+      a->completed_at = a->last_byte;
     }
     return n;
   }
@@ -143,30 +152,61 @@ bool is_connection_failure(CURLcode code) {
   }
 }
 
+// Opens libcurl's sockets close-on-exec: a connection now outlives its request, and no
+// program a tool starts may inherit it.
+curl_socket_t open_socket(void*, curlsocktype, curl_sockaddr* address) {
+  return ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+
 // The result of one attempt, as the retry loop sees it.
 struct Outcome {
   Status status;           // ok: a 2xx answer delivered whole
   bool retryable = false;  // a failure worth another attempt
   bool delivered = false;  // body bytes reached the receiver
+  // The transfer ended cleanly: its handles, and the connection they keep, may serve the
+  // next request.
+  bool reusable = false;
+  // The connection was one kept from an earlier request and it broke before any byte of the
+  // answer arrived: the server closed it while it sat idle.
+  bool stale_connection = false;
   std::optional<std::chrono::milliseconds> retry_after;
   HttpReply reply;
 };
 
-Outcome attempt_once(const Libcurl& lib, const HttpOptions& opt, const HttpRequest& req,
-                     curl_slist* headers, BodyReceiver& receiver) {
-  Outcome out;
-  EasyHandle easy = new_easy(lib);
-  MultiHandle multi = new_multi(lib);
-  if (!easy || !multi) {
-    out.status = Status::error(fmt::format("POST {}: cannot create a libcurl handle", req.url));
-    return out;
+// Points the handle's options at nothing of the request that set them, once its transfer is
+// over, so that handles kept for the next request hold no pointer into this one.
+class RequestOptions {
+ public:
+  RequestOptions(const Libcurl& lib, CURL* easy) : lib_(lib), easy_(easy) {}
+  ~RequestOptions() {
+    lib_.easy_setopt(easy_, CURLOPT_POSTFIELDS, nullptr);
+    lib_.easy_setopt(easy_, CURLOPT_HTTPHEADER, nullptr);
+    lib_.easy_setopt(easy_, CURLOPT_WRITEDATA, nullptr);
+    lib_.easy_setopt(easy_, CURLOPT_HEADERDATA, nullptr);
   }
+  RequestOptions(const RequestOptions&) = delete;
+  RequestOptions& operator=(const RequestOptions&) = delete;
+
+ private:
+  const Libcurl& lib_;
+  CURL* easy_;
+};
+
+// One attempt on `handles`, whose options are all set again here: a handle kept from an
+// earlier request carries that request's settings. `fresh_connection` refuses a kept one.
+Outcome attempt_once(const Libcurl& lib, const HttpOptions& opt, const HttpRequest& req,
+                     curl_slist* headers, BodyReceiver& receiver, CurlHandles& handles,
+                     bool fresh_connection) {
+  Outcome out;
   Attempt a;
   a.lib = &lib;
-  a.easy = easy.get();
+  a.easy = handles.easy();
   a.receiver = &receiver;
-  char curl_error[CURL_ERROR_SIZE] = {0};
-  CURL* h = easy.get();
+  char* curl_error = handles.error_buffer();
+  curl_error[0] = '\0';
+  CURL* h = handles.easy();
+  CURLM* multi = handles.multi();
+  RequestOptions request_options(lib, h);
   lib.easy_setopt(h, CURLOPT_URL, req.url.c_str());
   lib.easy_setopt(h, CURLOPT_POST, 1L);
   lib.easy_setopt(h, CURLOPT_POSTFIELDS, req.body.data());
@@ -176,7 +216,8 @@ Outcome attempt_once(const Libcurl& lib, const HttpOptions& opt, const HttpReque
   lib.easy_setopt(h, CURLOPT_WRITEDATA, &a);
   lib.easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
   lib.easy_setopt(h, CURLOPT_HEADERDATA, &a);
-  lib.easy_setopt(h, CURLOPT_ERRORBUFFER, curl_error);
+  lib.easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+  lib.easy_setopt(h, CURLOPT_FRESH_CONNECT, fresh_connection ? 1L : 0L);
   lib.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
                   static_cast<long>(std::max(1.0, opt.connect_timeout_s * 1000)));
   lib.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
@@ -193,29 +234,39 @@ Outcome attempt_once(const Libcurl& lib, const HttpOptions& opt, const HttpReque
   bool connected = false;
   curl_off_t sent = 0;  // request body bytes sent so far
   CURLcode code = CURLE_OK;
+  bool finished = false;  // libcurl ended the transfer itself
   {
-    MultiMembership member(lib, multi.get(), h);
+    MultiMembership member(lib, multi, h);
     for (;;) {
       int running = 0;
-      CURLMcode mc = lib.multi_perform(multi.get(), &running);
+      CURLMcode mc = lib.multi_perform(multi, &running);
       if (mc != CURLM_OK) {
         out.status = Status::error(
             fmt::format("POST {}: libcurl failed: {}", req.url, lib.multi_strerror(mc)));
         return out;
       }
-      if (a.interrupt == Interrupt::kHandler || a.interrupt == Interrupt::kComplete) break;
+      if (a.interrupt == Interrupt::kHandler) break;
       if (running == 0) {
         int left = 0;
-        while (CURLMsg* msg = lib.multi_info_read(multi.get(), &left)) {
+        while (CURLMsg* msg = lib.multi_info_read(multi, &left)) {
           if (msg->msg == CURLMSG_DONE) code = msg->data.result;
         }
+        finished = true;
         break;
+      }
+      const auto now = SteadyClock::now();
+      if (a.interrupt == Interrupt::kComplete) {
+        // The answer is whole; only the end of its body is awaited, and not for long.
+        const auto left = kCompletionGrace - (now - a.completed_at);
+        if (left <= SteadyClock::duration::zero()) break;
+        const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(left).count();
+        lib.multi_poll(multi, nullptr, 0, static_cast<int>(wait) + 1, nullptr);
+        continue;
       }
       if (req.cancel != nullptr && req.cancel->cancelled()) {
         a.interrupt = Interrupt::kCancelled;
         break;
       }
-      const auto now = SteadyClock::now();
       if (!connected) {
         curl_off_t pre = 0;
         lib.easy_getinfo(h, CURLINFO_PRETRANSFER_TIME_T, &pre);
@@ -239,12 +290,14 @@ Outcome attempt_once(const Libcurl& lib, const HttpOptions& opt, const HttpReque
         a.interrupt = Interrupt::kTimedOut;
         break;
       }
-      lib.multi_poll(multi.get(), nullptr, 0, static_cast<int>(kPollInterval.count()), nullptr);
+      lib.multi_poll(multi, nullptr, 0, static_cast<int>(kPollInterval.count()), nullptr);
     }
   }
   if (a.status == 0) lib.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &a.status);
   out.retry_after = a.retry_after;
   out.delivered = a.delivered;
+  // libcurl keeps the connection of a transfer that ended cleanly, and closes any other.
+  out.reusable = finished && code == CURLE_OK;
 
   switch (a.interrupt) {
     case Interrupt::kCancelled:
@@ -284,6 +337,11 @@ Outcome attempt_once(const Libcurl& lib, const HttpOptions& opt, const HttpReque
       out.retryable = true;  // when the receiver can restart
       return out;
     }
+    long new_connections = 0;
+    lib.easy_getinfo(h, CURLINFO_NUM_CONNECTS, &new_connections);
+    out.stale_connection =
+        new_connections == 0 && !a.answered &&
+        (code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR || code == CURLE_GOT_NOTHING);
     curl_off_t connect_time = 0;
     lib.easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connect_time);
     if (code == CURLE_OPERATION_TIMEDOUT && connect_time == 0) {
@@ -362,7 +420,12 @@ class HandlerReceiver final : public BodyReceiver {
 
 }  // namespace
 
-HttpClient::HttpClient(HttpOptions options) : options_(options) {}
+HttpClient::HttpClient(HttpOptions options)
+    : options_(options), handles_(std::make_unique<CurlHandlePool>()) {}
+
+HttpClient::~HttpClient() = default;
+
+size_t HttpClient::kept_handles() const { return handles_->idle(); }
 
 Result<HttpReply> HttpClient::post(const HttpRequest& request, const BodyHandler& on_body) const {
   HandlerReceiver receiver(on_body);
@@ -384,16 +447,35 @@ Result<HttpReply> HttpClient::post(const HttpRequest& request, BodyReceiver& rec
   const int retries_allowed = std::max(0, options_.max_retries);
   const int attempts_allowed = 1 + retries_allowed;
   Outcome last;
+  bool fresh_connection = false;  // the next attempt refuses a kept connection
+  bool stale_retried = false;     // the one transparent retry of a stale connection is spent
   for (int attempt = 1; attempt <= attempts_allowed; ++attempt) {
     if (request.cancel != nullptr && request.cancel->cancelled()) {
       return Status::cancelled(fmt::format("POST {}: cancelled", request.url));
     }
-    last = attempt_once(lib, options_, request, headers.get(), receiver);
+    std::unique_ptr<CurlHandles> handles = handles_->take(lib);
+    if (!handles) {
+      return Status::error(fmt::format("POST {}: cannot create a libcurl handle", request.url));
+    }
+    last =
+        attempt_once(lib, options_, request, headers.get(), receiver, *handles, fresh_connection);
+    fresh_connection = false;
+    if (last.reusable) handles_->give_back(std::move(handles));
     if (last.status.ok()) {
       last.reply.attempts = attempt;
       return last.reply;
     }
-    if (last.status.kind() == ErrorKind::kCancelled || !last.retryable) return last.status;
+    if (last.status.kind() == ErrorKind::kCancelled) return last.status;
+    if (last.stale_connection && !stale_retried) {
+      // The server closed a kept connection as the request went out on it: nothing of the
+      // answer came, so the request is sent again at once on a new connection. This is the
+      // connection's failure, not the server's: no note, no backoff, no attempt counted.
+      stale_retried = true;
+      fresh_connection = true;
+      --attempt;
+      continue;
+    }
+    if (!last.retryable) return last.status;
     if (attempt == attempts_allowed) break;
     std::string caveat;
     if (last.delivered) {

@@ -28,13 +28,21 @@
 //     HTTP status and the API's own error message when the body carries one.
 //  7. libcurl is loaded on the first post() (providers/libcurl.h); when it cannot be, every
 //     post() fails with an error naming the URL, the library and its package.
+//  8. Connections are kept: a request that ended cleanly leaves its connection (HTTP/1.1
+//     keep-alive, or HTTP/2) and its TLS session to the client's later requests, for the
+//     life of the client; a request cancelled, failed or cut short leaves nothing behind.
+//  9. A kept connection the server closed is retried once, at once, on a new connection,
+//     when it broke before any byte of the answer arrived: without a note, without a
+//     backoff, and not counted in max_retries or HttpReply::attempts.
 // Messages may quote what the server sent; callers that hold secrets redact them.
 //
-// Thread-safe: post() uses its own handles, so one client may serve many threads.
+// Thread-safe: each post() takes handles of its own from the client's pool, so one client
+// may serve many threads; concurrent posts use as many connections.
 #pragma once
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -100,17 +108,26 @@ class BodyReceiver {
   virtual std::string retry_caveat() const { return ""; }
 };
 
+class CurlHandlePool;
+
 class HttpClient {
  public:
   explicit HttpClient(HttpOptions options);
+  ~HttpClient();
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
 
   Result<HttpReply> post(const HttpRequest& request, const BodyHandler& on_body) const;
   Result<HttpReply> post(const HttpRequest& request, BodyReceiver& receiver) const;
 
   const HttpOptions& options() const { return options_; }
+  // How many handles, each with the connection it keeps, wait for the next request
+  // (promise 8). For tests.
+  size_t kept_handles() const;
 
  private:
   HttpOptions options_;
+  std::unique_ptr<CurlHandlePool> handles_;  // kept across posts; thread-safe itself
 };
 
 // The API's own words from an error body: error.message (OpenAI and Anthropic), with

@@ -4,11 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cctype>
 #include <ctime>
+#include <mutex>
 #include <thread>
 
 #include "providers/testing/fake_model_server.h"
@@ -276,6 +281,353 @@ TEST(HttpClient, AFailingHandlerStopsTheTransferWithItsStatus) {
   ASSERT_FALSE(reply.ok());
   EXPECT_EQ(reply.message(), "not what I wanted");
   EXPECT_EQ(server.requests().size(), 1u);
+}
+
+// Whole once it has seen "data: [DONE]", as a stream decoder is at its final event.
+class UntilDone final : public BodyReceiver {
+ public:
+  Status on_body(std::string_view piece) override {
+    body.append(piece);
+    return ok_status();
+  }
+  bool complete() const override { return body.find("data: [DONE]\n\n") != std::string::npos; }
+  std::string body;
+};
+
+TEST(HttpClient, KeepsOneConnectionAcrossRequests) {
+  FakeModelServer server(FakeModelServer::Connections::kKeptAlive);
+  for (int i = 0; i < 3; ++i) server.enqueue(ScriptedResponse::sse("data: ok\n\n"));
+  HttpClient client(fast_options());
+  for (int i = 0; i < 3; ++i) {
+    Collected got;
+    auto reply = client.post(request_to(server), got.handler());
+    ASSERT_TRUE(reply.ok()) << reply.message();
+    EXPECT_EQ(got.body, "data: ok\n\n");
+  }
+  EXPECT_EQ(server.requests().size(), 3u);
+  EXPECT_EQ(server.connections(), 1u);
+  EXPECT_EQ(client.kept_handles(), 1u);
+}
+
+TEST(HttpClient, AnAnswerWholeBeforeItsBodyEndsKeepsTheConnection) {
+  FakeModelServer server(FakeModelServer::Connections::kKeptAlive);
+  for (int i = 0; i < 3; ++i) {
+    ScriptedResponse r = ScriptedResponse::sse("data: a\n\ndata: [DONE]\n\n");
+    r.end_delay = milliseconds(5);  // the end of the body comes after the final event
+    server.enqueue(r);
+  }
+  HttpClient client(fast_options());
+  for (int i = 0; i < 3; ++i) {
+    UntilDone got;
+    auto reply = client.post(request_to(server), got);
+    ASSERT_TRUE(reply.ok()) << reply.message();
+    EXPECT_EQ(got.body, "data: a\n\ndata: [DONE]\n\n");
+  }
+  EXPECT_EQ(server.connections(), 1u);
+}
+
+TEST(HttpClient, ABodyKeptOpenAfterTheWholeAnswerEndsItAndItsConnection) {
+  FakeModelServer server(FakeModelServer::Connections::kKeptAlive);
+  ScriptedResponse open;
+  open.chunks = {{"data: [DONE]\n\n", milliseconds(0)}, {"data: late\n\n", milliseconds(20'000)}};
+  server.enqueue(open);
+  server.enqueue(ScriptedResponse::sse("data: [DONE]\n\n"));
+  HttpClient client(fast_options());
+  UntilDone first;
+  const auto start = std::chrono::steady_clock::now();
+  auto reply = client.post(request_to(server), first);
+  ASSERT_TRUE(reply.ok()) << reply.message();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(5'000));
+  EXPECT_EQ(client.kept_handles(), 0u);  // its connection is still in the middle of a body
+  UntilDone second;
+  reply = client.post(request_to(server), second);
+  ASSERT_TRUE(reply.ok()) << reply.message();
+  EXPECT_EQ(second.body, "data: [DONE]\n\n");
+  EXPECT_EQ(server.connections(), 2u);
+}
+
+TEST(HttpClient, ARetriedAnswerComesOnTheSameConnection) {
+  FakeModelServer server(FakeModelServer::Connections::kKeptAlive);
+  server.enqueue(ScriptedResponse::plain(503, "overloaded", "text/plain"));
+  server.enqueue(ScriptedResponse::sse("data: ok\n\n"));
+  Collected got;
+  HttpClient client(fast_options());
+  auto reply = client.post(request_to(server), got.handler());
+  ASSERT_TRUE(reply.ok()) << reply.message();
+  EXPECT_EQ(reply->attempts, 2);
+  EXPECT_EQ(server.connections(), 1u);
+}
+
+TEST(HttpClient, ACancelledRequestLeavesNothingToTheNext) {
+  FakeModelServer server(FakeModelServer::Connections::kKeptAlive);
+  ScriptedResponse r;
+  r.chunks = {{"data: first\n\n", milliseconds(0)}, {"data: late\n\n", milliseconds(20'000)}};
+  server.enqueue(r);
+  server.enqueue(ScriptedResponse::sse("data: second\n\n"));
+  HttpClient client(fast_options());
+  CancelToken cancel;
+  HttpRequest req = request_to(server);
+  req.cancel = &cancel;
+  BodyHandler cancelling = [&](std::string_view) {
+    cancel.cancel();
+    return ok_status();
+  };
+  auto reply = client.post(req, cancelling);
+  ASSERT_FALSE(reply.ok());
+  EXPECT_EQ(reply.status().kind(), ErrorKind::kCancelled);
+  EXPECT_EQ(client.kept_handles(), 0u);
+  Collected got;
+  reply = client.post(request_to(server), got.handler());
+  ASSERT_TRUE(reply.ok()) << reply.message();
+  EXPECT_EQ(got.body, "data: second\n\n");
+  EXPECT_EQ(server.connections(), 2u);
+}
+
+TEST(HttpClient, ARequestFailedMidStreamLeavesNothingToTheNext) {
+  FakeModelServer server(FakeModelServer::Connections::kKeptAlive);
+  server.enqueue(ScriptedResponse::sse("data: one\n\ndata: two\n\n", 11, milliseconds(2)));
+  server.enqueue(ScriptedResponse::sse("data: three\n\n"));
+  HttpClient client(fast_options());
+  BodyHandler refusing = [](std::string_view) { return Status::error("not what I wanted"); };
+  auto reply = client.post(request_to(server), refusing);
+  ASSERT_FALSE(reply.ok());
+  EXPECT_EQ(reply.message(), "not what I wanted");
+  Collected got;
+  reply = client.post(request_to(server), got.handler());
+  ASSERT_TRUE(reply.ok()) << reply.message();
+  EXPECT_EQ(got.body, "data: three\n\n");
+  EXPECT_EQ(server.connections(), 2u);
+}
+
+TEST(HttpClient, AKeptConnectionIsNotInheritedByPrograms) {
+  FakeModelServer server(FakeModelServer::Connections::kKeptAlive);
+  server.enqueue(ScriptedResponse::sse("data: ok\n\n"));
+  HttpClient client(fast_options());
+  Collected got;
+  ASSERT_TRUE(client.post(request_to(server), got.handler()).ok());
+  // The client's end of the kept connection: the socket whose peer is the server.
+  int kept = 0;
+  for (int fd = 3; fd < 1024; ++fd) {
+    sockaddr_in peer{};
+    socklen_t len = sizeof(peer);
+    if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0) continue;
+    if (peer.sin_family != AF_INET || ntohs(peer.sin_port) != server.port()) continue;
+    ++kept;
+    EXPECT_NE(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0) << "fd " << fd;
+  }
+  EXPECT_EQ(kept, 1);
+}
+
+// How one connection of a RawHttpServer behaves.
+struct ConnectionPlan {
+  int answers = 1;  // requests answered (keep-alive) before what follows
+  // Then: false closes the connection at once, as a server ends an idle connection; true
+  // waits for the next request to start arriving and resets the connection.
+  bool reset_next_request = false;
+};
+
+// A loopback HTTP/1.1 server on raw sockets, for what cpp-httplib will not do: close a kept
+// connection, or reset one as a request arrives on it. Connections are served one at a time,
+// each by the next plan (the last plan serves all later ones); every answer is a 200 with
+// "data: ok\n\n".
+class RawHttpServer {
+ public:
+  explicit RawHttpServer(std::vector<ConnectionPlan> plans) : plans_(std::move(plans)) {
+    listener_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(addr);
+    bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    listen(listener_, 16);
+    getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~RawHttpServer() {
+    stop_ = true;
+    thread_.join();
+    close(listener_);
+  }
+
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1/messages"; }
+  int accepted() const { return accepted_; }
+  // The size of each request body read whole, in order.
+  std::vector<size_t> bodies() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return bodies_;
+  }
+
+ private:
+  // Waits (polling, so that stopping is prompt) until `fd` is readable; false on stop.
+  bool readable(int fd) {
+    pollfd p{fd, POLLIN, 0};
+    while (!stop_) {
+      if (poll(&p, 1, 20) > 0) return true;
+    }
+    return false;
+  }
+
+  void serve() {
+    while (readable(listener_)) {
+      int fd = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) continue;
+      const ConnectionPlan plan = plans_[std::min<size_t>(accepted_, plans_.size() - 1)];
+      ++accepted_;
+      serve_connection(fd, plan);
+    }
+  }
+
+  void serve_connection(int fd, const ConnectionPlan& plan) {
+    std::string in;
+    for (int answered = 0; answered < plan.answers; ++answered) {
+      if (!read_request(fd, in)) {
+        close(fd);
+        return;
+      }
+      const std::string answer =
+          "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: 10\r\n\r\n"
+          "data: ok\n\n";
+      if (send(fd, answer.data(), answer.size(), MSG_NOSIGNAL) < 0) break;
+    }
+    if (plan.reset_next_request && in.empty()) {
+      char c[4096];
+      if (readable(fd)) (void)!recv(fd, c, sizeof(c), 0);
+    }
+    if (plan.reset_next_request) {
+      linger hard{1, 0};  // close with a reset, not an orderly end
+      setsockopt(fd, SOL_SOCKET, SO_LINGER, &hard, sizeof(hard));
+    }
+    close(fd);
+  }
+
+  // Reads one request (headers and a Content-Length body) off the front of `in`, reading
+  // more from `fd` as needed. False when the connection ends first.
+  bool read_request(int fd, std::string& in) {
+    size_t head_end = std::string::npos;
+    size_t body_size = 0;
+    for (;;) {
+      if (head_end == std::string::npos) {
+        head_end = in.find("\r\n\r\n");
+        if (head_end != std::string::npos) {
+          std::string head = in.substr(0, head_end);
+          for (char& ch : head)
+            ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+          size_t at = head.find("content-length:");
+          if (at != std::string::npos) body_size = std::stoul(head.substr(at + 15));
+          head_end += 4;
+        }
+      }
+      if (head_end != std::string::npos && in.size() >= head_end + body_size) {
+        in.erase(0, head_end + body_size);
+        std::lock_guard<std::mutex> lock(mu_);
+        bodies_.push_back(body_size);
+        return true;
+      }
+      char buf[1 << 16];
+      if (!readable(fd)) return false;
+      ssize_t n = recv(fd, buf, sizeof(buf), 0);
+      if (n <= 0) return false;
+      in.append(buf, static_cast<size_t>(n));
+    }
+  }
+
+  const std::vector<ConnectionPlan> plans_;
+  int listener_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> accepted_{0};
+  mutable std::mutex mu_;
+  std::vector<size_t> bodies_;  // GUARDED_BY(mu_)
+  std::thread thread_;
+};
+
+HttpRequest raw_request(const RawHttpServer& server, size_t body_size) {
+  HttpRequest r;
+  r.url = server.url();
+  r.headers = {"Content-Type: application/json"};
+  r.body = std::string(body_size, 'x');
+  return r;
+}
+
+TEST(HttpClient, AKeptConnectionTheServerClosedIsReplacedWithoutANote) {
+  RawHttpServer server({{1, false}, {5, false}});
+  HttpClient client(fast_options());
+  std::vector<std::string> notes;
+  for (int i = 0; i < 2; ++i) {
+    HttpRequest req = raw_request(server, 100);
+    req.on_retry = [&](const std::string& n) { notes.push_back(n); };
+    Collected got;
+    auto reply = client.post(req, got.handler());
+    ASSERT_TRUE(reply.ok()) << reply.message();
+    EXPECT_EQ(reply->attempts, 1);
+    EXPECT_EQ(got.body, "data: ok\n\n");
+  }
+  EXPECT_EQ(notes, std::vector<std::string>{});
+  EXPECT_EQ(server.accepted(), 2);
+}
+
+// The server resets its end of a kept connection as the next request arrives: the request is
+// sent again at once on a new connection, with no note and no attempt counted. A small body
+// is sent whole before the reset; a large one is cut by it mid-way.
+TEST(HttpClient, AKeptConnectionResetByTheServerIsRetriedOnceWithoutANote) {
+  for (size_t size : {size_t{100}, size_t{32} << 20}) {
+    SCOPED_TRACE(size);
+    RawHttpServer server({{1, true}, {5, false}});
+    HttpOptions o = fast_options();
+    o.max_retries = 0;
+    HttpClient client(o);
+    std::vector<std::string> notes;
+    for (size_t body : {size_t{10}, size}) {
+      HttpRequest req = raw_request(server, body);
+      req.on_retry = [&](const std::string& n) { notes.push_back(n); };
+      Collected got;
+      auto reply = client.post(req, got.handler());
+      ASSERT_TRUE(reply.ok()) << reply.message();
+      EXPECT_EQ(reply->attempts, 1);
+      EXPECT_EQ(got.body, "data: ok\n\n");
+    }
+    EXPECT_EQ(notes, std::vector<std::string>{});
+    EXPECT_EQ(server.accepted(), 2);
+    EXPECT_EQ(server.bodies(), (std::vector<size_t>{10, size}));
+  }
+}
+
+TEST(HttpClient, AServerThatDropsEveryConnectionFailsAfterTheRetriesAsBefore) {
+  RawHttpServer server({{0, false}});
+  HttpOptions o = fast_options();
+  o.max_retries = 2;
+  HttpClient client(o);
+  HttpRequest req = raw_request(server, 10);
+  std::vector<std::string> notes;
+  req.on_retry = [&](const std::string& n) { notes.push_back(n); };
+  Collected got;
+  auto reply = client.post(req, got.handler());
+  ASSERT_FALSE(reply.ok());
+  EXPECT_THAT(reply.message(), HasSubstr("POST " + req.url + ": "));
+  EXPECT_THAT(reply.message(), HasSubstr("(gave up after 3 attempts)"));
+  EXPECT_EQ(notes.size(), 2u);
+  EXPECT_EQ(server.accepted(), 3);
+}
+
+// After one answer on a kept connection the server drops everything: the kept connection is
+// retried once without a note, then the failures count as before.
+TEST(HttpClient, TheRetryOfAKeptConnectionIsOnlyOnce) {
+  RawHttpServer server({{1, true}, {0, false}});
+  HttpOptions o = fast_options();
+  o.max_retries = 2;
+  HttpClient client(o);
+  Collected first;
+  ASSERT_TRUE(client.post(raw_request(server, 10), first.handler()).ok());
+  HttpRequest req = raw_request(server, 10);
+  std::vector<std::string> notes;
+  req.on_retry = [&](const std::string& n) { notes.push_back(n); };
+  Collected got;
+  auto reply = client.post(req, got.handler());
+  ASSERT_FALSE(reply.ok());
+  EXPECT_THAT(reply.message(), HasSubstr("(gave up after 3 attempts)"));
+  EXPECT_EQ(notes.size(), 2u);
+  EXPECT_EQ(server.accepted(), 4);  // the first, the one retry of the kept one, two counted
 }
 
 TEST(ApiErrorMessage, ReadsEachShape) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <memory>
+#include <set>
 
 namespace mecha::providers::testing {
 
@@ -42,8 +43,14 @@ Json RecordedRequest::json() const {
   return j.ok() ? *j : Json();
 }
 
-FakeModelServer::FakeModelServer() {
-  server_.set_keep_alive_max_count(1);
+FakeModelServer::FakeModelServer(Connections connections) {
+  if (connections == Connections::kKeptAlive) {
+    server_.set_keep_alive_max_count(1000);
+    // An idle connection holds a server thread, and stopping waits for it this long.
+    server_.set_keep_alive_timeout(1);
+  } else {
+    server_.set_keep_alive_max_count(1);
+  }
   server_.Post(".*",
                [this](const httplib::Request& req, httplib::Response& res) { answer(req, res); });
   port_ = server_.bind_to_any_port("127.0.0.1");
@@ -80,6 +87,13 @@ size_t FakeModelServer::unused_responses() const {
   return script_.size();
 }
 
+size_t FakeModelServer::connections() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::set<int> ports;
+  for (const auto& r : seen_) ports.insert(r.remote_port);
+  return ports.size();
+}
+
 bool FakeModelServer::wait(std::chrono::milliseconds d) {
   std::unique_lock<std::mutex> lock(mu_);
   return !stopping_cv_.wait_for(lock, d, [this] { return stopping_; });
@@ -89,7 +103,7 @@ void FakeModelServer::answer(const httplib::Request& req, httplib::Response& res
   ScriptedResponse r;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    seen_.push_back({req.method, req.path, req.headers, req.body});
+    seen_.push_back({req.method, req.path, req.headers, req.body, req.remote_port});
     if (script_.empty()) {
       res.status = 500;
       res.set_content("{\"error\":{\"message\":\"fake server: no scripted response left\"}}",
@@ -113,6 +127,7 @@ void FakeModelServer::answer(const httplib::Request& req, httplib::Response& res
           if (!sink.write(chunk.bytes.data(), chunk.bytes.size())) return false;
         }
         if (shared->cut) return false;  // closes the connection without the last chunk
+        if (shared->end_delay.count() > 0 && !wait(shared->end_delay)) return false;
         sink.done();
         return true;
       });

@@ -5,7 +5,9 @@
 // encoding, one chunk per ScriptedChunk and byte for byte as given, each after its delay; a
 // response can instead end by closing the connection mid-stream (`cut`). When the script
 // runs out the server answers 500 with a body that says so. Delays are cut short when the
-// server stops, so a test that stalls a response still ends promptly.
+// server stops, so a test that stalls a response still ends promptly. By default the server
+// closes each connection after its answer; kKeptAlive keeps it for the client's next request,
+// as model servers do, and connections() counts the connections requests came on.
 //
 // Thread-safe. Listens on 127.0.0.1 on a free port from construction to destruction.
 #pragma once
@@ -38,6 +40,8 @@ struct ScriptedResponse {
   bool streamed = true;
   std::vector<ScriptedChunk> chunks;
   bool cut = false;  // close the connection after the chunks instead of ending the body
+  // The wait, after the last chunk, before a streamed body ends.
+  std::chrono::milliseconds end_delay{0};
 
   // A streamed body in chunks of `chunk_size` bytes (the whole body in one when 0), each
   // `gap` after the one before.
@@ -53,6 +57,7 @@ struct RecordedRequest {
   std::string path;
   httplib::Headers headers;  // names compare case-insensitively
   std::string body;
+  int remote_port = 0;  // the client's end of the connection
 
   // The value of a header, "" when absent; `has_header` tells absent from empty.
   std::string header(const std::string& name) const;
@@ -63,7 +68,8 @@ struct RecordedRequest {
 
 class FakeModelServer {
  public:
-  FakeModelServer();
+  enum class Connections { kOnePerRequest, kKeptAlive };
+  explicit FakeModelServer(Connections connections = Connections::kOnePerRequest);
   ~FakeModelServer();
   FakeModelServer(const FakeModelServer&) = delete;
   FakeModelServer& operator=(const FakeModelServer&) = delete;
@@ -75,6 +81,8 @@ class FakeModelServer {
   void enqueue(ScriptedResponse response);
   std::vector<RecordedRequest> requests() const;
   size_t unused_responses() const;
+  // How many connections the requests so far came on.
+  size_t connections() const;
 
  private:
   void answer(const httplib::Request& req, httplib::Response& res);
