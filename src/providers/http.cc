@@ -470,6 +470,8 @@ Result<HttpReply> HttpClient::post(const HttpRequest& request, BodyReceiver& rec
       // The server closed a kept connection as the request went out on it: nothing of the
       // answer came, so the request is sent again at once on a new connection. This is the
       // connection's failure, not the server's: no note, no backoff, no attempt counted.
+      // libcurl does the same itself, but five times in the life of an easy handle, and
+      // these handles are kept for the life of the client.
       stale_retried = true;
       fresh_connection = true;
       --attempt;

@@ -630,6 +630,26 @@ TEST(HttpClient, TheRetryOfAKeptConnectionIsOnlyOnce) {
   EXPECT_EQ(server.accepted(), 4);  // the first, the one retry of the kept one, two counted
 }
 
+// libcurl retries a dead kept connection itself, but five times in the life of an easy
+// handle, and a kept handle lives for the run: the client's own retry takes over after.
+TEST(HttpClient, EveryKeptConnectionResetIsRetriedForTheLifeOfTheClient) {
+  RawHttpServer server({{1, true}});
+  HttpOptions o = fast_options();
+  o.max_retries = 0;
+  HttpClient client(o);
+  std::vector<std::string> notes;
+  for (int i = 0; i < 9; ++i) {
+    HttpRequest req = raw_request(server, 10);
+    req.on_retry = [&](const std::string& n) { notes.push_back(n); };
+    Collected got;
+    auto reply = client.post(req, got.handler());
+    ASSERT_TRUE(reply.ok()) << "request " << i << ": " << reply.message();
+    EXPECT_EQ(reply->attempts, 1);
+  }
+  EXPECT_EQ(notes, std::vector<std::string>{});
+  EXPECT_EQ(server.accepted(), 9);
+}
+
 TEST(ApiErrorMessage, ReadsEachShape) {
   EXPECT_EQ(api_error_message(R"({"error":{"message":"bad key","type":"invalid_request_error"}})"),
             "bad key (invalid_request_error)");
