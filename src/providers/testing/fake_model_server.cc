@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -48,6 +49,12 @@ FakeModelServer::FakeModelServer(Connections connections) {
     server_.set_keep_alive_max_count(1000);
     // An idle connection holds a server thread, and stopping waits for it this long.
     server_.set_keep_alive_timeout(1);
+    // As model servers do: without it, a small write waits for the client's delayed ACK.
+    server_.set_socket_options([](socket_t sock) {
+      httplib::default_socket_options(sock);
+      int one = 1;
+      setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    });
   } else {
     server_.set_keep_alive_max_count(1);
   }
