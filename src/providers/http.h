@@ -23,7 +23,8 @@
 //     (attempt 1 of 10: HTTP 529: Overloaded (overloaded_error))". When retries run out the
 //     error names the URL, the last failure and the number of attempts.
 //  5. Completion: once the receiver says complete(), the transfer ends as a success, even
-//     if the server keeps the body open.
+//     if the server keeps the body open: it waits at most 25 ms for the body's end (which
+//     keeps the connection for the next request), ignoring what arrives meanwhile.
 //  6. A non-2xx answer that is not retried (or the last one) is an error naming the URL, the
 //     HTTP status and the API's own error message when the body carries one.
 //  7. libcurl is loaded on the first post() (providers/libcurl.h); when it cannot be, every
