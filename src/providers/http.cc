@@ -421,9 +421,7 @@ class HandlerReceiver final : public BodyReceiver {
 }  // namespace
 
 HttpClient::HttpClient(HttpOptions options)
-    : options_(options), handles_(std::make_unique<CurlHandlePool>()) {}
-
-HttpClient::~HttpClient() = default;
+    : options_(options), handles_(std::make_shared<CurlHandlePool>()) {}
 
 size_t HttpClient::kept_handles() const { return handles_->idle(); }
 

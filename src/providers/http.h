@@ -38,7 +38,8 @@
 // Messages may quote what the server sent; callers that hold secrets redact them.
 //
 // Thread-safe: each post() takes handles of its own from the client's pool, so one client
-// may serve many threads; concurrent posts use as many connections.
+// may serve many threads; concurrent posts use as many connections. A copy of a client
+// shares its connections.
 #pragma once
 
 #include <chrono>
@@ -114,9 +115,6 @@ class CurlHandlePool;
 class HttpClient {
  public:
   explicit HttpClient(HttpOptions options);
-  ~HttpClient();
-  HttpClient(const HttpClient&) = delete;
-  HttpClient& operator=(const HttpClient&) = delete;
 
   Result<HttpReply> post(const HttpRequest& request, const BodyHandler& on_body) const;
   Result<HttpReply> post(const HttpRequest& request, BodyReceiver& receiver) const;
@@ -128,7 +126,8 @@ class HttpClient {
 
  private:
   HttpOptions options_;
-  std::unique_ptr<CurlHandlePool> handles_;  // kept across posts; thread-safe itself
+  // Kept across posts, and shared by the client's copies; thread-safe itself.
+  std::shared_ptr<CurlHandlePool> handles_;
 };
 
 // The API's own words from an error body: error.message (OpenAI and Anthropic), with
