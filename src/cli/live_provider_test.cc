@@ -81,12 +81,14 @@ TEST(LiveProvider, RefusedConnectionIsOneLineNamingTheUrl) {
 TEST(LiveProvider, TheRequestsOfARunShareOneConnection) {
   FakeModelServer server(FakeModelServer::Connections::kKeptAlive);
   TempDir dir;
-  dir.write("notes.txt", "remember the milk\n");
   for (int i = 0; i < 5; ++i) {
+    // A file each: the same call five times would be withheld by the stuck-loop ladder.
+    const std::string name = "notes" + std::to_string(i) + ".txt";
+    dir.write(name, "remember the milk\n");
     Message call;
     call.role = Role::kAssistant;
     call.blocks = {ToolUseBlock{"call_" + std::to_string(i), "Read",
-                                Json{{"file_path", (dir.path() / "notes.txt").string()}}, "", ""}};
+                                Json{{"file_path", (dir.path() / name).string()}}, "", ""}};
     server.enqueue(ScriptedResponse::sse(openai_stream(call, "tool_use", Usage{10, 5})));
   }
   server.enqueue(ScriptedResponse::sse(
