@@ -67,15 +67,15 @@ Status WalFile::flush() {
     // with a link (the store refuses those at open too).
     UniqueFd fd(::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
     if (!fd.valid()) {
-      return Status::error(fmt::format("cannot open {} to sync it: {}", path_.string(),
-                                       std::strerror(errno)));
+      return Status::error(
+          fmt::format("cannot open {} to sync it: {}", path_.string(), std::strerror(errno)));
     }
     // The folder's entry for the -wal file, which may be new, must reach the disk too.
     UniqueFd dir(::open(path_.parent_path().empty() ? "." : path_.parent_path().c_str(),
                         O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!dir.valid() || ::fsync(dir.get()) != 0) {
-      return Status::error(fmt::format("cannot sync the folder of {}: {}", path_.string(),
-                                       std::strerror(errno)));
+      return Status::error(
+          fmt::format("cannot sync the folder of {}: {}", path_.string(), std::strerror(errno)));
     }
     fd_ = std::move(fd);
   }

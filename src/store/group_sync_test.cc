@@ -28,7 +28,7 @@ TEST(GroupSync, FlushesOnlyWhatIsNotCoveredYet) {
   EXPECT_EQ(b, a + 1);
   ASSERT_TRUE(sync.sync_through(a).ok());
   EXPECT_EQ(flushes, 1);
-  EXPECT_EQ(sync.durable(), b);       // the flush covered b too: it began after b committed
+  EXPECT_EQ(sync.durable(), b);  // the flush covered b too: it began after b committed
   ASSERT_TRUE(sync.sync_through(b).ok());
   ASSERT_TRUE(sync.sync_all().ok());
   EXPECT_EQ(flushes, 1);

@@ -525,8 +525,8 @@ Result<std::vector<SessionSummary>> SessionStore::list(std::optional<std::string
   std::lock_guard<std::mutex> guard(mu_);
   auto st =
       db_.prepare_cached(fmt::format("SELECT {} FROM sessions WHERE ?1 IS NULL OR work_tree = ?1 "
-                              "ORDER BY started_ms DESC, id DESC",
-                              kSummaryColumns));
+                                     "ORDER BY started_ms DESC, id DESC",
+                                     kSummaryColumns));
   if (!st) return st.status();
   if (work_tree) {
     st->bind(1, *work_tree);
@@ -549,7 +549,8 @@ Result<SessionSummary> SessionStore::summary(std::string_view id) {
 }
 
 Result<SessionSummary> SessionStore::summary_locked(std::string_view id) {
-  auto st = db_.prepare_cached(fmt::format("SELECT {} FROM sessions WHERE id = ?", kSummaryColumns));
+  auto st =
+      db_.prepare_cached(fmt::format("SELECT {} FROM sessions WHERE id = ?", kSummaryColumns));
   if (!st) return st.status();
   st->bind(1, id);
   auto row = st->step();

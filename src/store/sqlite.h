@@ -100,7 +100,7 @@ class Database {
     void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
   };
   struct Cached {
-    std::unique_ptr<sqlite3_stmt, StatementFinalizer> stmt;  // an own statement: finalized
+    std::unique_ptr<sqlite3_stmt, StatementFinalizer> stmt;      // an own statement: finalized
     std::unique_ptr<bool> lent = std::make_unique<bool>(false);  // a stable address to lend
   };
   Database(std::filesystem::path path, sqlite3* db) : path_(std::move(path)), db_(db) {}
