@@ -312,8 +312,16 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
         sink->on_event(NoteEvent{spec_.name, std::move(note)});
       }
     }
+    // The step's records reach the disk before the model call that depends on them (a
+    // compaction's summary call included); a second sync with nothing new costs nothing.
+    if (journal) {
+      if (Status s = journal->sync(); !s.ok()) return journal_failed(s);
+    }
     if (Status s = compactor.before_request(ctx, conv, sink, journal); !s.ok()) {
       return journal_failed(s);
+    }
+    if (journal) {
+      if (Status s = journal->sync(); !s.ok()) return journal_failed(s);
     }
     providers::CompletionRequest req;
     req.agent = spec_.name;

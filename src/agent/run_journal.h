@@ -3,8 +3,9 @@
 // The loop calls it at two points: each message right after it joins the conversation, and
 // (through JournalingSink) each event, a model call's usage among them. A message is
 // recorded before the next model call that depends on it, so a run killed at any moment can
-// be resumed from the journal. A failure to record ends the run with status error, naming
-// what failed: a run that cannot be resumed must not go on spending.
+// be resumed from the journal. Before each model call the loop also calls sync(), once per
+// step, so what was recorded survives a power loss too. A failure to record ends the run
+// with status error, naming what failed: a run that cannot be resumed must not go on spending.
 //
 // Only a top-level run (RunContext::depth 0) journals: a subagent's conversation is its
 // own, and its events reach the journal wrapped in its parent's `nested` events.
@@ -35,6 +36,10 @@ class RunJournal {
   virtual void record_event(const Event& event) = 0;
   // The first failure to record so far, or ok.
   virtual Status failure() const = 0;
+  // Makes what was recorded so far durable (survives a power loss, not only a killed
+  // process); then returns failure(). A journal whose records are durable when recorded
+  // needs nothing more. Default: failure().
+  virtual Status sync() { return failure(); }
 };
 
 // Tees a run's events: to the journal, then to the sink that shows them (which may be null).

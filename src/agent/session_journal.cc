@@ -98,4 +98,16 @@ Status SessionJournal::failure() const {
   return failed_;
 }
 
+Status SessionJournal::sync() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!failed_.ok()) return failed_;
+  }
+  // Outside mu_: the fsync may take a while, and events may arrive meanwhile.
+  Status s = session_->sync();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!s.ok() && failed_.ok()) failed_ = s;
+  return failed_;
+}
+
 }  // namespace mecha::agent

@@ -1,5 +1,6 @@
 // SessionJournal: a RunJournal that appends to a store::Session, one committed record per
-// call (store/record.h lists the records).
+// call (store/record.h lists the records), made durable by sync(): one Session::sync() per
+// step, shared with the other sessions of the store that sync at the same time.
 //
 // Tool results are recorded one by one as their events arrive, with the untrusted label the
 // loop gave them, so a run killed between two tools keeps the first one's result. When the
@@ -33,6 +34,7 @@ class SessionJournal final : public RunJournal {
                            std::string_view summary, size_t replaced) override;
   void record_event(const Event& event) override;
   Status failure() const override;
+  Status sync() override;
 
  private:
   Status append(store::Record record);  // REQUIRES: mu_ held

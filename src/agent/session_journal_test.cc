@@ -151,6 +151,43 @@ TEST(SessionJournal, ResumeGivesTheModelTheWholeHistory) {
   EXPECT_EQ(recorder->requests[0], want);
 }
 
+// Before each model call, the flushes the store has run so far.
+class FlushCountingProvider final : public providers::Provider {
+ public:
+  FlushCountingProvider(std::shared_ptr<providers::Provider> inner, store::SessionStore* store)
+      : inner_(std::move(inner)), store_(store) {}
+  Result<providers::CompletionResponse> complete(const providers::CompletionRequest& req,
+                                                 providers::StreamSink* sink) override {
+    flushes_seen.push_back(store_->flushes());
+    return inner_->complete(req, sink);
+  }
+  std::string model() const override { return inner_->model(); }
+  std::vector<int64_t> flushes_seen;
+
+ private:
+  std::shared_ptr<providers::Provider> inner_;
+  store::SessionStore* store_;
+};
+
+TEST(SessionJournal, EachStepIsSyncedOnceBeforeTheModelCallThatDependsOnIt) {
+  store::testing::TempDir dir;
+  auto st = store::SessionStore::open(dir.path() / "s.db");
+  ASSERT_TRUE(st.ok()) << st.message();
+  auto session = (*st)->create("five steps");
+  ASSERT_TRUE(session.ok()) << session.message();
+  auto counting = std::make_shared<FlushCountingProvider>(
+      cassette({fetch_line("t1"), fetch_line("t2"), fetch_line("t3"), fetch_line("t4"),
+                text_line("done")}),
+      st->get());
+  Outcome o = run_in_session(**session, "five steps", counting);
+  ASSERT_EQ(o.status, RunStatus::kCompleted);
+  // Five model calls: each found one more flush, covering the step before it (the first
+  // covers the prompt). Four records a step, one fdatasync.
+  EXPECT_EQ(counting->flushes_seen, (std::vector<int64_t>{1, 2, 3, 4, 5}));
+  EXPECT_EQ((*st)->flushes(), 5);
+  EXPECT_EQ((*session)->record_count(), 1 + 4 * 4 + 2);
+}
+
 TEST(SessionJournal, AResultWithoutItsEventIsRecordedAsUntrusted) {
   store::testing::TempDir dir;
   auto st = store::SessionStore::open(dir.path() / "s.db");

@@ -58,7 +58,9 @@ Result<std::unique_ptr<RunSession>> RunSession::start(const std::filesystem::pat
 
 Status RunSession::finish(const agent::Outcome& o) {
   auto seq = session_->append(store::Record::run_end(agent::run_end_body(o, *session_)));
-  return seq.status();
+  if (!seq) return seq.status();
+  // The run's last records reach the disk before it reports its end.
+  return session_->sync();
 }
 
 }  // namespace mecha::cli

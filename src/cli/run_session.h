@@ -2,8 +2,9 @@
 //
 // Starting writes the run_start record and the prompt (as a user message) before any model
 // call; the conversation the run continues is then rebuilt from the log, so a fresh run and
-// a resumed one take the same path. finish() writes run_end. The session stays locked by
-// this process until the RunSession is destroyed.
+// a resumed one take the same path. finish() writes run_end and syncs the session (every
+// record on disk). The session stays locked by this process until the RunSession is
+// destroyed.
 #pragma once
 
 #include <filesystem>

@@ -162,6 +162,9 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
   Status recorded = session.log()
                         .append(store::Record::run_end(agent::run_end_body(outcome, session.log())))
                         .status();
+  // The turn's records are on disk before its end is reported (one fsync shared with the
+  // other sessions ending a turn at the same time: store/group_sync.h).
+  if (recorded.ok()) recorded = session.log().sync();
   // A clean ending is kept as the run left it. Anything else (cancelled mid-step, a limit
   // between a call and its result, a journal that failed) is rebuilt from the log, the one
   // source, which pairs every call with a result (store/conversation_log.h).

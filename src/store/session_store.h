@@ -11,8 +11,11 @@
 //   1. A session's records are numbered 1, 2, 3, ... without gaps, and are never updated or
 //      deleted (triggers in the schema refuse both); removing the whole session is the one
 //      exception.
-//   2. Each append is one committed transaction, fsynced before append() returns
-//      (synchronous=FULL, see session_store.cc), so a record acknowledged is on disk.
+//   2. Each append is one committed transaction when append() returns: a record
+//      acknowledged survives the death of the process, SIGKILL included. It survives a power
+//      loss or an OS crash once a sync() that began after it returns (store/group_sync.h): a
+//      run syncs once per step, before the next model request depends on the step's records,
+//      and once at its end. remove() is durable when it returns.
 //   3. The summary columns of a session (records, turns, cost, untrusted) are a cache of
 //      what summarize() derives from its records, updated in the same transaction as each
 //      record. A Session derives its own labels and usage totals from the log it read when
@@ -33,6 +36,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "store/group_sync.h"
 #include "store/record.h"
 #include "store/session_lock.h"
 #include "store/sqlite.h"
@@ -124,6 +128,12 @@ class Session {
   // Called after each record is committed, on the appending thread. For tests and mirrors.
   void set_commit_observer(std::function<void(const Record&)> observer);
 
+  // Returns once every record this session appended so far is on disk (invariant 2). Costs
+  // nothing when another sync (of any session of the store) already covered them; otherwise
+  // one fdatasync, shared with the sessions syncing at the same time. An error names the
+  // session and what failed; after one, every later sync of the store fails too.
+  Status sync();
+
  private:
   friend class SessionStore;
   Session(SessionStore* store, SessionLock lock, std::string id, std::string title,
@@ -143,6 +153,7 @@ class Session {
   bool untrusted_ = false;                       // GUARDED_BY(mu_)
   bool private_ = false;                         // GUARDED_BY(mu_)
   UsageTotals usage_;                            // GUARDED_BY(mu_)
+  uint64_t last_commit_ = 0;                     // GUARDED_BY(mu_): its GroupSync ticket
 };
 
 class SessionStore {
@@ -177,6 +188,14 @@ class SessionStore {
   // Deletes the session and all its records. Refused while another process holds it.
   Status remove(std::string_view id);
 
+  // Session::sync() for every session of this store: returns once everything committed
+  // through this store so far is on disk.
+  Status sync();
+  // How many fdatasyncs the barrier ran, and how many statements the connection compiled:
+  // for tests that check a step costs one sync and that statements are reused.
+  int64_t flushes() const { return sync_.flushes(); }
+  int64_t statements_prepared();
+
  private:
   friend class Session;
   SessionStore(std::filesystem::path path, std::string work_tree, Database db);
@@ -184,12 +203,16 @@ class SessionStore {
   Result<std::vector<StoredRecord>> read_log_locked(std::string_view id);
   Result<SessionSummary> summary_locked(std::string_view id);
   int64_t count_records_locked(std::string_view id);  // the summary's count, a size hint
-  Status append_locked(const std::string& id, const Record& r, const StoredRecord& stored);
+  // Commits the record and returns its GroupSync ticket.
+  Result<uint64_t> append_locked(const std::string& id, const Record& r,
+                                 const StoredRecord& stored);
 
   const std::filesystem::path path_;
   const std::string work_tree_;
   std::mutex mu_;
   Database db_;  // GUARDED_BY(mu_)
+  WalFile wal_;
+  GroupSync sync_{[this] { return wal_.flush(); }};  // tickets taken under mu_
 };
 
 }  // namespace mecha::store

@@ -11,6 +11,16 @@ Status sqlite_error(sqlite3* db, std::string_view what) {
 
 }  // namespace
 
+void StatementFinalizer::operator()(sqlite3_stmt* s) const {
+  if (lent == nullptr) {
+    sqlite3_finalize(s);
+    return;
+  }
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  *lent = false;
+}
+
 void Statement::bind(int index, int64_t value) { sqlite3_bind_int64(stmt_.get(), index, value); }
 void Statement::bind(int index, double value) { sqlite3_bind_double(stmt_.get(), index, value); }
 void Statement::bind(int index, std::string_view text) {
@@ -89,25 +99,46 @@ Result<Statement> Database::prepare(std::string_view sql) {
     sqlite3_finalize(stmt);
     return sqlite_error(db_.get(), fmt::format("sqlite: preparing {}", sql));
   }
+  ++prepared_;
   return Statement(db_.get(), stmt);
+}
+
+Result<Statement> Database::prepare_cached(std::string_view sql) {
+  auto it = cache_.find(std::string(sql));
+  if (it == cache_.end()) {
+    auto fresh = prepare(sql);
+    if (!fresh) return fresh.status();
+    Cached entry;
+    entry.stmt.reset(fresh->stmt_.release());
+    it = cache_.emplace(std::string(sql), std::move(entry)).first;
+  }
+  if (*it->second.lent) return prepare(sql);  // in use further up the stack
+  *it->second.lent = true;
+  return Statement(db_.get(), it->second.stmt.get(), it->second.lent.get());
+}
+
+Status Database::exec_cached(std::string_view sql) {
+  auto st = prepare_cached(sql);
+  if (!st) return st.status();
+  return st->run();
 }
 
 int64_t Database::changes() const { return sqlite3_changes64(db_.get()); }
 
 Result<Transaction> Transaction::begin(Database& db) {
-  MECHA_RETURN_IF_ERROR(db.exec("BEGIN IMMEDIATE"));
+  MECHA_RETURN_IF_ERROR(db.exec_cached("BEGIN IMMEDIATE"));
   return Transaction(&db);
 }
 
 Transaction::~Transaction() {
-  if (db_) (void)db_->exec("ROLLBACK");
+  if (db_) (void)db_->exec_cached("ROLLBACK");
 }
 
 Status Transaction::commit() {
   Database* db = db_;
   db_ = nullptr;
-  Status s = db->exec("COMMIT");
-  if (!s.ok()) (void)db->exec("ROLLBACK");
+  Status s = db->exec_cached("COMMIT");
+  if (!s.ok()) (void)db->exec_cached("ROLLBACK");
   return s;
 }
 

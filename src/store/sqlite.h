@@ -2,6 +2,10 @@
 // (Statement) and a write transaction (Transaction). Errors come back as Status values that
 // name the statement and SQLite's own message.
 //
+// A connection keeps the statements it is asked for through prepare_cached(): each SQL text is
+// compiled once per connection and lent out again on every later call, so a store that runs
+// the same few statements for every record does not parse them every time.
+//
 // Thread-safety: none. A Database and its Statements belong to one thread at a time (the
 // owner guards them); SQLite is built threadsafe, so separate connections may be used from
 // separate threads and processes at once.
@@ -14,10 +18,18 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "base/result.h"
 
 namespace mecha::store {
+
+// A statement of its own is finalized; one lent by the connection's cache is reset, its
+// bindings cleared, and handed back (`lent` points at the cache entry's in-use flag).
+struct StatementFinalizer {
+  bool* lent = nullptr;
+  void operator()(sqlite3_stmt* s) const;
+};
 
 class Statement {
  public:
@@ -44,10 +56,9 @@ class Statement {
 
  private:
   friend class Database;
-  struct Finalizer {
-    void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
-  };
-  Statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  using Finalizer = StatementFinalizer;
+  Statement(sqlite3* db, sqlite3_stmt* stmt, bool* lent = nullptr)
+      : db_(db), stmt_(stmt, Finalizer{lent}) {}
 
   sqlite3* db_;
   std::unique_ptr<sqlite3_stmt, Finalizer> stmt_;
@@ -67,6 +78,17 @@ class Database {
   // Runs one or more statements that return no rows.
   Status exec(std::string_view sql);
   Result<Statement> prepare(std::string_view sql);
+  // The same statement as prepare(), compiled on the first call for this SQL text and lent
+  // out on later ones; it is reset and its bindings cleared when the Statement returned goes
+  // away (so no half-read SELECT keeps a read transaction open). While one is lent, asking
+  // for the same SQL again prepares a statement of its own. REQUIRES: the Statement does not
+  // outlive this Database.
+  Result<Statement> prepare_cached(std::string_view sql);
+  // exec() of one statement through prepare_cached() (BEGIN, COMMIT, ROLLBACK).
+  Status exec_cached(std::string_view sql);
+  // How many statements this connection has compiled (prepare and prepare_cached), for
+  // tests that check statements are reused.
+  int64_t statements_prepared() const { return prepared_; }
   // Rows changed by the last INSERT, UPDATE or DELETE.
   int64_t changes() const;
   const std::filesystem::path& path() const { return path_; }
@@ -77,10 +99,17 @@ class Database {
   struct Closer {
     void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
   };
+  struct Cached {
+    std::unique_ptr<sqlite3_stmt, StatementFinalizer> stmt;      // an own statement: finalized
+    std::unique_ptr<bool> lent = std::make_unique<bool>(false);  // a stable address to lend
+  };
   Database(std::filesystem::path path, sqlite3* db) : path_(std::move(path)), db_(db) {}
 
   std::filesystem::path path_;
   std::unique_ptr<sqlite3, Closer> db_;
+  // Declared after db_ so the statements are finalized before the connection closes.
+  std::unordered_map<std::string, Cached> cache_;
+  int64_t prepared_ = 0;
 };
 
 // BEGIN IMMEDIATE on construction (taking the write lock at once, so two writers wait on

@@ -1,0 +1,88 @@
+#include "store/group_sync.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace mecha::store {
+
+uint64_t GroupSync::committed() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return ++committed_;
+}
+
+Status GroupSync::sync_all() {
+  uint64_t last = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    last = committed_;
+  }
+  return sync_through(last);
+}
+
+Status GroupSync::sync_through(uint64_t ticket) {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    if (!failed_.ok()) return failed_;
+    if (durable_ >= ticket) return ok_status();
+    if (!flushing_) break;
+    flushed_.wait(lock);
+  }
+  // This caller leads the next flush; it covers every commit made before it begins.
+  flushing_ = true;
+  const uint64_t target = committed_;
+  lock.unlock();
+  Status s = flush_();
+  lock.lock();
+  flushing_ = false;
+  ++flushes_;
+  if (s.ok()) {
+    if (target > durable_) durable_ = target;
+  } else if (failed_.ok()) {
+    failed_ = s.prefixed("the session store can no longer promise that records reach the disk");
+  }
+  flushed_.notify_all();
+  return failed_;
+}
+
+uint64_t GroupSync::durable() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return durable_;
+}
+
+int64_t GroupSync::flushes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return flushes_;
+}
+
+WalFile::WalFile(std::filesystem::path db) : path_(db += "-wal") {}
+
+Status WalFile::flush() {
+  if (!fd_.valid()) {
+    // Read-only is enough for fdatasync; O_NOFOLLOW for a -wal file that someone replaced
+    // with a link (the store refuses those at open too).
+    UniqueFd fd(::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+    if (!fd.valid()) {
+      return Status::error(
+          fmt::format("cannot open {} to sync it: {}", path_.string(), std::strerror(errno)));
+    }
+    // The folder's entry for the -wal file, which may be new, must reach the disk too.
+    UniqueFd dir(::open(path_.parent_path().empty() ? "." : path_.parent_path().c_str(),
+                        O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dir.valid() || ::fsync(dir.get()) != 0) {
+      return Status::error(
+          fmt::format("cannot sync the folder of {}: {}", path_.string(), std::strerror(errno)));
+    }
+    fd_ = std::move(fd);
+  }
+  if (::fdatasync(fd_.get()) != 0) {
+    return Status::error(fmt::format("cannot sync {}: {}", path_.string(), std::strerror(errno)));
+  }
+  return ok_status();
+}
+
+}  // namespace mecha::store
