@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 
 #include <fmt/format.h>
 
@@ -107,7 +108,18 @@ Result<std::unique_ptr<PersistentShell>> PersistentShell::start(const ShellSpec&
       if (::setrlimit(static_cast<__rlimit_resource_t>(resource), &limit) != 0) return errno;
     return 0;
   };
-  auto pid = spawn_child(spawn);
+  // The child dies with the thread that spawned it (PR_SET_PDEATHSIG, as every child of
+  // mecha does, so nothing outlives mecha): a thread of the shell's own, kept until the shell
+  // ends, rather than the calling one, which may be a worker of one batch of calls.
+  std::promise<Result<pid_t>> spawned;
+  std::future<Result<pid_t>> spawned_pid = spawned.get_future();
+  std::promise<void> release;
+  shell->keeper_ = std::thread([&spawn, &spawned, released = release.get_future()] {
+    spawned.set_value(spawn_child(spawn));
+    released.wait();
+  });
+  shell->release_ = std::move(release);
+  auto pid = spawned_pid.get();
   if (!pid) return pid.status();
   shell->pid_ = *pid;
   shell->cgroup_ = std::move(sandboxed.cgroup);
@@ -136,6 +148,10 @@ PersistentShell::~PersistentShell() {
     }
   }
   kill_all();
+  if (keeper_.joinable()) {
+    release_.set_value();
+    keeper_.join();
+  }
 }
 
 void PersistentShell::read_info() {

@@ -29,9 +29,11 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/bounded_output.h"
@@ -105,7 +107,9 @@ class PersistentShell {
   UniqueFd info_;         // bwrap's JSON report
   UniqueFd init_exited_;  // pidfd of the sandbox's init
   std::unique_ptr<PidsCgroup> cgroup_;
-  std::string pending_;  // reply bytes not yet decoded
+  std::thread keeper_;          // spawned the child; its end would kill it
+  std::promise<void> release_;  // lets keeper_ end
+  std::string pending_;         // reply bytes not yet decoded
 };
 
 }  // namespace mecha::tools
