@@ -12,6 +12,7 @@
 #include "agent/task_tool.h"
 #include "tools/background_shells.h"
 #include "tools/schema.h"
+#include "tools/shell_pool.h"
 
 namespace mecha::agent {
 namespace {
@@ -109,6 +110,7 @@ class Group {
     // The run's background shells are made now if need be, so that a shell a copy starts
     // belongs to the run (and dies with it), not to the copy, which goes with the group.
     (void)tools::background_shells(ctx);
+    (void)tools::shell_pool(ctx);  // likewise the persistent shells and their directory
     // Copies made before any call starts, so no worker reads what the fold writes.
     for (size_t i = begin; i < end; ++i) {
       RunContext& c = copies_.emplace_back(ctx);

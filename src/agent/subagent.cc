@@ -4,6 +4,7 @@
 
 #include "agent/run_context.h"
 #include "tools/background_shells.h"
+#include "tools/shell_pool.h"
 
 namespace mecha::agent {
 namespace {
@@ -40,6 +41,9 @@ RunContext child_context(const AgentCatalog::Entry& entry, tools::ToolContext& c
   // both legs (a child reading private data could otherwise feed a shell its caller started).
   (void)tools::background_shells(caller);
   child.background_shells = caller.background_shells;
+  // And one set of persistent shells, whose working directory the child shares.
+  (void)tools::shell_pool(caller);
+  child.shells = caller.shells;
   if (parent == nullptr) return child;
   child.approver = parent->approver;
   child.clock = parent->clock;

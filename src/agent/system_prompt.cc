@@ -28,7 +28,7 @@ Tools:
 - Paths are relative to the work tree (absolute paths inside it work too).
 - Read a file before you Edit it; Edit replaces an exact string, which must occur once unless replace_all is set. Write replaces a whole file.
 - Prefer Grep and Glob over running grep or find in Bash.
-- Bash runs one command line with `bash -c` in the work tree, sandboxed; each call starts afresh (no cd or variables carry over).
+- Bash runs one command line in a fresh bash, sandboxed; the directory carries over between calls (it starts at the work tree), variables and functions do not.
 - A tool call that fails returns an error that says why: read it and recover.)";
 
 constexpr std::string_view kProjectPreamble =

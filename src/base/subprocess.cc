@@ -27,44 +27,6 @@ constexpr auto kPollSlice = std::chrono::milliseconds(100);
 // holding them) before what is left of the group is killed.
 constexpr auto kDrainAfterExit = std::chrono::milliseconds(200);
 
-// Keeps the first and last `cap / 2` bytes of a stream.
-class OutputKeeper {
- public:
-  explicit OutputKeeper(size_t cap) : head_cap_(cap / 2), tail_cap_(cap - cap / 2) {}
-
-  void add(std::string_view data) {
-    out_.total += data.size();
-    size_t to_head = std::min(data.size(), head_cap_ - std::min(head_cap_, out_.head.size()));
-    out_.head.append(data.substr(0, to_head));
-    data.remove_prefix(to_head);
-    if (data.empty()) return;
-    tail_.append(data);
-    // Trim in batches so appending stays amortised O(1).
-    if (tail_.size() > 2 * tail_cap_ + 4096) trim();
-  }
-
-  BoundedOutput finish() {
-    trim();
-    out_.tail = std::move(tail_);
-    out_.dropped = out_.total - out_.head.size() - out_.tail.size();
-    if (out_.dropped == 0) {
-      out_.head += out_.tail;
-      out_.tail.clear();
-    }
-    return std::move(out_);
-  }
-
- private:
-  void trim() {
-    if (tail_.size() > tail_cap_) tail_.erase(0, tail_.size() - tail_cap_);
-  }
-
-  const size_t head_cap_;
-  const size_t tail_cap_;
-  BoundedOutput out_;
-  std::string tail_;
-};
-
 // Blocks SIGPIPE on this thread while it lives, so a child that closes its stdin early
 // gives EPIPE instead of killing us; a SIGPIPE left pending is consumed on the way out.
 class SigpipeBlock {
@@ -92,11 +54,6 @@ class SigpipeBlock {
 };
 
 }  // namespace
-
-std::string BoundedOutput::text() const {
-  if (dropped == 0) return head + tail;
-  return fmt::format("{}\n[... {} bytes dropped ...]\n{}", head, dropped, tail);
-}
 
 Result<SubprocessResult> run_subprocess(const SubprocessOptions& options) {
   if (options.argv.empty()) return Status::error("run_subprocess: the command is empty");

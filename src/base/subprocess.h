@@ -26,22 +26,11 @@
 #include <utility>
 #include <vector>
 
+#include "base/bounded_output.h"
 #include "base/cancel.h"
 #include "base/result.h"
 
 namespace mecha {
-
-// The first and last bytes of a stream, and how many bytes in between were not kept.
-struct BoundedOutput {
-  std::string head;
-  std::string tail;      // empty unless bytes were dropped
-  uint64_t dropped = 0;  // bytes between head and tail that were not kept
-  uint64_t total = 0;    // bytes the stream carried
-
-  // head and tail joined; when bytes were dropped, a line between them says how many.
-  std::string text() const;
-  bool operator==(const BoundedOutput&) const = default;
-};
 
 struct SubprocessOptions {
   // argv[0] is looked up in PATH when it has no slash. REQUIRES: not empty.

@@ -86,6 +86,13 @@ std::vector<std::string> command_environment(const BashSettings& settings) {
 std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::string& work_tree,
                                       const std::vector<std::string>& hidden,
                                       const ProtectedPaths& protect, const std::string& command) {
+  return sandbox_argv(settings, work_tree, hidden, protect, {"/bin/bash", "-c", command});
+}
+
+std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::string& work_tree,
+                                      const std::vector<std::string>& hidden,
+                                      const ProtectedPaths& protect,
+                                      const std::vector<std::string>& program, int info_fd) {
   // No --new-session: run_subprocess already starts bwrap in a session of its own, with no
   // controlling terminal, and bwrap's second setsid() cost 5 ms a command on a busy machine
   // (a new scheduler autogroup each time; bench/sandbox_bench).
@@ -120,8 +127,9 @@ std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::s
   a.insert(a.end(), {"--bind", work_tree, work_tree});
   if (!protect.git_dir.empty()) a.insert(a.end(), {"--bind", protect.git_dir, protect.git_dir});
   for (const auto& p : protect.existing) a.insert(a.end(), {"--ro-bind", p, p});
-  a.insert(a.end(), {"--seccomp", std::to_string(kSeccompFd), "--chdir", work_tree, "--",
-                     "/bin/bash", "-c", command});
+  if (info_fd >= 0) a.insert(a.end(), {"--info-fd", std::to_string(info_fd)});
+  a.insert(a.end(), {"--seccomp", std::to_string(kSeccompFd), "--chdir", work_tree, "--"});
+  a.insert(a.end(), program.begin(), program.end());
   return a;
 }
 
@@ -129,6 +137,14 @@ Result<SandboxedCommand> sandbox_command(const BashSettings& settings, const std
                                          const std::vector<std::string>& hidden,
                                          const ProtectedPaths& protect,
                                          const std::string& command) {
+  return sandbox_command(settings, work_tree, hidden, protect,
+                         std::vector<std::string>{"/bin/bash", "-c", command});
+}
+
+Result<SandboxedCommand> sandbox_command(const BashSettings& settings, const std::string& work_tree,
+                                         const std::vector<std::string>& hidden,
+                                         const ProtectedPaths& protect,
+                                         const std::vector<std::string>& program, int info_fd) {
   auto bpf = seccomp_filter_bpf();
   if (!bpf.ok()) return bpf.status();
   SandboxedCommand c;
@@ -143,7 +159,7 @@ Result<SandboxedCommand> sandbox_command(const BashSettings& settings, const std
         fmt::format("cannot hand the seccomp filter to the sandbox: {}", std::strerror(errno)));
   write_end.reset();
 
-  c.options.argv = sandbox_argv(settings, work_tree, hidden, protect, command);
+  c.options.argv = sandbox_argv(settings, work_tree, hidden, protect, program, info_fd);
   c.options.cwd = work_tree;
   c.options.env = command_environment(settings);
   c.options.pass_fds = {c.filter.get()};

@@ -82,6 +82,13 @@ inline constexpr int kSeccompFd = 4;
 std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::string& work_tree,
                                       const std::vector<std::string>& hidden,
                                       const ProtectedPaths& protect, const std::string& command);
+// The same around any program (`program` is its argv; argv[0] a path inside the sandbox).
+// With info_fd >= 0, bwrap writes its JSON report there ({"child-pid": N, ...}: the host pid
+// of the sandbox's init, whose exit means every process of the sandbox is gone).
+std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::string& work_tree,
+                                      const std::vector<std::string>& hidden,
+                                      const ProtectedPaths& protect,
+                                      const std::vector<std::string>& program, int info_fd = -1);
 
 // One command ready to run in the sandbox: `options` has argv, cwd, environment, the
 // seccomp filter's descriptor and the limits; the caller adds timeout, output and
@@ -96,6 +103,11 @@ struct SandboxedCommand {
 Result<SandboxedCommand> sandbox_command(const BashSettings& settings, const std::string& work_tree,
                                          const std::vector<std::string>& hidden,
                                          const ProtectedPaths& protect, const std::string& command);
+// The same around any program, as sandbox_argv above.
+Result<SandboxedCommand> sandbox_command(const BashSettings& settings, const std::string& work_tree,
+                                         const std::vector<std::string>& hidden,
+                                         const ProtectedPaths& protect,
+                                         const std::vector<std::string>& program, int info_fd = -1);
 
 // Whether bubblewrap can run here (`bwrap --ro-bind / / true`), tried once per process.
 // The failure says why in one line.

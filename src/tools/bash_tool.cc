@@ -8,6 +8,8 @@
 #include "base/subprocess.h"
 #include "tools/background_shells.h"
 #include "tools/bash_output.h"
+#include "tools/persistent_shell.h"
+#include "tools/shell_pool.h"
 
 namespace mecha::tools {
 namespace {
@@ -66,6 +68,21 @@ std::string removed_note(const std::vector<std::string>& removed, const std::str
       names);
 }
 
+// Where the next command starts: `cwd` (what the shell reported, or kept) when it is a folder
+// inside the tree, canonical; otherwise the tree, with a note for the model when `cwd` was
+// set (a command left the tree, or the folder is gone).
+std::string shell_directory(const std::string& cwd, const std::string& tree, std::string& notes) {
+  if (cwd.empty() || cwd == tree) return tree;
+  std::error_code ec;
+  auto canonical = std::filesystem::canonical(cwd, ec);
+  if (!ec && std::filesystem::is_directory(canonical, ec) &&
+      guard::within(canonical.string(), tree))
+    return canonical.string();
+  if (notes.find("Shell cwd was reset") == std::string::npos)
+    notes += fmt::format("\nShell cwd was reset to {}", tree);
+  return tree;
+}
+
 }  // namespace
 
 Result<std::shared_ptr<BashTool>> BashTool::create(const config::Config& config) {
@@ -85,8 +102,11 @@ Result<std::shared_ptr<BashTool>> BashTool::create(const config::Config& config)
 std::string BashTool::description() const {
   return fmt::format(
       "Runs a bash command in the work tree and returns its output (stdout and stderr "
-      "interleaved) and exit code. Each call is a fresh shell; the directory starts at the work "
-      "tree. Commands are screened before they run: writing outside the work tree (except "
+      "interleaved) and exit code. The working directory persists between calls (it starts at "
+      "the work tree, and goes back there if a command leaves the tree); the environment does "
+      "not: each call is a fresh bash, so variables, functions and aliases do not carry over. "
+      "Files in /tmp persist between the calls of a run. Commands are screened before they run: "
+      "writing outside the work tree (except "
       "/tmp), reading secrets (~/.ssh, credentials), privilege escalation, downloading and "
       "running code, and commands the guard cannot understand (eval, a command name in a "
       "variable) are refused, permanently. Commands run in a sandbox: the file system is "
@@ -159,6 +179,8 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
     timeout = std::min(std::chrono::milliseconds(input.at("timeout").get<int64_t>()),
                        settings_.max_timeout);
 
+  // The guard judges relative paths from the work tree (it has no way to be given another
+  // directory); from a directory inside the tree that is the stricter reading.
   guard::CommandGuard guard = guard_.for_work_tree(ctx.work_tree.string());
   guard::Verdict verdict = guard.screen(command);
   if (!verdict.allowed) {
@@ -166,9 +188,8 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
     return ToolOutput::refusal(verdict.rule, guard.refusal_message(verdict, ctx.refusals));
   }
 
-  SandboxedCommand sandboxed;
-  SubprocessOptions& o = sandboxed.options;
   ProtectedPaths protect;
+  std::vector<std::string> hidden;
   const std::string tree = ctx.work_tree.string();
   if (settings_.sandbox) {
     if (Status s = sandbox_available(); !s.ok()) {
@@ -177,44 +198,79 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
                                "config to run commands without a sandbox)");
     }
     protect = protected_paths(tree);
-    auto c =
-        sandbox_command(settings_, tree, hidden_paths(guard.policy().places), protect, command);
-    if (!c.ok()) return ToolOutput::error(c.message() + "; the command was not run");
-    sandboxed = std::move(*c);
-  } else {
-    o.argv = {"/bin/bash", "-c", command};
-    o.cwd = ctx.work_tree;
-    o.env = command_environment(settings_);
+    hidden = hidden_paths(guard.policy().places);
   }
   if (input.value("run_in_background", false)) {
+    SandboxedCommand sandboxed;
+    if (settings_.sandbox) {
+      auto c = sandbox_command(settings_, tree, hidden, protect, command);
+      if (!c.ok()) return ToolOutput::error(c.message() + "; the command was not run");
+      sandboxed = std::move(*c);
+    } else {
+      sandboxed.options.argv = {"/bin/bash", "-c", command};
+      sandboxed.options.cwd = ctx.work_tree;
+      sandboxed.options.env = command_environment(settings_);
+    }
     return start_in_background(command,
                                input.contains("timeout") ? std::optional(timeout) : std::nullopt,
                                std::move(sandboxed), std::move(protect), ctx);
   }
-  o.timeout = timeout;
-  o.cancel = ctx.cancel;
-  o.merge_stderr = true;
-  // Bytes kept by the runner: enough for max_output_chars characters of any width.
-  o.output_cap = settings_.max_output_chars * 4;
-  auto r = run_subprocess(o);
-  // Every process of the command is gone (its PID namespace died with it): what it left in
-  // protected places that were not there before can be removed without a race.
-  sandboxed.cgroup.reset();
+  if (command.find('\0') != std::string::npos)
+    return ToolOutput::error(
+        "the command holds a NUL character, which bash cannot run; the "
+        "command was not run");
+
+  ShellPool& pool = shell_pool(ctx);
+  ShellSpec spec{settings_, tree, hidden};
+  std::unique_ptr<PersistentShell> shell = pool.take(spec);
+  // A protected place appeared or went since the sandbox started: its mounts are stale.
+  if (shell && settings_.sandbox && shell->protect() != protect) shell.reset();
+  std::string notes;
+  if (!shell) {
+    if (pool.take_restart_note())
+      notes += "\nThe shell was restarted: files the earlier commands left in /tmp are gone.";
+    auto started = PersistentShell::start(spec, protect);
+    if (!started.ok())
+      return ToolOutput::error(
+          fmt::format("the command could not be started: {}", started.message()));
+    shell = std::move(*started);
+  }
+  const std::string cwd = shell_directory(pool.cwd(), tree, notes);
+  // Bytes kept: enough for max_output_chars characters of any width.
+  auto r = shell->run(command, cwd, timeout, ctx.cancel, settings_.max_output_chars * 4);
+  // Every process of the command is gone (the driver or the sandbox's end killed them all):
+  // what it left in protected places that were not there before can be removed without a race.
   std::vector<std::string> removed = remove_created(protect);
   if (!r.ok())
     return ToolOutput::error(fmt::format("the command could not be started: {}", r.message()));
+  if (r->shell_died) pool.note_restart();
+  pool.give_back(std::move(shell));
+  if (!r->shell_died && r->cwd) {
+    std::string reported = shell_directory(*r->cwd, tree, notes);
+    pool.set_cwd(reported);
+  }
   if (r->cancelled) return ToolOutput::error("cancelled: the command was killed");
 
   std::string out =
       cap_output(r->out.head, r->out.tail, r->out.dropped, settings_.max_output_chars);
   if (!out.empty() && out.back() != '\n') out += '\n';
-  const std::string note = removed.empty() ? "" : removed_note(removed, tree);
+  std::string note = removed.empty() ? "" : removed_note(removed, tree);
   if (r->timed_out) {
     out += fmt::format(
         "Exit code: 124\nThe command timed out after {} and was killed, with every process it "
         "started. Run something quicker, or give a longer timeout (at most {}).",
         seconds(timeout), seconds(settings_.max_timeout));
-    out += note;
+    out += note + notes;
+    ToolOutput t = ToolOutput::error(std::move(out));
+    t.external = settings_.network;
+    return t;
+  }
+  if (r->shell_died) {
+    out += fmt::format(
+        "The shell ended before the command did ({}); every process of the "
+        "command was killed. The next command starts a new shell.",
+        r->failure);
+    out += note + notes;
     ToolOutput t = ToolOutput::error(std::move(out));
     t.external = settings_.network;
     return t;
@@ -224,7 +280,7 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
   } else {
     out += fmt::format("Exit code: {}", r->exit_code);
   }
-  out += note;
+  out += note + notes;
   ToolOutput result = ToolOutput::ok(std::move(out));
   result.external = settings_.network;
   return result;

@@ -403,5 +403,56 @@ TEST(BashTool, ARuleWhosePatternDoesNotCompileFailsTheToolNamingFileAndLine) {
   EXPECT_EQ(tool.message(), "c.toml:1: guard rule 'x': bad pattern '(': missing ): (");
 }
 
+// The persistent shell (persistent_shell.h) as the model sees it, with the sandbox and without.
+class BashShellTest : public BashToolTest {};
+
+TEST_P(BashShellTest, TheDirectoryPersistsAndIsResetWhenItLeavesTheTree) {
+  TempTree t;
+  std::filesystem::create_directories(t.root() / "sub/deeper");
+  BashTool tool = make_tool(t, GetParam());
+  EXPECT_EQ(run(tool, t, "cd sub").content, "Exit code: 0");
+  EXPECT_EQ(run(tool, t, "cd deeper && pwd").content,
+            (t.root() / "sub/deeper").string() + "\nExit code: 0");
+  EXPECT_EQ(run(tool, t, "pwd").content, (t.root() / "sub/deeper").string() + "\nExit code: 0");
+  // Leaving the tree, or removing the folder the shell is in, sends it back to the tree.
+  EXPECT_EQ(run(tool, t, "cd /").content,
+            "Exit code: 0\nShell cwd was reset to " + t.root().string());
+  EXPECT_EQ(run(tool, t, "pwd").content, t.root().string() + "\nExit code: 0");
+  EXPECT_EQ(run(tool, t, "cd sub").content, "Exit code: 0");
+  std::filesystem::remove_all(t.root() / "sub");
+  EXPECT_EQ(run(tool, t, "pwd").content,
+            t.root().string() + "\nExit code: 0\nShell cwd was reset to " + t.root().string());
+}
+
+TEST_P(BashShellTest, AKilledShellIsReportedAndTheNextCallSaysItRestarted) {
+  TempTree t;
+  BashTool tool = make_tool(t, GetParam());
+  EXPECT_EQ(run(tool, t, "echo kept > /tmp/mecha-shell-test; echo ok").content,
+            "ok\nExit code: 0");
+  ToolOutput killed = run(tool, t, "kill -9 $PPID");
+  EXPECT_TRUE(killed.is_error);
+  EXPECT_EQ(killed.content,
+            "The shell ended before the command did (its driver was killed); every process of "
+            "the command was killed. The next command starts a new shell.");
+  ToolOutput next = run(tool, t, "echo again");
+  EXPECT_EQ(next.content,
+            "again\nExit code: 0\nThe shell was restarted: files the earlier commands left in "
+            "/tmp are gone.");
+  ::unlink("/tmp/mecha-shell-test");  // without the sandbox it was the host's /tmp
+}
+
+TEST_P(BashShellTest, TheEnvironmentDoesNotPersistButTmpDoes) {
+  TempTree t;
+  BashTool tool = make_tool(t, GetParam());
+  const std::string file = fmt::format("/tmp/mecha-shell-{}", unique_sleep());
+  EXPECT_EQ(run(tool, t, "export MECHA_Y=1; echo x > " + file).content, "Exit code: 0");
+  EXPECT_EQ(run(tool, t, "echo ${MECHA_Y-unset}; cat " + file).content,
+            "unset\nx\nExit code: 0");
+  ::unlink(file.c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(SandboxOnAndOff, BashShellTest, ::testing::Values(true, false),
+                         [](const auto& info) { return info.param ? "Sandboxed" : "Unsandboxed"; });
+
 }  // namespace
 }  // namespace mecha::tools

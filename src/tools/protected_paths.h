@@ -36,6 +36,7 @@ struct ProtectedPaths {
   std::vector<std::string> existing;  // absolute, canonical, inside the tree: bound read-only
   std::vector<std::string> missing;   // absolute: not there now
   std::string git_absent;             // the tree's .git when there is none, else empty
+  bool operator==(const ProtectedPaths&) const = default;
 };
 
 // Whether `name`, the first component of a path relative to the tree, is one of the

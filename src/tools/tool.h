@@ -48,6 +48,7 @@ enum class TreeAccess {
 };
 
 class BackgroundShells;
+class ShellPool;
 
 // Per-run state that tools read and update. Owned by the run; one thread at a time.
 // Polymorphic so that a tool of a layer above (a subagent) can find the run it is part of.
@@ -80,6 +81,10 @@ struct ToolContext {
   // The commands this run started in the background (Bash's run_in_background), made at the
   // first one: they are killed when the run's context goes (background_shells.h).
   std::shared_ptr<BackgroundShells> background_shells;
+
+  // The run's persistent shells and their working directory, made at the first Bash call
+  // (shell_pool.h); shared with subagents and parallel calls like background_shells.
+  std::shared_ptr<ShellPool> shells;
 
   // Set by the loop while a send runs that a person has just approved (the interlock asked
   // them): the tool does not ask again.

@@ -1,0 +1,56 @@
+// The persistent shell through the binary: `mecha run` replays a cassette whose Bash calls
+// change directory in one call and read it in the next, with the sandbox and without.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "cli/testing/cassette_run.h"
+#include "tools/bash_sandbox.h"
+
+namespace mecha::cli {
+namespace {
+
+using testing::BinaryResult;
+using testing::TempDir;
+using testing::text_line;
+using testing::tool_line;
+
+std::string result_of(const std::vector<Json>& events, const std::string& id) {
+  for (const auto& e : events)
+    if (e.value("type", "") == "tool_result" && e.value("id", "") == id)
+      return e.at("content").get<std::string>();
+  return "<no result for " + id + ">";
+}
+
+class PersistentShellE2E : public ::testing::TestWithParam<bool> {};  // sandboxed or not
+
+TEST_P(PersistentShellE2E, TheDirectoryPersistsBetweenCallsAndTheEnvironmentDoesNot) {
+  if (GetParam())
+    if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() / "sub");
+  if (!GetParam()) dir.write(".home/.config/mecha/config.toml", "[sandbox]\nmode = \"off\"\n");
+  const std::string tree = std::filesystem::canonical(dir.path()).string();
+  std::string cassette = "{\"mecha_cassette\": 1}\n";
+  cassette += tool_line("main", "b1", "Bash", {{"command", "cd sub && export MECHA_X=1"}});
+  cassette += tool_line("main", "b2", "Bash", {{"command", "pwd; echo ${MECHA_X-unset}"}});
+  cassette += tool_line("main", "b3", "Bash", {{"command", "cd /"}});
+  cassette += tool_line("main", "b4", "Bash", {{"command", "pwd"}});
+  cassette += text_line("main", "done");
+  dir.write("c.jsonl", cassette);
+  BinaryResult r = testing::run_mecha({"run", "--json", "--permission-mode", "bypassPermissions",
+                                       "--model", "cassette:c.jsonl", "go"},
+                                      dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto events = testing::json_lines(r.out);
+  EXPECT_EQ(result_of(events, "b1"), "Exit code: 0");
+  EXPECT_EQ(result_of(events, "b2"), tree + "/sub\nunset\nExit code: 0");
+  EXPECT_EQ(result_of(events, "b3"), "Exit code: 0\nShell cwd was reset to " + tree);
+  EXPECT_EQ(result_of(events, "b4"), tree + "\nExit code: 0");
+}
+
+INSTANTIATE_TEST_SUITE_P(SandboxOnAndOff, PersistentShellE2E, ::testing::Values(true, false),
+                         [](const auto& info) { return info.param ? "Sandboxed" : "Unsandboxed"; });
+
+}  // namespace
+}  // namespace mecha::cli

@@ -1,0 +1,286 @@
+#include "tools/shell_driver.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "base/spawn.h"
+#include "base/unique_fd.h"
+
+namespace mecha::tools {
+
+// One line, so that the command's first line is line 1 in bash's messages, as with bash -c.
+const char* const kSpareScript =
+    "IFS= read -r -d '' __mecha_cwd <&4 || exit 125; "
+    "IFS= read -r -d '' __mecha_command <&4 || exit 125; "
+    "exec 4<&-; "
+    "cd -- \"$__mecha_cwd\" || exit 125; "
+    "unset __mecha_cwd; "
+    "trap 'pwd -P >&5 2>/dev/null' EXIT; "
+    "eval \"unset __mecha_command; $__mecha_command\"";
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+// How long the driver waits for the processes it killed to be gone before it gives up.
+constexpr auto kSweepLimit = std::chrono::seconds(2);
+
+void put_u32(std::string& s, uint32_t v) {
+  for (int i = 0; i < 4; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+uint32_t get_u32(const char* p) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i)
+    v |= static_cast<uint32_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  return v;
+}
+
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+// False at end of file or on an error.
+bool read_exact(int fd, char* p, size_t n) {
+  while (n > 0) {
+    ssize_t got = ::read(fd, p, n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    p += got;
+    n -= static_cast<size_t>(got);
+  }
+  return true;
+}
+
+void pause_briefly() {
+  timespec ts{0, 200 * 1000};
+  ::nanosleep(&ts, nullptr);
+}
+
+void reap_children() {
+  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
+}
+
+struct Spare {
+  pid_t pid = -1;
+  UniqueFd request;  // the spare reads cwd and command from it
+  UniqueFd cwd;      // the spare writes `pwd -P` to it
+  UniqueFd exited;   // pidfd: readable once the spare has exited
+};
+
+bool start_spare(int devnull, Spare& spare) {
+  auto request = make_pipe();
+  auto cwd = make_pipe();
+  if (!request || !cwd) return false;
+  SpawnOptions o;
+  o.argv = {"/bin/bash", "-c", kSpareScript};
+  o.stdin_fd = devnull;
+  o.stdout_fd = 1;
+  o.stderr_fd = 2;
+  o.pass_fds = {request->read.get(), cwd->write.get()};
+  auto pid = spawn_child(o);
+  if (!pid) {
+    std::string why = "mecha shell driver: " + pid.message() + "\n";
+    write_all(2, why);
+    return false;
+  }
+  spare.pid = *pid;
+  spare.request = std::move(request->write);
+  spare.cwd = std::move(cwd->read);
+  spare.exited.reset(static_cast<int>(::syscall(SYS_pidfd_open, *pid, 0)));
+  return true;
+}
+
+// Inside the PID namespace: every process but us and init.
+bool sweep_namespace() {
+  const auto deadline = Clock::now() + kSweepLimit;
+  while (true) {
+    ::kill(-1, SIGKILL);
+    reap_children();
+    if (::kill(-1, 0) != 0 && errno == ESRCH) return true;
+    if (Clock::now() > deadline) return false;
+    pause_briefly();
+  }
+}
+
+// Our children as the kernel lists them (orphans of the command come to us: we are a
+// subreaper). Empty when the list cannot be read.
+std::vector<pid_t> children() {
+  std::ifstream in("/proc/self/task/" + std::to_string(::syscall(SYS_gettid)) + "/children");
+  std::vector<pid_t> out;
+  pid_t p;
+  while (in >> p) out.push_back(p);
+  return out;
+}
+
+// Without a PID namespace: the spare's group, then every child left to us. A child's pid
+// cannot be reused before we reap it, so killing by pid is safe.
+bool sweep_descendants(pid_t spare_group) {
+  ::kill(-spare_group, SIGKILL);
+  const auto deadline = Clock::now() + kSweepLimit;
+  while (true) {
+    reap_children();
+    auto left = children();
+    if (left.empty()) return true;
+    for (pid_t c : left) ::kill(c, SIGKILL);
+    if (Clock::now() > deadline) return false;
+    pause_briefly();
+  }
+}
+
+// The last line the spare wrote on its cwd pipe, without its newline.
+std::string reported_cwd(int fd) {
+  ::fcntl(fd, F_SETFL, O_NONBLOCK);
+  std::string got;
+  char buf[4096];
+  while (got.size() < 4 * kMaxReportedCwd) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  while (!got.empty() && got.back() == '\n') got.pop_back();
+  auto nl = got.rfind('\n');
+  if (nl != std::string::npos) got.erase(0, nl + 1);
+  if (got.size() > kMaxReportedCwd) got.resize(kMaxReportedCwd);
+  return got;
+}
+
+enum class Wait { kExited, kKill, kHostGone };
+
+// Waits for the spare to exit, or for the host to ask for a kill (or to go away).
+Wait wait_for_spare(const Spare& spare) {
+  while (true) {
+    pollfd fds[2] = {{kRequestFd, POLLIN, 0}, {spare.exited.get(), POLLIN, 0}};
+    const int nfds = spare.exited.valid() ? 2 : 1;
+    int ready = ::poll(fds, nfds, spare.exited.valid() ? -1 : 10);
+    if (ready < 0 && errno != EINTR) return Wait::kHostGone;
+    if (nfds == 2 && (fds[1].revents & POLLIN)) return Wait::kExited;
+    if (nfds == 1 && child_has_exited(spare.pid)) return Wait::kExited;
+    if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+      char c;
+      ssize_t n = ::read(kRequestFd, &c, 1);
+      if (n < 0 && errno == EINTR) continue;
+      return n == 1 ? Wait::kKill : Wait::kHostGone;
+    }
+  }
+}
+
+// Constructor dispatch: every binary that links the tools library (mecha, and the test and
+// benchmark programs that start persistent shells of their own) becomes the driver when its
+// argv[1] says so, before any other initialisation of the program runs; glibc passes argc
+// and argv to constructors. It reads no config and touches no state.
+__attribute__((constructor(101))) void dispatch_shell_driver(int argc, char** argv, char**) {
+  if (argc > 1 && argv[1] == kShellDriverCommand) ::_exit(run_shell_driver(argc, argv));
+}
+
+}  // namespace
+
+bool may_kill_every_process(bool pid_namespace_flag, pid_t self) {
+  return pid_namespace_flag && self == 2;
+}
+
+std::string encode_reply(char type, int32_t value, std::string_view bytes) {
+  std::string s(1, type);
+  put_u32(s, static_cast<uint32_t>(value));
+  put_u32(s, static_cast<uint32_t>(bytes.size()));
+  s.append(bytes);
+  return s;
+}
+
+std::string encode_request(std::string_view cwd, std::string_view command) {
+  std::string s(1, 'R');
+  put_u32(s, static_cast<uint32_t>(cwd.size() + command.size() + 2));
+  s.append(cwd);
+  s.push_back('\0');
+  s.append(command);
+  s.push_back('\0');
+  return s;
+}
+
+int run_shell_driver(int argc, char** argv) {
+  // First: nothing we start may open our memory or descriptors through /proc.
+  ::prctl(PR_SET_DUMPABLE, 0);
+  const bool in_namespace = argc > 2 && argv[2] == kPidNamespaceFlag;
+  if (in_namespace && !may_kill_every_process(in_namespace, ::getpid())) {
+    write_all(2,
+              "mecha shell driver: --pid-namespace given, but this is not pid 2 of a PID "
+              "namespace; refusing to start\n");
+    return 2;
+  }
+  ::signal(SIGPIPE, SIG_IGN);
+  for (int fd : {3, 4, 5}) ::close(fd);
+  ::syscall(SYS_close_range, static_cast<unsigned>(kReplyFd + 1), ~0U, 0U);
+  if (::fcntl(kRequestFd, F_SETFD, FD_CLOEXEC) != 0 ||
+      ::fcntl(kReplyFd, F_SETFD, FD_CLOEXEC) != 0) {
+    write_all(2, "mecha shell driver: the control descriptors are not open\n");
+    return 2;
+  }
+  if (!in_namespace) ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  UniqueFd devnull(::open("/dev/null", O_RDWR | O_CLOEXEC));
+  if (!write_all(kReplyFd, encode_reply('H', ::getpid(), ""))) return 1;
+
+  while (true) {
+    Spare spare;
+    if (!start_spare(devnull.get(), spare)) return 1;
+    // Wait for a request; a 'K' left over from a command that ended meanwhile is ignored.
+    char type = 0;
+    do {
+      if (!read_exact(kRequestFd, &type, 1)) {
+        ::kill(spare.pid, SIGKILL);
+        return 0;
+      }
+    } while (type == 'K');
+    char len[4];
+    if (type != 'R' || !read_exact(kRequestFd, len, 4) || get_u32(len) > kMaxShellRequest) {
+      ::kill(spare.pid, SIGKILL);
+      write_all(2, "mecha shell driver: malformed request\n");
+      return 1;
+    }
+    std::string payload(get_u32(len), '\0');
+    if (!read_exact(kRequestFd, payload.data(), payload.size())) {
+      ::kill(spare.pid, SIGKILL);
+      return 0;
+    }
+    write_all(kReplyFd, encode_reply('S', spare.pid, ""));
+    write_all(spare.request.get(), payload);
+    spare.request.reset();
+
+    const Wait waited = wait_for_spare(spare);
+    // The spare's status first: the sweep reaps whatever it finds.
+    if (waited != Wait::kExited) ::kill(in_namespace ? spare.pid : -spare.pid, SIGKILL);
+    int status = 0;
+    while (::waitpid(spare.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    const bool swept = in_namespace ? sweep_namespace() : sweep_descendants(spare.pid);
+    if (waited == Wait::kHostGone) return 0;
+    if (!swept) {
+      write_all(kReplyFd, encode_reply('F', 0,
+                                       "processes of the command were still running 2 s after "
+                                       "they were killed"));
+      return 1;
+    }
+    if (!write_all(kReplyFd, encode_reply('D', status, reported_cwd(spare.cwd.get())))) return 0;
+  }
+}
+
+}  // namespace mecha::tools
