@@ -328,11 +328,20 @@ std::vector<size_t> CommandGuard::rules_for(const std::string& name) const {
 }
 
 Result<CommandGuard> CommandGuard::create(Policy policy) {
+  const bool default_places = policy.places.writable == default_writable() &&
+                              policy.places.protected_ == default_protected() &&
+                              policy.places.secrets == default_secrets();
+  MECHA_RETURN_IF_ERROR(check_rule_examples(policy, /*include_builtin=*/!default_places));
+  return CommandGuard(std::move(policy));
+}
+
+Status check_rule_examples(const Policy& policy, bool include_builtin) {
   // Examples are judged against a fixed tree and home, so they mean the same everywhere.
   Places example = policy.places;
   example.work_tree = "/example/tree";
   example.home = "/example/home";
   for (const Rule& rule : policy.rules) {
+    if (rule.builtin && !include_builtin) continue;
     for (const auto& line : rule.match) {
       auto fires = rule_fires_on(rule, line, example);
       if (!fires)
@@ -353,7 +362,7 @@ Result<CommandGuard> CommandGuard::create(Policy policy) {
                         rule.name, line));
     }
   }
-  return CommandGuard(std::move(policy));
+  return ok_status();
 }
 
 Result<bool> rule_fires_on(const Rule& rule, std::string_view line, const Places& places) {

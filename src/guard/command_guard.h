@@ -39,7 +39,9 @@ struct Verdict {
 class CommandGuard {
  public:
   // Fails when a rule's examples do not match (or not-match) as written, naming the rule
-  // and the example.
+  // and the example (check_rule_examples). The default rules' examples are checked too
+  // unless the places are the defaults: then their answer is fixed, and the guard's tests
+  // check it, so every start need not parse them again.
   static Result<CommandGuard> create(Policy policy);
 
   Verdict screen(std::string_view line) const;
@@ -71,6 +73,12 @@ class CommandGuard {
   std::vector<size_t> any_command_rules_;          // rules without a `command` pattern
   bool tree_clear_ = false;                        // tree_holds_no_secret(policy_.places)
 };
+
+// Fails when a rule of `policy` does not fire on one of its `match` examples, or fires on
+// one of its `not_match` ones, naming the rule and the example. The examples are judged
+// against the policy's places with a fixed work tree and home. Without
+// `include_builtin`, the default rules (Rule::builtin) are left out.
+Status check_rule_examples(const Policy& policy, bool include_builtin = true);
 
 // Whether `rule` fires on some command of `line`, judged against `places` (for examples).
 Result<bool> rule_fires_on(const Rule& rule, std::string_view line, const Places& places);

@@ -325,5 +325,37 @@ TEST(CommandGuard, ATreeInsideASecretLocationKeepsItsPathsSecret) {
   EXPECT_TRUE(make().screen("cat credentials").allowed);
 }
 
+// A guard made with the default places does not check the default rules' examples (every
+// start of a run would parse them again): this test is where they are checked.
+TEST(CommandGuard, DefaultRulesMatchTheirExamples) {
+  const Policy p = default_policy("/work/tree", "/home/user");
+  ASSERT_FALSE(p.rules.empty());
+  for (const Rule& r : p.rules) EXPECT_TRUE(r.builtin) << r.name;
+  EXPECT_TRUE(check_rule_examples(p).ok()) << check_rule_examples(p).message();
+}
+
+// With other places the default rules' examples could answer otherwise, so they are checked
+// as a config's rules are; and a config's own rules are always checked.
+TEST(CommandGuard, DefaultRulesAreCheckedWhenThePlacesDiffer) {
+  auto broken = [](Policy p) {
+    p.rules.front().match = {"true"};
+    return p;
+  };
+  const std::string expected = "guard rule '" +
+                               default_policy("/work/tree", "/home/user").rules.front().name +
+                               "' does not match its example `true`; fix the rule or the example";
+  EXPECT_TRUE(CommandGuard::create(broken(default_policy("/work/tree", "/home/user"))).ok());
+  auto with_writable = policy_of("[guard]\nwritable = [\"/tmp\", \"/scratch\"]\n");
+  ASSERT_TRUE(with_writable.ok()) << with_writable.message();
+  auto refused = CommandGuard::create(broken(std::move(*with_writable)));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.message(), expected);
+  Policy own = default_policy("/work/tree", "/home/user");
+  own.rules.front().builtin = false;
+  auto refused_own = CommandGuard::create(broken(std::move(own)));
+  ASSERT_FALSE(refused_own.ok());
+  EXPECT_EQ(refused_own.message(), expected);
+}
+
 }  // namespace
 }  // namespace mecha::guard

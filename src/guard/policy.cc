@@ -63,6 +63,7 @@ Policy default_policy(const std::string& work_tree, const std::string& home) {
   if (defaults) {
     auto built = rules_from(defaults->guard.rules);
     if (built) p.rules = std::move(*built);
+    for (Rule& r : p.rules) r.builtin = true;
   }
   return p;
 }

@@ -44,6 +44,9 @@ struct Rule {
   PathCondition paths = PathCondition::kNone;
   std::vector<std::string> match;      // lines the rule must fire on
   std::vector<std::string> not_match;  // lines it must not fire on
+  // One of default_rules_toml()'s: the guard's tests check its examples against the default
+  // places, so a guard made with those places need not check them again at every start.
+  bool builtin = false;
 };
 
 // Facts about one command that rules look at.
