@@ -427,8 +427,7 @@ TEST_P(BashShellTest, TheDirectoryPersistsAndIsResetWhenItLeavesTheTree) {
 TEST_P(BashShellTest, AKilledShellIsReportedAndTheNextCallSaysItRestarted) {
   TempTree t;
   BashTool tool = make_tool(t, GetParam());
-  EXPECT_EQ(run(tool, t, "echo kept > /tmp/mecha-shell-test; echo ok").content,
-            "ok\nExit code: 0");
+  EXPECT_EQ(run(tool, t, "echo kept > /tmp/mecha-shell-test; echo ok").content, "ok\nExit code: 0");
   ToolOutput killed = run(tool, t, "kill -9 $PPID");
   EXPECT_TRUE(killed.is_error);
   EXPECT_EQ(killed.content,
@@ -446,8 +445,7 @@ TEST_P(BashShellTest, TheEnvironmentDoesNotPersistButTmpDoes) {
   BashTool tool = make_tool(t, GetParam());
   const std::string file = fmt::format("/tmp/mecha-shell-{}", unique_sleep());
   EXPECT_EQ(run(tool, t, "export MECHA_Y=1; echo x > " + file).content, "Exit code: 0");
-  EXPECT_EQ(run(tool, t, "echo ${MECHA_Y-unset}; cat " + file).content,
-            "unset\nx\nExit code: 0");
+  EXPECT_EQ(run(tool, t, "echo ${MECHA_Y-unset}; cat " + file).content, "unset\nx\nExit code: 0");
   ::unlink(file.c_str());
 }
 

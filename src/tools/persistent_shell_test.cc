@@ -121,9 +121,9 @@ TEST_P(PersistentShellTest, TheDriversProcFilesAreClosedToCommands) {
   // Its descriptors (6 takes requests, 7 sends replies), its memory and its environment.
   // (Listing the numbers in /proc/PID/fd is allowed where the caller is root outside: the
   // folder then belongs to the command's own uid; opening any of them is not.)
-  ShellRun r = run(
-      "echo D > /proc/$PPID/fd/7; cat /proc/$PPID/fd/6; readlink /proc/$PPID/fd/6 || echo "
-      "nolink; cat /proc/$PPID/environ; head -c1 /proc/$PPID/mem");
+  ShellRun r =
+      run("echo D > /proc/$PPID/fd/7; cat /proc/$PPID/fd/6; readlink /proc/$PPID/fd/6 || echo "
+          "nolink; cat /proc/$PPID/environ; head -c1 /proc/$PPID/mem");
   const std::string driver = fmt::format("/proc/{}", GetParam() ? 2 : 0);
   std::string out = r.out.text();
   // Without the sandbox the driver's pid is whatever it is: name it as the sandbox would.
