@@ -15,7 +15,10 @@
 //      acknowledged survives the death of the process, SIGKILL included. It survives a power
 //      loss or an OS crash once a sync() that began after it returns (store/group_sync.h): a
 //      run syncs once per step, before the next model request depends on the step's records,
-//      and once at its end. remove() is durable when it returns.
+//      and once at its end. remove() is durable when it returns. A step's records are not
+//      gathered into one transaction: they become known at different moments (the reply,
+//      then each call as it starts and its result as it ends), and each must be committed
+//      when its append() returns; what cost was the fsync each commit made, now one a step.
 //   3. The summary columns of a session (records, turns, cost, untrusted) are a cache of
 //      what summarize() derives from its records, updated in the same transaction as each
 //      record. A Session derives its own labels and usage totals from the log it read when
