@@ -33,8 +33,10 @@ std::string describe(const Command& c);
 
 class Screen {
  public:
-  Screen(const Places& places, bool clear_tree) : places_(places), clear_tree_(clear_tree) {
-    cwds_.push_back({places.work_tree});
+  // `start` is the directory the line starts in (absolute); empty: the work tree.
+  Screen(const Places& places, bool clear_tree, std::string_view start = {})
+      : places_(places), clear_tree_(clear_tree) {
+    cwds_.push_back({start.empty() ? places.work_tree : normalise(start)});
   }
 
   // A word with a brace list ("/etc/{passwd,shadow}") is checked as each of its expansions.
@@ -388,10 +390,10 @@ CommandGuard CommandGuard::for_work_tree(const std::string& work_tree) const {
   return CommandGuard(std::move(p));
 }
 
-Verdict CommandGuard::screen(std::string_view line) const {
+Verdict CommandGuard::screen(std::string_view line, std::string_view cwd) const {
   auto found = find_commands(line, limits_);
   if (auto* p = std::get_if<Problem>(&found)) return refuse(p->rule, p->reason);
-  return screen_script(std::get<Script>(found));
+  return screen_script(std::get<Script>(found), cwd);
 }
 
 std::optional<Verdict> CommandGuard::screen_network(const Command& c,
@@ -432,8 +434,8 @@ std::optional<Verdict> CommandGuard::screen_network(const Command& c,
   return std::nullopt;
 }
 
-Verdict CommandGuard::screen_script(const Script& script) const {
-  Screen screen(policy_.places, tree_clear_);
+Verdict CommandGuard::screen_script(const Script& script, std::string_view cwd) const {
+  Screen screen(policy_.places, tree_clear_, cwd);
   std::set<std::string> added_remotes;  // `git remote add NAME URL`, `set-url NAME URL`
   // A folder holding secrets read whole: kept until the end, so that a more specific rule
   // (`find / -exec rm -rf {} +` deletes) names the refusal when one applies.

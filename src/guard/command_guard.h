@@ -44,7 +44,9 @@ class CommandGuard {
   // check it, so every start need not parse them again.
   static Result<CommandGuard> create(Policy policy);
 
-  Verdict screen(std::string_view line) const;
+  // `cwd` is the directory the line starts in (absolute; a persistent shell's, which may be
+  // below the work tree); empty: the work tree. Relative paths resolve from it.
+  Verdict screen(std::string_view line, std::string_view cwd = {}) const;
 
   // The same policy for another work tree (absolute). Rules are not checked again: their
   // examples are judged against a fixed example tree, so the answer would not change.
@@ -61,7 +63,7 @@ class CommandGuard {
   // The rules that may fire on a command named `name`, in policy order: one pass of a set
   // of every rule's command pattern instead of one match per rule.
   std::vector<size_t> rules_for(const std::string& name) const;
-  Verdict screen_script(const Script& script) const;
+  Verdict screen_script(const Script& script, std::string_view cwd) const;
   // Refusals of network use: any when the sandbox has no network; `git push` to an address
   // given in the line (or a remote the line added) when it has.
   std::optional<Verdict> screen_network(const Command& c,

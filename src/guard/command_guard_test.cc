@@ -22,6 +22,23 @@ CommandGuard make(const std::string& extra_toml = "") {
   return std::move(*guard);
 }
 
+// A persistent shell's directory may be below the tree: relative paths resolve from it, as
+// bash resolves them, and not from the tree.
+TEST(CommandGuard, RelativePathsResolveFromTheDirectoryTheLineStartsIn) {
+  auto policy = policy_from_config(config::GuardConfig{}, "/home/user/proj", "/home/user");
+  ASSERT_TRUE(policy.ok()) << policy.message();
+  auto g = CommandGuard::create(std::move(*policy));
+  ASSERT_TRUE(g.ok()) << g.message();
+  // From /home/user/proj/a/b, ../../../.ssh is the user's own ~/.ssh.
+  EXPECT_EQ(g->screen("cat ../../../.ssh/id_rsa", "/home/user/proj/a/b").rule, "secret-path");
+  // From the tree the same words name /.ssh, nobody's secret.
+  EXPECT_TRUE(g->screen("cat ../../../.ssh/id_rsa").allowed);
+  // A write to ../x from a subfolder stays in the tree; from the tree it does not.
+  EXPECT_TRUE(g->screen("echo x > ../x", "/home/user/proj/a").allowed);
+  EXPECT_EQ(g->screen("echo x > ../x").rule, "write-outside-tree");
+  EXPECT_EQ(g->screen("echo x > ../../x", "/home/user/proj/a").rule, "write-outside-tree");
+}
+
 TEST(CommandGuard, RefusalNamesRuleTreePermanenceAndCount) {
   CommandGuard g = make();
   Verdict v = g.screen("echo x > /etc/passwd");

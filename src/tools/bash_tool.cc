@@ -179,10 +179,15 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
     timeout = std::min(std::chrono::milliseconds(input.at("timeout").get<int64_t>()),
                        settings_.max_timeout);
 
-  // The guard judges relative paths from the work tree (it has no way to be given another
-  // directory); from a directory inside the tree that is the stricter reading.
-  guard::CommandGuard guard = guard_.for_work_tree(ctx.work_tree.string());
-  guard::Verdict verdict = guard.screen(command);
+  const std::string tree = ctx.work_tree.string();
+  const bool background = input.value("run_in_background", false);
+  // Where the command starts: the run's shell directory (a background command starts in the
+  // tree). The guard resolves relative paths from there, as bash will.
+  ShellPool& pool = shell_pool(ctx);
+  std::string notes;
+  const std::string cwd = background ? tree : shell_directory(pool.cwd(), tree, notes);
+  guard::CommandGuard guard = guard_.for_work_tree(tree);
+  guard::Verdict verdict = guard.screen(command, cwd);
   if (!verdict.allowed) {
     ++ctx.refusals;
     return ToolOutput::refusal(verdict.rule, guard.refusal_message(verdict, ctx.refusals));
@@ -190,7 +195,6 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
 
   ProtectedPaths protect;
   std::vector<std::string> hidden;
-  const std::string tree = ctx.work_tree.string();
   if (settings_.sandbox) {
     if (Status s = sandbox_available(); !s.ok()) {
       return ToolOutput::error(s.message() +
@@ -200,7 +204,7 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
     protect = protected_paths(tree);
     hidden = hidden_paths(guard.policy().places);
   }
-  if (input.value("run_in_background", false)) {
+  if (background) {
     SandboxedCommand sandboxed;
     if (settings_.sandbox) {
       auto c = sandbox_command(settings_, tree, hidden, protect, command);
@@ -220,12 +224,10 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
         "the command holds a NUL character, which bash cannot run; the "
         "command was not run");
 
-  ShellPool& pool = shell_pool(ctx);
   ShellSpec spec{settings_, tree, hidden};
   std::unique_ptr<PersistentShell> shell = pool.take(spec);
   // A protected place appeared or went since the sandbox started: its mounts are stale.
   if (shell && settings_.sandbox && shell->protect() != protect) shell.reset();
-  std::string notes;
   if (!shell) {
     if (pool.take_restart_note())
       notes += "\nThe shell was restarted: files the earlier commands left in /tmp are gone.";
@@ -235,7 +237,6 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
           fmt::format("the command could not be started: {}", started.message()));
     shell = std::move(*started);
   }
-  const std::string cwd = shell_directory(pool.cwd(), tree, notes);
   // Bytes kept: enough for max_output_chars characters of any width.
   auto r = shell->run(command, cwd, timeout, ctx.cancel, settings_.max_output_chars * 4);
   // Every process of the command is gone (the driver or the sandbox's end killed them all):

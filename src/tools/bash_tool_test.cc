@@ -424,6 +424,25 @@ TEST_P(BashShellTest, TheDirectoryPersistsAndIsResetWhenItLeavesTheTree) {
             t.root().string() + "\nExit code: 0\nShell cwd was reset to " + t.root().string());
 }
 
+// The guard resolves a command's relative paths from the shell's directory, as bash does:
+// from .git, `hooks/pre-commit` is the protected .git/hooks/pre-commit (from the tree it
+// would be an ordinary hooks/ folder, and without the sandbox the hook would be written).
+TEST_P(BashShellTest, TheGuardScreensFromTheShellsDirectory) {
+  TempTree t;
+  std::filesystem::create_directories(t.root() / ".git/hooks");
+  BashTool tool = make_tool(t, GetParam());
+  EXPECT_EQ(run(tool, t, "cd .git").content, "Exit code: 0");
+  ToolOutput out = run(tool, t, "echo x > hooks/pre-commit");
+  EXPECT_TRUE(out.is_error);
+  EXPECT_NE(out.content.find("protected-path"), std::string::npos) << out.content;
+  EXPECT_FALSE(std::filesystem::exists(t.root() / ".git/hooks/pre-commit"));
+  EXPECT_FALSE(std::filesystem::exists(t.root() / "hooks"));
+  // Back in the tree, the same words name an ordinary folder.
+  EXPECT_EQ(run(tool, t, "cd ..").content, "Exit code: 0");
+  EXPECT_EQ(run(tool, t, "mkdir hooks && echo x > hooks/pre-commit").content, "Exit code: 0");
+  EXPECT_TRUE(std::filesystem::exists(t.root() / "hooks/pre-commit"));
+}
+
 TEST_P(BashShellTest, AKilledShellIsReportedAndTheNextCallSaysItRestarted) {
   TempTree t;
   BashTool tool = make_tool(t, GetParam());
