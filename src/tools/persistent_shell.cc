@@ -89,9 +89,17 @@ Result<std::unique_ptr<PersistentShell>> PersistentShell::start(const ShellSpec&
   o.pass_fds.insert(o.pass_fds.end(),
                     {exe.get(), request->read.get(), reply->write.get(), info->write.get()});
 
+  // The address-space limit is for commands: the driver lowers it in each spare before the
+  // exec (every process of a command descends from one), and does not run under it itself,
+  // so a driver built with a sanitizer (which reserves terabytes of shadow) can start.
   std::vector<std::pair<int, rlimit>> rlimits;
-  for (const auto& [resource, value] : o.rlimits)
+  for (const auto& [resource, value] : o.rlimits) {
+    if (resource == RLIMIT_AS) {
+      o.argv.push_back(std::string(kMaxMemoryFlag) + std::to_string(value));
+      continue;
+    }
     rlimits.push_back({resource, rlimit{value, value}});
+  }
   const int cgroup_procs_fd = o.cgroup_procs_fd;
   SpawnOptions spawn;
   spawn.argv = o.argv;

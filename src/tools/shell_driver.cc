@@ -5,12 +5,14 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -87,7 +89,7 @@ struct Spare {
   UniqueFd exited;   // pidfd: readable once the spare has exited
 };
 
-bool start_spare(int devnull, Spare& spare) {
+bool start_spare(int devnull, uint64_t max_memory, Spare& spare) {
   auto request = make_pipe();
   auto cwd = make_pipe();
   if (!request || !cwd) return false;
@@ -97,6 +99,12 @@ bool start_spare(int devnull, Spare& spare) {
   o.stdout_fd = 1;
   o.stderr_fd = 2;
   o.pass_fds = {request->read.get(), cwd->write.get()};
+  if (max_memory > 0) {
+    o.setup = [max_memory]() -> int {
+      rlimit limit{max_memory, max_memory};
+      return ::setrlimit(RLIMIT_AS, &limit) == 0 ? 0 : errno;
+    };
+  }
   auto pid = spawn_child(o);
   if (!pid) {
     std::string why = "mecha shell driver: " + pid.message() + "\n";
@@ -220,7 +228,14 @@ std::string encode_request(std::string_view cwd, std::string_view command) {
 int run_shell_driver(int argc, char** argv) {
   // First: nothing we start may open our memory or descriptors through /proc.
   ::prctl(PR_SET_DUMPABLE, 0);
-  const bool in_namespace = argc > 2 && argv[2] == kPidNamespaceFlag;
+  bool in_namespace = false;
+  uint64_t max_memory = 0;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == kPidNamespaceFlag) in_namespace = true;
+    if (a.rfind(kMaxMemoryFlag, 0) == 0)
+      max_memory = std::strtoull(argv[i] + kMaxMemoryFlag.size(), nullptr, 10);
+  }
   if (in_namespace && !may_kill_every_process(in_namespace, ::getpid())) {
     write_all(2,
               "mecha shell driver: --pid-namespace given, but this is not pid 2 of a PID "
@@ -241,7 +256,7 @@ int run_shell_driver(int argc, char** argv) {
 
   while (true) {
     Spare spare;
-    if (!start_spare(devnull.get(), spare)) return 1;
+    if (!start_spare(devnull.get(), max_memory, spare)) return 1;
     // Wait for a request; a 'K' left over from a command that ended meanwhile is ignored.
     char type = 0;
     do {

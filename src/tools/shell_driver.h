@@ -45,6 +45,9 @@ namespace mecha::tools {
 // argv[1] of the driver, and its flag for "launched by bwrap with --unshare-pid".
 inline constexpr std::string_view kShellDriverCommand = "__shell-driver";
 inline constexpr std::string_view kPidNamespaceFlag = "--pid-namespace";
+// `--max-memory=BYTES`, after the namespace flag when both are given: the address-space
+// limit (RLIMIT_AS) the driver sets in each spare before its exec.
+inline constexpr std::string_view kMaxMemoryFlag = "--max-memory=";
 
 inline constexpr int kRequestFd = 6;
 inline constexpr int kReplyFd = 7;
