@@ -265,6 +265,10 @@ TEST_F(ChatInTmux, CtrlCCancelsALongToolAndTheChatGoesOn) {
   t->press("Enter");
   ASSERT_TRUE(t->wait_for("● Bash(sleep 37.25)"));
   ASSERT_TRUE(t->wait_for("Bash · 1s"));  // the spinner counts while the tool runs
+  // The shell's own start may outlast the first second (a sanitizer build's driver is slow).
+  const auto started_by = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!sleep_running() && std::chrono::steady_clock::now() < started_by)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ASSERT_TRUE(sleep_running()) << "the Bash tool's sleep is not running";
   auto pressed = std::chrono::steady_clock::now();
   t->press("C-c");
