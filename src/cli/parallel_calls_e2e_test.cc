@@ -6,7 +6,9 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <thread>
 #include <tuple>
 
@@ -91,10 +93,23 @@ class ParallelCallsE2E : public testing::CassetteRunTest {
 };
 
 TEST_F(ParallelCallsE2E, ThreeSleepsOverlapWithParallelBashAndRunInOrderWithout) {
-  const Json sleep = {{"command", "sleep 1"}};
-  const std::string lines =
-      calls_line("main", {{"b1", "Bash", sleep}, {"b2", "Bash", sleep}, {"b3", "Bash", sleep}}) +
-      text_line("main", "Slept.");
+  // Each command stamps its start and its end (ns) in the tree, so overlap and order are read
+  // from what the commands did on the host, whatever a shell's own start costs (a sanitizer
+  // build's driver takes most of a second to start).
+  auto sleeper = [](const std::string& n) {
+    return Json{{"command", "date +%s%N > start." + n + "; sleep 1; date +%s%N > end." + n}};
+  };
+  const std::string lines = calls_line("main", {{"b1", "Bash", sleeper("1")},
+                                                {"b2", "Bash", sleeper("2")},
+                                                {"b3", "Bash", sleeper("3")}}) +
+                            text_line("main", "Slept.");
+  auto stamp = [&](const std::string& name) {
+    std::ifstream in(dir_.path() / name);
+    long long ns = 0;
+    in >> ns;
+    EXPECT_GT(ns, 0) << name << " was not written";
+    return ns;
+  };
 
   configure("parallel_bash = true\n");
   double parallel = 0;
@@ -103,13 +118,22 @@ TEST_F(ParallelCallsE2E, ThreeSleepsOverlapWithParallelBashAndRunInOrderWithout)
   ASSERT_EQ(results.size(), 3u);
   for (const Json& r : results) EXPECT_FALSE(r.at("is_error").get<bool>()) << r.dump();
   EXPECT_EQ(ev.back().at("status"), "completed");
-  EXPECT_LT(parallel, 2.0);
+  // All three ran at once: every command started before any of them ended.
+  const long long last_start = std::max({stamp("start.1"), stamp("start.2"), stamp("start.3")});
+  const long long first_end = std::min({stamp("end.1"), stamp("end.2"), stamp("end.3")});
+  EXPECT_LT(last_start, first_end);
+#ifndef __SANITIZE_ADDRESS__
+  EXPECT_LT(parallel, 2.0);  // and the run took one sleep, not three
+#endif
 
   configure("parallel_bash = false\n");
   double in_order = 0;
   ev = timed_run(lines, &in_order);
   ASSERT_EQ(of_type(ev, "tool_result").size(), 3u);
   EXPECT_GE(in_order, 3.0);
+  // One after the other, in call order.
+  EXPECT_GE(stamp("start.2"), stamp("end.1"));
+  EXPECT_GE(stamp("start.3"), stamp("end.2"));
 }
 
 // Ctrl-C reaches every call running at once: the three commands stop, each call answers with
