@@ -49,6 +49,32 @@ TEST_P(PersistentShellE2E, TheDirectoryPersistsBetweenCallsAndTheEnvironmentDoes
   EXPECT_EQ(result_of(events, "b4"), tree + "\nExit code: 0");
 }
 
+// A command that leaves a detached process behind (setsid, in a subshell, so it is nobody's
+// child) to write into the tree later: the sandbox stays up for the next call, but nothing of
+// the first command may outlive it, so the file never appears, in the second call or on the
+// host after the run.
+TEST(PersistentShellE2EAttack, ADetachedProcessDoesNotOutliveItsCall) {
+  if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
+  TempDir dir;
+  std::string cassette = "{\"mecha_cassette\": 1}\n";
+  cassette += tool_line(
+      "main", "b1", "Bash",
+      {{"command",
+        "(setsid sh -c 'sleep 1; echo planted > late.txt' >/dev/null 2>&1 &); echo left"}});
+  cassette += tool_line("main", "b2", "Bash",
+                        {{"command", "sleep 2.5; cat late.txt 2>/dev/null || echo absent"}});
+  cassette += text_line("main", "done");
+  dir.write("c.jsonl", cassette);
+  BinaryResult r = testing::run_mecha({"run", "--json", "--permission-mode", "bypassPermissions",
+                                       "--model", "cassette:c.jsonl", "go"},
+                                      dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto events = testing::json_lines(r.out);
+  EXPECT_EQ(result_of(events, "b1"), "left\nExit code: 0");
+  EXPECT_EQ(result_of(events, "b2"), "absent\nExit code: 0");
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "late.txt"));
+}
+
 INSTANTIATE_TEST_SUITE_P(SandboxOnAndOff, PersistentShellE2E, ::testing::Values(true, false),
                          [](const auto& info) { return info.param ? "Sandboxed" : "Unsandboxed"; });
 
