@@ -31,13 +31,6 @@ constexpr const char* kDriverProgram = "/proc/self/fd/5";
 
 void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
-uint32_t get_u32(const char* p) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i)
-    v |= static_cast<uint32_t>(static_cast<unsigned char>(p[i])) << (8 * i);
-  return v;
-}
-
 // Reads what is there now; false at end of file (every writer gone).
 bool read_available(int fd, OutputKeeper& keeper) {
   char buf[65536];
@@ -295,14 +288,14 @@ Result<ShellRun> PersistentShell::run(const std::string& command, const std::str
     }
     pending_.append(buf, static_cast<size_t>(n));
     while (pending_.size() >= kReplyHeader) {
-      const uint32_t len = get_u32(pending_.data() + 5);
+      const uint32_t len = decode_u32(pending_.data() + 5);
       if (len > kMaxReportedCwd + 1024) {
         shell_failed("it sent a malformed reply");
         break;
       }
       if (pending_.size() < kReplyHeader + len) break;
       const char type = pending_[0];
-      const auto value = static_cast<int32_t>(get_u32(pending_.data() + 1));
+      const auto value = static_cast<int32_t>(decode_u32(pending_.data() + 1));
       std::string bytes = pending_.substr(kReplyHeader, len);
       pending_.erase(0, kReplyHeader + len);
       if (type == 'H') {

@@ -43,13 +43,6 @@ void put_u32(std::string& s, uint32_t v) {
   for (int i = 0; i < 4; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
 
-uint32_t get_u32(const char* p) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i)
-    v |= static_cast<uint32_t>(static_cast<unsigned char>(p[i])) << (8 * i);
-  return v;
-}
-
 bool write_all(int fd, std::string_view data) {
   while (!data.empty()) {
     ssize_t n = ::write(fd, data.data(), data.size());
@@ -207,6 +200,13 @@ bool may_kill_every_process(bool pid_namespace_flag, pid_t self) {
   return pid_namespace_flag && self == 2;
 }
 
+uint32_t decode_u32(const char* p) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i)
+    v |= static_cast<uint32_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  return v;
+}
+
 std::string encode_reply(char type, int32_t value, std::string_view bytes) {
   std::string s(1, type);
   put_u32(s, static_cast<uint32_t>(value));
@@ -266,12 +266,12 @@ int run_shell_driver(int argc, char** argv) {
       }
     } while (type == 'K');
     char len[4];
-    if (type != 'R' || !read_exact(kRequestFd, len, 4) || get_u32(len) > kMaxShellRequest) {
+    if (type != 'R' || !read_exact(kRequestFd, len, 4) || decode_u32(len) > kMaxShellRequest) {
       ::kill(spare.pid, SIGKILL);
       write_all(2, "mecha shell driver: malformed request\n");
       return 1;
     }
-    std::string payload(get_u32(len), '\0');
+    std::string payload(decode_u32(len), '\0');
     if (!read_exact(kRequestFd, payload.data(), payload.size())) {
       ::kill(spare.pid, SIGKILL);
       return 0;

@@ -74,6 +74,8 @@ struct DriverReply {
 };
 inline constexpr size_t kReplyHeader = 9;
 std::string encode_reply(char type, int32_t value, std::string_view bytes);
+// The little-endian u32 at `p`, as encode_reply and encode_request write lengths and values.
+uint32_t decode_u32(const char* p);
 // A request for `command` in `cwd`. REQUIRES: neither holds a NUL.
 std::string encode_request(std::string_view cwd, std::string_view command);
 
