@@ -1,5 +1,6 @@
-// HttpClient: the transport under both model APIs. It POSTs a JSON body with libcurl and
-// streams the response body to the caller as it arrives.
+// HttpClient: the transport under both model APIs. It POSTs a JSON body and streams the
+// response body to the caller as it arrives: over libcurl for https:// (and for http:// a
+// proxy serves), over a plain socket of its own for http:// (providers/plain_http.h).
 //
 // Promises:
 //  1. Cancellation: the request's CancelToken is polled at least every 50 ms, during the
@@ -27,8 +28,9 @@
 //     keeps the connection for the next request), ignoring what arrives meanwhile.
 //  6. A non-2xx answer that is not retried (or the last one) is an error naming the URL, the
 //     HTTP status and the API's own error message when the body carries one.
-//  7. libcurl is loaded on the first post() (providers/libcurl.h); when it cannot be, every
-//     post() fails with an error naming the URL, the library and its package.
+//  7. libcurl is loaded on the first post() that needs it (providers/libcurl.h); when it
+//     cannot be, every such post() fails with an error naming the URL, the library and its
+//     package. Posts the plain transport carries never load it.
 //  8. Connections are kept: a request that ended cleanly leaves its connection (HTTP/1.1
 //     keep-alive, or HTTP/2) and its TLS session to the client's later requests, for the
 //     life of the client; a request cancelled, failed or cut short leaves nothing behind.
@@ -37,9 +39,9 @@
 //     backoff, and not counted in max_retries or HttpReply::attempts.
 // Messages may quote what the server sent; callers that hold secrets redact them.
 //
-// Thread-safe: each post() takes handles of its own from the client's pool, so one client
-// may serve many threads; concurrent posts use as many connections. A copy of a client
-// shares its connections.
+// Thread-safe: each post() takes handles (or a plain connection) of its own from the
+// client's pools, so one client may serve many threads; concurrent posts use as many
+// connections. A copy of a client shares its connections.
 #pragma once
 
 #include <chrono>
@@ -55,6 +57,13 @@
 
 namespace mecha::providers {
 
+// Which transport carries a request.
+enum class HttpTransport {
+  kAuto,     // plain for http:// unless a proxy variable applies to it; libcurl otherwise
+  kLibcurl,  // libcurl for every URL
+  kPlain,    // the plain transport; an https:// URL is an error
+};
+
 struct HttpOptions {
   double connect_timeout_s = 10;
   double stall_timeout_s = 120;
@@ -66,6 +75,8 @@ struct HttpOptions {
   std::chrono::milliseconds max_delay{60'000};
   // A Retry-After longer than this is shortened to it.
   std::chrono::milliseconds max_retry_after{60'000};
+  // Default: kAuto. The others are for tests and benchmarks.
+  HttpTransport transport = HttpTransport::kAuto;
 };
 
 struct HttpRequest {
@@ -111,6 +122,7 @@ class BodyReceiver {
 };
 
 class CurlHandlePool;
+class PlainConnectionPool;
 
 class HttpClient {
  public:
@@ -120,14 +132,15 @@ class HttpClient {
   Result<HttpReply> post(const HttpRequest& request, BodyReceiver& receiver) const;
 
   const HttpOptions& options() const { return options_; }
-  // How many handles, each with the connection it keeps, wait for the next request
-  // (promise 8). For tests.
+  // How many connections (libcurl's handles, each with the connection it keeps, and the
+  // plain transport's) wait for the next request (promise 8). For tests.
   size_t kept_handles() const;
 
  private:
   HttpOptions options_;
-  // Kept across posts, and shared by the client's copies; thread-safe itself.
+  // Kept across posts, and shared by the client's copies; thread-safe themselves.
   std::shared_ptr<CurlHandlePool> handles_;
+  std::shared_ptr<PlainConnectionPool> plain_;
 };
 
 // The API's own words from an error body: error.message (OpenAI and Anthropic), with

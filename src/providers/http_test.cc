@@ -27,15 +27,27 @@ using ::testing::HasSubstr;
 using testing::ScriptedChunk;
 using testing::ScriptedResponse;
 
-HttpOptions fast_options() {
-  HttpOptions o;
-  o.connect_timeout_s = 5;
-  o.stall_timeout_s = 30;
-  o.max_retries = 3;
-  o.base_delay = milliseconds(1);
-  o.max_delay = milliseconds(4);
-  return o;
-}
+// Every HttpClient test runs over each transport: whichever carries a request, the promises
+// of http.h hold alike.
+class HttpClientTest : public ::testing::TestWithParam<HttpTransport> {
+ protected:
+  HttpOptions fast_options() const {
+    HttpOptions o;
+    o.connect_timeout_s = 5;
+    o.stall_timeout_s = 30;
+    o.max_retries = 3;
+    o.base_delay = milliseconds(1);
+    o.max_delay = milliseconds(4);
+    o.transport = GetParam();
+    return o;
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Over, HttpClientTest,
+                         ::testing::Values(HttpTransport::kLibcurl, HttpTransport::kPlain),
+                         [](const ::testing::TestParamInfo<HttpTransport>& info) {
+                           return info.param == HttpTransport::kPlain ? "Plain" : "Libcurl";
+                         });
 
 struct Collected {
   std::string body;
@@ -57,7 +69,7 @@ HttpRequest request_to(const FakeModelServer& server) {
   return r;
 }
 
-TEST(HttpClient, StreamsTheBodyAndSendsHeadersAndBody) {
+TEST_P(HttpClientTest, StreamsTheBodyAndSendsHeadersAndBody) {
   FakeModelServer server;
   server.enqueue(ScriptedResponse::sse("data: one\n\ndata: two\n\n", 5, milliseconds(2)));
   Collected got;
@@ -77,7 +89,7 @@ TEST(HttpClient, StreamsTheBodyAndSendsHeadersAndBody) {
   EXPECT_EQ(reqs[0].body, R"({"hello":"world"})");
 }
 
-TEST(HttpClient, RetriesA429AfterItsRetryAfter) {
+TEST_P(HttpClientTest, RetriesA429AfterItsRetryAfter) {
   FakeModelServer server;
   auto limited = ScriptedResponse::plain(
       429, R"({"error":{"message":"Rate limit reached","type":"rate_limit_error"}})");
@@ -96,7 +108,7 @@ TEST(HttpClient, RetriesA429AfterItsRetryAfter) {
   EXPECT_GE(waited, milliseconds(950));
 }
 
-TEST(HttpClient, Gives500sUpAfterTheRetriesRunOut) {
+TEST_P(HttpClientTest, Gives500sUpAfterTheRetriesRunOut) {
   FakeModelServer server;
   for (int i = 0; i < 3; ++i) {
     server.enqueue(ScriptedResponse::plain(500, R"({"error":{"message":"boom"}})"));
@@ -112,7 +124,7 @@ TEST(HttpClient, Gives500sUpAfterTheRetriesRunOut) {
   EXPECT_EQ(got.body, "");
 }
 
-TEST(HttpClient, Succeeds500sWithinTheBudget) {
+TEST_P(HttpClientTest, Succeeds500sWithinTheBudget) {
   FakeModelServer server;
   for (int i = 0; i < 3; ++i)
     server.enqueue(ScriptedResponse::plain(503, "overloaded", "text/plain"));
@@ -124,7 +136,7 @@ TEST(HttpClient, Succeeds500sWithinTheBudget) {
   EXPECT_EQ(got.body, "data: ok\n\n");
 }
 
-TEST(HttpClient, DoesNotRetryAClientError) {
+TEST_P(HttpClientTest, DoesNotRetryAClientError) {
   FakeModelServer server;
   server.enqueue(ScriptedResponse::plain(
       400,
@@ -138,7 +150,7 @@ TEST(HttpClient, DoesNotRetryAClientError) {
   EXPECT_EQ(server.requests().size(), 1u);
 }
 
-TEST(HttpClient, RefusedConnectionNamesTheUrl) {
+TEST_P(HttpClientTest, RefusedConnectionNamesTheUrl) {
   HttpRequest req;
   req.url = "http://127.0.0.1:" + std::to_string(testing::closed_port()) + "/v1/messages";
   HttpOptions o = fast_options();
@@ -183,7 +195,7 @@ class UnansweredPort {
   int fillers_[2] = {-1, -1};
 };
 
-TEST(HttpClient, AConnectTimeoutSaysSo) {
+TEST_P(HttpClientTest, AConnectTimeoutSaysSo) {
   UnansweredPort port;
   HttpRequest req;
   req.url = "http://127.0.0.1:" + std::to_string(port.port()) + "/v1/messages";
@@ -197,7 +209,7 @@ TEST(HttpClient, AConnectTimeoutSaysSo) {
             "POST " + req.url + ": connect timeout: no connection within 0.3 s (connect_timeout)");
 }
 
-TEST(HttpClient, AStallEndsTheCallAndSaysSo) {
+TEST_P(HttpClientTest, AStallEndsTheCallAndSaysSo) {
   FakeModelServer server;
   ScriptedResponse r;
   r.chunks = {{"data: first\n\n", milliseconds(0)}, {"data: never\n\n", milliseconds(20'000)}};
@@ -215,7 +227,7 @@ TEST(HttpClient, AStallEndsTheCallAndSaysSo) {
   EXPECT_EQ(server.requests().size(), 1u);  // never retried once bytes were delivered
 }
 
-TEST(HttpClient, AStreamCutMidWayIsNotRetried) {
+TEST_P(HttpClientTest, AStreamCutMidWayIsNotRetried) {
   FakeModelServer server;
   ScriptedResponse r = ScriptedResponse::sse("data: first\n\n");
   r.cut = true;
@@ -230,7 +242,7 @@ TEST(HttpClient, AStreamCutMidWayIsNotRetried) {
   EXPECT_EQ(server.requests().size(), 1u);
 }
 
-TEST(HttpClient, CancellingMidStreamReturnsPromptly) {
+TEST_P(HttpClientTest, CancellingMidStreamReturnsPromptly) {
   FakeModelServer server;
   ScriptedResponse r;
   r.chunks = {{"data: first\n\n", milliseconds(0)}, {"data: late\n\n", milliseconds(20'000)}};
@@ -252,7 +264,7 @@ TEST(HttpClient, CancellingMidStreamReturnsPromptly) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(10'000));
 }
 
-TEST(HttpClient, CancellingDuringTheBackoffReturnsPromptly) {
+TEST_P(HttpClientTest, CancellingDuringTheBackoffReturnsPromptly) {
   FakeModelServer server;
   auto limited = ScriptedResponse::plain(429, "slow down", "text/plain");
   limited.headers = {{"Retry-After", "30"}};
@@ -273,7 +285,7 @@ TEST(HttpClient, CancellingDuringTheBackoffReturnsPromptly) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(10'000));
 }
 
-TEST(HttpClient, AFailingHandlerStopsTheTransferWithItsStatus) {
+TEST_P(HttpClientTest, AFailingHandlerStopsTheTransferWithItsStatus) {
   FakeModelServer server;
   server.enqueue(ScriptedResponse::sse("data: one\n\ndata: two\n\n"));
   BodyHandler handler = [](std::string_view) { return Status::error("not what I wanted"); };
@@ -294,7 +306,7 @@ class UntilDone final : public BodyReceiver {
   std::string body;
 };
 
-TEST(HttpClient, KeepsOneConnectionAcrossRequests) {
+TEST_P(HttpClientTest, KeepsOneConnectionAcrossRequests) {
   FakeModelServer server(FakeModelServer::Connections::kKeptAlive);
   for (int i = 0; i < 3; ++i) server.enqueue(ScriptedResponse::sse("data: ok\n\n"));
   HttpClient client(fast_options());
@@ -309,7 +321,7 @@ TEST(HttpClient, KeepsOneConnectionAcrossRequests) {
   EXPECT_EQ(client.kept_handles(), 1u);
 }
 
-TEST(HttpClient, AnAnswerWholeBeforeItsBodyEndsKeepsTheConnection) {
+TEST_P(HttpClientTest, AnAnswerWholeBeforeItsBodyEndsKeepsTheConnection) {
   FakeModelServer server(FakeModelServer::Connections::kKeptAlive);
   for (int i = 0; i < 3; ++i) {
     ScriptedResponse r = ScriptedResponse::sse("data: a\n\ndata: [DONE]\n\n");
@@ -326,7 +338,7 @@ TEST(HttpClient, AnAnswerWholeBeforeItsBodyEndsKeepsTheConnection) {
   EXPECT_EQ(server.connections(), 1u);
 }
 
-TEST(HttpClient, ABodyKeptOpenAfterTheWholeAnswerEndsItAndItsConnection) {
+TEST_P(HttpClientTest, ABodyKeptOpenAfterTheWholeAnswerEndsItAndItsConnection) {
   FakeModelServer server(FakeModelServer::Connections::kKeptAlive);
   ScriptedResponse open;
   open.chunks = {{"data: [DONE]\n\n", milliseconds(0)}, {"data: late\n\n", milliseconds(20'000)}};
@@ -346,7 +358,7 @@ TEST(HttpClient, ABodyKeptOpenAfterTheWholeAnswerEndsItAndItsConnection) {
   EXPECT_EQ(server.connections(), 2u);
 }
 
-TEST(HttpClient, ARetriedAnswerComesOnTheSameConnection) {
+TEST_P(HttpClientTest, ARetriedAnswerComesOnTheSameConnection) {
   FakeModelServer server(FakeModelServer::Connections::kKeptAlive);
   server.enqueue(ScriptedResponse::plain(503, "overloaded", "text/plain"));
   server.enqueue(ScriptedResponse::sse("data: ok\n\n"));
@@ -358,7 +370,7 @@ TEST(HttpClient, ARetriedAnswerComesOnTheSameConnection) {
   EXPECT_EQ(server.connections(), 1u);
 }
 
-TEST(HttpClient, ACancelledRequestLeavesNothingToTheNext) {
+TEST_P(HttpClientTest, ACancelledRequestLeavesNothingToTheNext) {
   FakeModelServer server(FakeModelServer::Connections::kKeptAlive);
   ScriptedResponse r;
   r.chunks = {{"data: first\n\n", milliseconds(0)}, {"data: late\n\n", milliseconds(20'000)}};
@@ -383,7 +395,7 @@ TEST(HttpClient, ACancelledRequestLeavesNothingToTheNext) {
   EXPECT_EQ(server.connections(), 2u);
 }
 
-TEST(HttpClient, ARequestFailedMidStreamLeavesNothingToTheNext) {
+TEST_P(HttpClientTest, ARequestFailedMidStreamLeavesNothingToTheNext) {
   FakeModelServer server(FakeModelServer::Connections::kKeptAlive);
   server.enqueue(ScriptedResponse::sse("data: one\n\ndata: two\n\n", 11, milliseconds(2)));
   server.enqueue(ScriptedResponse::sse("data: three\n\n"));
@@ -399,7 +411,7 @@ TEST(HttpClient, ARequestFailedMidStreamLeavesNothingToTheNext) {
   EXPECT_EQ(server.connections(), 2u);
 }
 
-TEST(HttpClient, AKeptConnectionIsNotInheritedByPrograms) {
+TEST_P(HttpClientTest, AKeptConnectionIsNotInheritedByPrograms) {
   FakeModelServer server(FakeModelServer::Connections::kKeptAlive);
   server.enqueue(ScriptedResponse::sse("data: ok\n\n"));
   HttpClient client(fast_options());
@@ -550,7 +562,7 @@ HttpRequest raw_request(const RawHttpServer& server, size_t body_size) {
   return r;
 }
 
-TEST(HttpClient, AKeptConnectionTheServerClosedIsReplacedWithoutANote) {
+TEST_P(HttpClientTest, AKeptConnectionTheServerClosedIsReplacedWithoutANote) {
   RawHttpServer server({{1, false}, {5, false}});
   HttpClient client(fast_options());
   std::vector<std::string> notes;
@@ -570,7 +582,7 @@ TEST(HttpClient, AKeptConnectionTheServerClosedIsReplacedWithoutANote) {
 // The server resets its end of a kept connection as the next request arrives: the request is
 // sent again at once on a new connection, with no note and no attempt counted. A small body
 // is sent whole before the reset; a large one is cut by it mid-way.
-TEST(HttpClient, AKeptConnectionResetByTheServerIsRetriedOnceWithoutANote) {
+TEST_P(HttpClientTest, AKeptConnectionResetByTheServerIsRetriedOnceWithoutANote) {
   for (size_t size : {size_t{100}, size_t{32} << 20}) {
     SCOPED_TRACE(size);
     RawHttpServer server({{1, true}, {5, false}});
@@ -593,7 +605,7 @@ TEST(HttpClient, AKeptConnectionResetByTheServerIsRetriedOnceWithoutANote) {
   }
 }
 
-TEST(HttpClient, AServerThatDropsEveryConnectionFailsAfterTheRetriesAsBefore) {
+TEST_P(HttpClientTest, AServerThatDropsEveryConnectionFailsAfterTheRetriesAsBefore) {
   RawHttpServer server({{0, false}});
   HttpOptions o = fast_options();
   o.max_retries = 2;
@@ -612,7 +624,7 @@ TEST(HttpClient, AServerThatDropsEveryConnectionFailsAfterTheRetriesAsBefore) {
 
 // After one answer on a kept connection the server drops everything: the kept connection is
 // retried once without a note, then the failures count as before.
-TEST(HttpClient, TheRetryOfAKeptConnectionIsOnlyOnce) {
+TEST_P(HttpClientTest, TheRetryOfAKeptConnectionIsOnlyOnce) {
   RawHttpServer server({{1, true}, {0, false}});
   HttpOptions o = fast_options();
   o.max_retries = 2;
@@ -632,7 +644,7 @@ TEST(HttpClient, TheRetryOfAKeptConnectionIsOnlyOnce) {
 
 // libcurl retries a dead kept connection itself, but five times in the life of an easy
 // handle, and a kept handle lives for the run: the client's own retry takes over after.
-TEST(HttpClient, EveryKeptConnectionResetIsRetriedForTheLifeOfTheClient) {
+TEST_P(HttpClientTest, EveryKeptConnectionResetIsRetriedForTheLifeOfTheClient) {
   RawHttpServer server({{1, true}});
   HttpOptions o = fast_options();
   o.max_retries = 0;
@@ -676,7 +688,7 @@ TEST(RetryAfter, ReadsSecondsAndEachDateForm) {
   EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT trailing", now), std::nullopt);
 }
 
-TEST(HttpClient, HonoursARetryAfterDate) {
+TEST_P(HttpClientTest, HonoursARetryAfterDate) {
   FakeModelServer server;
   auto limited = ScriptedResponse::plain(429, R"({"error":{"message":"slow down"}})");
   // Two seconds from now, to the second: the wait is between one and two seconds.
@@ -704,11 +716,12 @@ TEST(HttpClient, HonoursARetryAfterDate) {
                   "retrying in [0-9.]+ (ms|s) \\(attempt 1 of 3: HTTP 429: slow down\\)"));
 }
 
-TEST(HttpClient, TheDefaultsRetryTenTimesWithBackoffCappedAtAMinute) {
+TEST(HttpOptions, TheDefaultsRetryTenTimesWithBackoffCappedAtAMinute) {
   HttpOptions o;
   EXPECT_EQ(o.max_retries, 10);
   EXPECT_EQ(o.max_delay, milliseconds(60'000));
   EXPECT_EQ(o.request_timeout_s, 600);
+  EXPECT_EQ(o.transport, HttpTransport::kAuto);
 }
 
 }  // namespace
