@@ -5,7 +5,8 @@
 // BM_PostOnAKeptConnection is a run's client: one HttpClient for every request, so all of
 // them share one connection. BM_PostOnANewConnection builds a client per request, as every
 // request did before clients kept their handles: a new connection each time. The
-// `connections` counter is connections per request, as the server counted them.
+// `connections` counter is connections per request, as the server counted them. Each runs
+// over both transports: /libcurl (https:// and proxied URLs) and /plain (http:// URLs).
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -34,9 +35,10 @@ class UntilDone final : public BodyReceiver {
   std::string body_;
 };
 
-HttpOptions options() {
+HttpOptions options(HttpTransport transport) {
   HttpOptions o;
   o.max_retries = 0;
+  o.transport = transport;
   return o;
 }
 
@@ -60,23 +62,33 @@ void report(benchmark::State& state, const FakeModelServer& server) {
       static_cast<double>(server.connections()) / static_cast<double>(server.requests().size());
 }
 
-void BM_PostOnAKeptConnection(benchmark::State& state) {
+void BM_PostOnAKeptConnection(benchmark::State& state, HttpTransport transport) {
   FakeModelServer server(FakeModelServer::Connections::kKeptAlive);
-  HttpClient client(options());
+  HttpClient client(options(transport));
   for (auto _ : state) post_once(state, server, client);
   report(state, server);
 }
-BENCHMARK(BM_PostOnAKeptConnection)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_PostOnAKeptConnection, libcurl, HttpTransport::kLibcurl)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_PostOnAKeptConnection, plain, HttpTransport::kPlain)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
-void BM_PostOnANewConnection(benchmark::State& state) {
+void BM_PostOnANewConnection(benchmark::State& state, HttpTransport transport) {
   FakeModelServer server(FakeModelServer::Connections::kKeptAlive);
   for (auto _ : state) {
-    HttpClient client(options());
+    HttpClient client(options(transport));
     post_once(state, server, client);
   }
   report(state, server);
 }
-BENCHMARK(BM_PostOnANewConnection)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_PostOnANewConnection, libcurl, HttpTransport::kLibcurl)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_PostOnANewConnection, plain, HttpTransport::kPlain)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace mecha::providers
