@@ -356,6 +356,49 @@ TEST(PlainHttp, AnHttpsUrlIsNotForThePlainTransport) {
             "URLs only; https:// needs libcurl");
 }
 
+// In a child process, so that the proxy variables it sets reach no other test.
+TEST(PlainTransportFits, HttpUrlsWithoutAProxyThatAppliesToThem) {
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    struct Case {
+      const char* url;
+      bool plain;
+    };
+    unsetenv("HTTP_PROXY");
+    unsetenv("ALL_PROXY");
+    unsetenv("all_proxy");
+    unsetenv("NO_PROXY");
+    unsetenv("http_proxy");
+    unsetenv("no_proxy");
+    int failed = 0;
+    const auto check = [&](std::initializer_list<Case> cases) {
+      for (const Case& c : cases) {
+        ++failed;
+        if (plain_transport_fits(c.url) != c.plain) _exit(failed);
+      }
+    };
+    check({{"http://example.com/v1", true}, {"https://example.com/v1", false}});
+    setenv("HTTP_PROXY", "http://proxy:3128", 1);
+    check({{"http://example.com/v1", false},
+           {"http://127.0.0.1:8080/v1", true},
+           {"http://localhost:11434/api", true},
+           {"http://[::1]:8080/v1", true}});
+    setenv("no_proxy", "internal,.example.com", 1);
+    check({{"http://api.example.com/v1", true},
+           {"http://example.com/v1", true},
+           {"http://gpu.internal:8000/v1", true},
+           {"http://notexample.com/v1", false}});
+    setenv("no_proxy", "*", 1);
+    check({{"http://anything.org/v1", true}});
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the case that failed, counted from 1";
+}
+
 bool libcurl_mapped() {
   std::ifstream maps("/proc/self/maps");
   std::stringstream text;
