@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <system_error>
 #include <thread>
 
 #include "base/text.h"
@@ -89,18 +90,23 @@ struct Lookup {
 
 std::shared_ptr<Lookup> start_lookup(const PlainUrl& url) {
   auto lookup = std::make_shared<Lookup>();
-  std::thread([lookup, host = url.host, port = std::to_string(url.port)] {
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* list = nullptr;
-    const int rc = getaddrinfo(host.c_str(), port.c_str(), &hints, &list);
-    std::lock_guard<std::mutex> lock(lookup->mu);
-    lookup->rc = rc;
-    lookup->list = list;
+  try {
+    std::thread([lookup, host = url.host, port = std::to_string(url.port)] {
+      addrinfo hints{};
+      hints.ai_family = AF_UNSPEC;
+      hints.ai_socktype = SOCK_STREAM;
+      addrinfo* list = nullptr;
+      const int rc = getaddrinfo(host.c_str(), port.c_str(), &hints, &list);
+      std::lock_guard<std::mutex> lock(lookup->mu);
+      lookup->rc = rc;
+      lookup->list = list;
+      lookup->done = true;
+      lookup->done_cv.notify_all();
+    }).detach();
+  } catch (const std::system_error&) {  // no thread to be had: a passing failure
+    lookup->rc = EAI_AGAIN;
     lookup->done = true;
-    lookup->done_cv.notify_all();
-  }).detach();
+  }
   return lookup;
 }
 
@@ -459,8 +465,8 @@ Outcome plain_attempt(const HttpOptions& opt, const HttpRequest& req, BodyReceiv
   std::string decoded;
   std::array<char, 64 << 10> buf;
 
-  // Takes the body bytes of `in`; false when the answer is malformed (`out` says why) or the
-  // receiver failed.
+  // Takes the body bytes of `in`; false when the answer is malformed (`malformed` says why)
+  // or the receiver failed.
   std::string malformed;
   const auto take_body = [&](std::string_view in) {
     std::string_view piece = in;
