@@ -389,6 +389,31 @@ TEST(SessionStoreFiles, DirectoryIs0700AndFilesAre0600EvenUnderAPermissiveUmask)
   ::umask(old);
 }
 
+TEST(SessionStoreFiles, ClosingTheStoreLeavesTheWalForTheNextReaderInsteadOfCheckpointing) {
+  TempDir dir;
+  const auto path = dir.path() / "s.db";
+  std::string id;
+  {
+    auto store = open_store(path);
+    ASSERT_TRUE(store);
+    auto s = store->create("t");
+    ASSERT_TRUE(s.ok()) << s.message();
+    id = (*s)->id();
+    ASSERT_TRUE((*s)->append(Record::note("main", "kept")).ok());
+  }
+  // A checkpoint on close would have copied the WAL into the database and removed it.
+  auto wal = path;
+  wal += "-wal";
+  ASSERT_TRUE(std::filesystem::exists(wal));
+  EXPECT_GT(std::filesystem::file_size(wal), 0u);
+  auto store = open_store(path);
+  ASSERT_TRUE(store);
+  auto records = store->read_records(id);
+  ASSERT_TRUE(records.ok()) << records.message();
+  ASSERT_FALSE(records->empty());
+  EXPECT_NE(records->back().body.dump().find("kept"), std::string::npos);
+}
+
 TEST(SessionStoreFiles, ALooserExistingStoreIsTightened) {
   TempDir dir;
   const auto path = dir.path() / "s.db";
