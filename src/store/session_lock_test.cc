@@ -83,7 +83,9 @@ TEST(SessionLock, TakersRacingOverARemovedFileNeverBothHoldTheLock) {
   }
   for (auto& t : takers) t.join();
   EXPECT_EQ(overlaps.load(), 0);
-  EXPECT_GT(taken.load(), kRounds / 10);
+  // The race was run, not only lost: on a loaded machine the takers mostly find the lock
+  // held (255 of 12000 takes were seen under a parallel build), so the bound is low.
+  EXPECT_GT(taken.load(), kRounds / 100);
   EXPECT_FALSE(std::filesystem::exists(file));
 }
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <future>
+#include <system_error>
 
 #include "base/subprocess.h"
 #include "tools/background_shells.h"
@@ -85,16 +87,39 @@ std::string shell_directory(const std::string& cwd, const std::string& tree, std
 
 }  // namespace
 
+BashTool::BashTool(guard::CommandGuard guard, BashSettings settings)
+    : settings_(std::move(settings)) {
+  std::promise<Result<guard::CommandGuard>> ready;
+  ready.set_value(std::move(guard));
+  guard_ = ready.get_future().share();
+}
+
 Result<std::shared_ptr<BashTool>> BashTool::create(const config::Config& config) {
   BashSettings settings = bash_settings(config.bash, config.sandbox);
   std::error_code ec;
-  auto policy = guard::policy_from_config(config.guard, std::filesystem::current_path(ec).string(),
-                                          home_directory());
-  if (!policy) return policy.status();
   // With the sandbox on and no network, a network command is refused as one that cannot
   // work; without the sandbox the guard cannot know, and assumes a network.
-  policy->network = !settings.sandbox || settings.network;
-  auto guard = guard::CommandGuard::create(std::move(*policy));
+  const bool network = !settings.sandbox || settings.network;
+  auto build = [guard_config = config.guard, tree = std::filesystem::current_path(ec).string(),
+                home = home_directory(), network]() -> Result<guard::CommandGuard> {
+    auto policy = guard::policy_from_config(guard_config, tree, home);
+    if (!policy) return policy.status();
+    policy->network = network;
+    return guard::CommandGuard::create(std::move(*policy));
+  };
+  if (config.guard == config::GuardConfig{}) {
+    // The default rules cannot fail to build (the guard's tests check them), so nothing needs
+    // saying at start: they compile on a thread of their own, a tenth of a short run's CPU,
+    // while the run starts and its first model request is out. A run that never calls Bash
+    // waits for the thread only as it ends.
+    try {
+      return std::make_shared<BashTool>(std::async(std::launch::async, build).share(),
+                                        std::move(settings));
+    } catch (const std::system_error&) {
+      // No thread to be had: build it here instead.
+    }
+  }
+  auto guard = build();
   if (!guard) return guard.status();
   return std::make_shared<BashTool>(std::move(*guard), std::move(settings));
 }
@@ -186,7 +211,9 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
   ShellPool& pool = shell_pool(ctx);
   std::string notes;
   const std::string cwd = background ? tree : shell_directory(pool.cwd(), tree, notes);
-  guard::CommandGuard guard = guard_.for_work_tree(tree);
+  const Result<guard::CommandGuard>& built = guard_.get();
+  if (!built.ok()) return ToolOutput::error(built.message());
+  guard::CommandGuard guard = built->for_work_tree(tree);
   guard::Verdict verdict = guard.screen(command, cwd);
   if (!verdict.allowed) {
     ++ctx.refusals;

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <chrono>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,7 +34,10 @@ class BashTool final : public Tool {
   // From the config's [bash], [sandbox] and [guard] (read and checked by config/); fails
   // when a guard rule's pattern does not compile or disable_rules names no rule.
   static Result<std::shared_ptr<BashTool>> create(const config::Config& config);
-  BashTool(guard::CommandGuard guard, BashSettings settings)
+  BashTool(guard::CommandGuard guard, BashSettings settings);
+  // A guard still being built, on a thread of its own: the first call waits for it, and a
+  // guard that could not be built refuses every call with the reason.
+  BashTool(std::shared_future<Result<guard::CommandGuard>> guard, BashSettings settings)
       : guard_(std::move(guard)), settings_(std::move(settings)) {}
 
   std::string name() const override { return "Bash"; }
@@ -51,7 +55,8 @@ class BashTool final : public Tool {
                                  SandboxedCommand sandboxed, ProtectedPaths protect,
                                  ToolContext& ctx);
 
-  guard::CommandGuard guard_;  // for some tree; re-aimed at each call's work tree
+  // For some tree; re-aimed at each call's work tree.
+  std::shared_future<Result<guard::CommandGuard>> guard_;
   BashSettings settings_;
 };
 

