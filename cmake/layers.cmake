@@ -3,16 +3,6 @@
 # src/NAME/*.cc (but *_test.cc) becomes the static library mecha_NAME;
 # src/NAME/testing/*.cc becomes mecha_NAME_testing (helpers for tests only);
 # src/NAME/*_test.cc becomes the test executable NAME_tests, registered with CTest.
-# Precompiled headers (MECHA_PCH): the standard and third-party headers nearly every file
-# includes, parsed once per target instead of once per file. Parsing them is about a fifth of
-# a file's compile time in the sanitizer build, and `make test` compiles every file three
-# times. fmt_library.cc compiles fmt's own implementation and takes its headers as it wants.
-set(MECHA_PCH_HEADERS <algorithm> <chrono> <filesystem> <functional> <map> <memory> <mutex>
-    <optional> <string> <string_view> <thread> <vector> <fmt/format.h> <nlohmann/json.hpp>)
-set(MECHA_TEST_PCH_HEADERS ${MECHA_PCH_HEADERS} <gtest/gtest.h> <gmock/gmock.h>)
-set_source_files_properties(${PROJECT_SOURCE_DIR}/src/base/fmt_library.cc
-  PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
-
 function(mecha_layer name)
   cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
   set(dir ${PROJECT_SOURCE_DIR}/src/${name})
@@ -38,9 +28,6 @@ function(mecha_layer name)
   target_link_libraries(mecha_${name} ${scope} ${ARG_DEPS})
   if(lib_sources)
     target_compile_options(mecha_${name} PRIVATE -Wall -Wextra -Werror)
-    if(MECHA_PCH)
-      target_precompile_headers(mecha_${name} PRIVATE ${MECHA_PCH_HEADERS})
-    endif()
   endif()
 
   set(test_support "")
@@ -48,9 +35,6 @@ function(mecha_layer name)
     add_library(mecha_${name}_testing STATIC ${testing_sources})
     target_link_libraries(mecha_${name}_testing PUBLIC mecha_${name} GTest::gtest ${ARG_TEST_DEPS})
     target_compile_options(mecha_${name}_testing PRIVATE -Wall -Wextra -Werror)
-    if(MECHA_PCH)
-      target_precompile_headers(mecha_${name}_testing PRIVATE ${MECHA_TEST_PCH_HEADERS})
-    endif()
     target_compile_definitions(mecha_${name}_testing PRIVATE
       MECHA_SOURCE_DIR="${PROJECT_SOURCE_DIR}" MECHA_BINARY_DIR="${CMAKE_BINARY_DIR}")
     set(test_support mecha_${name}_testing)
@@ -61,9 +45,6 @@ function(mecha_layer name)
     target_link_libraries(${name}_tests PRIVATE mecha_${name} ${test_support} ${ARG_TEST_DEPS}
                           ${MECHA_TEST_SUPPORT} GTest::gtest GTest::gmock GTest::gtest_main)
     target_compile_options(${name}_tests PRIVATE -Wall -Wextra -Werror)
-    if(MECHA_PCH)
-      target_precompile_headers(${name}_tests PRIVATE ${MECHA_TEST_PCH_HEADERS})
-    endif()
     target_compile_definitions(${name}_tests PRIVATE
       MECHA_SOURCE_DIR="${PROJECT_SOURCE_DIR}" MECHA_BINARY_DIR="${CMAKE_BINARY_DIR}")
     gtest_discover_tests(${name}_tests DISCOVERY_MODE PRE_TEST
