@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <csignal>
@@ -9,6 +10,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 namespace mecha::cli::testing {
 namespace {
@@ -72,26 +75,45 @@ RunningMecha::RunningMecha(const std::vector<std::string>& args, const std::file
   const auto in_path = io_ / "in", out_path = io_ / "out", err_path = io_ / "err";
   std::ofstream(in_path, std::ios::binary) << stdin_text;
   const std::string home = (cwd / ".home").string();
+  // Everything the child needs is made before the fork: the test's other threads (its servers)
+  // may hold the allocator's or stdio's locks at that moment, and a child that allocates
+  // before exec can wait for them forever (seen under the sanitizer build).
+  const int in = ::open(in_path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  // The environment as setenv and putenv in the child made it: the process's own, then HOME
+  // and the XDG directories, then the caller's entries, a later one replacing an earlier
+  // one of the same name ("NAME" alone unsets it).
+  std::vector<std::string> env_strings;
+  const auto set = [&](const std::string& entry) {
+    const std::string_view name = std::string_view(entry).substr(0, entry.find('='));
+    std::erase_if(env_strings, [&](const std::string& e) {
+      return std::string_view(e).substr(0, e.find('=')) == name;
+    });
+    if (entry.find('=') != std::string::npos) env_strings.push_back(entry);
+  };
+  for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
+  set("HOME=" + home);
+  set("XDG_CONFIG_HOME=" + home + "/.config");
+  set("XDG_STATE_HOME=" + home + "/.local/state");
+  for (const auto& e : env) set(e);
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(binary.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
   pid_ = fork();
   if (pid_ == 0) {
     if (chdir(cwd.c_str()) != 0) _exit(126);
-    FILE* in = std::fopen(in_path.c_str(), "rb");
-    FILE* out = std::fopen(out_path.c_str(), "wb");
-    FILE* err = std::fopen(err_path.c_str(), "wb");
-    if (!in || !out || !err) _exit(126);
-    dup2(fileno(in), 0);
-    dup2(fileno(out), 1);
-    dup2(fileno(err), 2);
-    setenv("HOME", home.c_str(), 1);
-    setenv("XDG_CONFIG_HOME", (home + "/.config").c_str(), 1);
-    setenv("XDG_STATE_HOME", (home + "/.local/state").c_str(), 1);
-    for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(binary.c_str()));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(binary.c_str(), argv.data());
+    if (in < 0 || out < 0 || err < 0) _exit(126);
+    if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(126);
+    execve(binary.c_str(), argv.data(), envp.data());
     _exit(127);
+  }
+  for (int fd : {in, out, err}) {
+    if (fd >= 0) ::close(fd);
   }
 }
 
