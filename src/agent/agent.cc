@@ -69,7 +69,7 @@ std::vector<providers::ToolSpec> Agent::offered_tools(const RunContext& ctx) con
     if (ctx.withheld_tools.count(t->name()) || ctx.withheld_this_turn.count(t->name())) continue;
     // In plan phase (plan mode) a tool that changes state is not offered at all.
     if (ctx.phase == tools::Phase::kPlan && !t->read_only()) continue;
-    out.push_back({t->name(), t->description(), t->input_schema()});
+    out.push_back({t->name(), t->description(), t->schema()});
   }
   return out;
 }
@@ -146,7 +146,7 @@ ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventS
         use.name, use.input_error, shorten(use.raw_input, 2000));
     return result;
   }
-  if (std::string err = tools::validate_input(use.input, tool->input_schema()); !err.empty()) {
+  if (std::string err = tools::validate_input(use.input, tool->schema()); !err.empty()) {
     result.content = fmt::format("invalid input for tool '{}': {}", use.name, err);
     return result;
   }

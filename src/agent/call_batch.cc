@@ -39,7 +39,7 @@ CallTraits traits_of(const ToolUseBlock& use, const tools::ToolRegistry& registr
   std::shared_ptr<tools::Tool> tool = registry.find(use.name);
   // A call that cannot run (unknown, withheld, malformed) only gets an error result.
   if (!tool || ctx.withheld_tools.count(use.name) || !use.input_error.empty() ||
-      !tools::validate_input(use.input, tool->input_schema()).empty()) {
+      !tools::validate_input(use.input, tool->schema()).empty()) {
     return t;
   }
   const bool rule_of_two = ctx.security_mode == config::SecurityMode::kRuleOfTwo;

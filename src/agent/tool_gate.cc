@@ -78,8 +78,7 @@ GateResult pass_gate(const tools::Tool& tool, const ToolUseBlock& use, RunContex
                               hr.reason.empty() ? "no reason given" : hr.reason));
     }
     if (hr.updated_input) {
-      if (std::string err = tools::validate_input(*hr.updated_input, tool.input_schema());
-          !err.empty()) {
+      if (std::string err = tools::validate_input(*hr.updated_input, tool.schema()); !err.empty()) {
         return refused("hook",
                        fmt::format("'{}' was not run: a PreToolUse hook ({}) changed its input "
                                    "to one the tool does not accept: {}",

@@ -52,7 +52,7 @@ class ServedTools {
   std::vector<mcp::ToolDescriptor> descriptors() const {
     std::vector<mcp::ToolDescriptor> out;
     for (const auto& t : registry_.all())
-      out.push_back({t->name(), t->description(), t->input_schema(), t->read_only()});
+      out.push_back({t->name(), t->description(), t->schema(), t->read_only()});
     return out;
   }
 
@@ -62,7 +62,7 @@ class ServedTools {
     if (cancel.cancelled()) return {"cancelled before it ran", true};
     std::shared_ptr<tools::Tool> tool = registry_.find(name);
     if (!tool) return {fmt::format("no tool '{}'", name), true};
-    if (std::string err = tools::validate_input(arguments, tool->input_schema()); !err.empty())
+    if (std::string err = tools::validate_input(arguments, tool->schema()); !err.empty())
       return {fmt::format("invalid input for tool '{}': {}", name, err), true};
     ctx_.cancel = &cancel;
     tools::ToolOutput out = tool->call(arguments, ctx_);

@@ -100,7 +100,7 @@ class PendingMcpTool final : public Tool {
                       name_, names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", ")));
       return out;
     }
-    if (std::string err = validate_input(input, real->input_schema()); !err.empty()) {
+    if (std::string err = validate_input(input, real->schema()); !err.empty()) {
       out.content = fmt::format("invalid input for tool '{}': {}", name_, err);
       return out;
     }

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -137,6 +138,12 @@ class Tool {
   virtual std::string description() const = 0;
   // A JSON Schema object: {"type":"object","properties":{...},"required":[...]}.
   virtual Json input_schema() const = 0;
+  // input_schema(), built on the first use and kept: a run offers every tool at every turn
+  // and checks every call against its schema, and most schemas are parsed from text.
+  const Json& schema() const {
+    std::call_once(schema_once_, [this] { schema_ = input_schema(); });
+    return schema_;
+  }
   virtual bool read_only() const = 0;
   virtual Capabilities capabilities() const = 0;
   // The labels of one call, which may depend on its input: a fetch of a URL the user wrote
@@ -161,6 +168,10 @@ class Tool {
   virtual TreeAccess tree_access() const { return TreeAccess::kOpaque; }
   // REQUIRES: input has been validated against input_schema().
   virtual ToolOutput call(const Json& input, ToolContext& ctx) = 0;
+
+ private:
+  mutable std::once_flag schema_once_;
+  mutable Json schema_;
 };
 
 }  // namespace mecha::tools
