@@ -3,6 +3,23 @@
 # src/NAME/*.cc (but *_test.cc) becomes the static library mecha_NAME;
 # src/NAME/testing/*.cc becomes mecha_NAME_testing (helpers for tests only);
 # src/NAME/*_test.cc becomes the test executable NAME_tests, registered with CTest.
+#
+# MECHA_UNITY compiles each target's files in batches, one compiler run per batch: most of a
+# file's compile time goes to the headers it shares with its neighbours (the standard library,
+# nlohmann/json, fmt, GoogleTest), and `make test` builds everything three times. Files that
+# compile a library's implementation from its headers keep a compiler run of their own.
+set_source_files_properties(${PROJECT_SOURCE_DIR}/src/base/fmt_library.cc
+  ${PROJECT_SOURCE_DIR}/src/config/toml_library.cc PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+
+function(mecha_unity target)
+  if(MECHA_UNITY)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+    # A batch includes its files, so GCC takes each for a header and warns of every class
+    # holding a type from the file's anonymous namespace.
+    target_compile_options(${target} PRIVATE $<$<CXX_COMPILER_ID:GNU>:-Wno-subobject-linkage>)
+  endif()
+endfunction()
+
 function(mecha_layer name)
   cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
   set(dir ${PROJECT_SOURCE_DIR}/src/${name})
@@ -28,6 +45,7 @@ function(mecha_layer name)
   target_link_libraries(mecha_${name} ${scope} ${ARG_DEPS})
   if(lib_sources)
     target_compile_options(mecha_${name} PRIVATE -Wall -Wextra -Werror)
+    mecha_unity(mecha_${name})
   endif()
 
   set(test_support "")
@@ -35,6 +53,7 @@ function(mecha_layer name)
     add_library(mecha_${name}_testing STATIC ${testing_sources})
     target_link_libraries(mecha_${name}_testing PUBLIC mecha_${name} GTest::gtest ${ARG_TEST_DEPS})
     target_compile_options(mecha_${name}_testing PRIVATE -Wall -Wextra -Werror)
+    mecha_unity(mecha_${name}_testing)
     target_compile_definitions(mecha_${name}_testing PRIVATE
       MECHA_SOURCE_DIR="${PROJECT_SOURCE_DIR}" MECHA_BINARY_DIR="${CMAKE_BINARY_DIR}")
     set(test_support mecha_${name}_testing)
@@ -45,6 +64,7 @@ function(mecha_layer name)
     target_link_libraries(${name}_tests PRIVATE mecha_${name} ${test_support} ${ARG_TEST_DEPS}
                           ${MECHA_TEST_SUPPORT} GTest::gtest GTest::gmock GTest::gtest_main)
     target_compile_options(${name}_tests PRIVATE -Wall -Wextra -Werror)
+    mecha_unity(${name}_tests)
     target_compile_definitions(${name}_tests PRIVATE
       MECHA_SOURCE_DIR="${PROJECT_SOURCE_DIR}" MECHA_BINARY_DIR="${CMAKE_BINARY_DIR}")
     gtest_discover_tests(${name}_tests DISCOVERY_MODE PRE_TEST

@@ -18,12 +18,13 @@ using testing::RecordingSink;
 
 constexpr const char* kHeader = R"({"mecha_cassette": 1})";
 
-std::string tool_line(const std::string& id, const std::string& name, const std::string& input) {
+std::string agent_tool_line(const std::string& id, const std::string& name,
+                            const std::string& input) {
   return R"({"response": {"content": [{"type": "tool_use", "id": ")" + id + R"(", "name": ")" +
          name + R"(", "input": )" + input +
          R"(}], "usage": {"input_tokens": 10, "output_tokens": 5}}})";
 }
-std::string text_line(const std::string& text) {
+std::string agent_text_line(const std::string& text) {
   return R"({"response": {"content": [{"type": "text", "text": ")" + text +
          R"("}], "usage": {"input_tokens": 10, "output_tokens": 5}}})";
 }
@@ -67,7 +68,7 @@ struct Fixture {
 };
 
 TEST(AgentLoop, RunsToolsAndEndsWhenTheModelEndsItsTurn) {
-  Fixture f({tool_line("t1", "Echo", R"({"text": "hello"})"), text_line("done")});
+  Fixture f({agent_tool_line("t1", "Echo", R"({"text": "hello"})"), agent_text_line("done")});
   Outcome o = f.run();
   EXPECT_EQ(o.status, RunStatus::kCompleted);
   EXPECT_EQ(o.text, "done");
@@ -93,7 +94,7 @@ TEST(AgentLoop, EveryRequestKeepsThePairingInvariant) {
       {"type": "tool_use", "id": "b", "name": "Nope", "input": {}},
       {"type": "tool_use", "id": "c", "name": "Fail", "input": {}},
       {"type": "tool_use", "id": "d", "name": "Echo", "input": {"text": 2}}]}})",
-             tool_line("e", "Echo", R"({"text": "again"})"), text_line("finished")});
+             agent_tool_line("e", "Echo", R"({"text": "again"})"), agent_text_line("finished")});
   Outcome o = f.run();
   ASSERT_EQ(o.status, RunStatus::kCompleted) << o.error;
   auto requests = f.provider->requests();
@@ -107,7 +108,7 @@ TEST(AgentLoop, EveryRequestKeepsThePairingInvariant) {
 }
 
 TEST(AgentLoop, UnknownToolIsNamedWithTheToolsThatExist) {
-  Fixture f({tool_line("t1", "Grep", R"({"pattern": "x"})"), text_line("ok")});
+  Fixture f({agent_tool_line("t1", "Grep", R"({"pattern": "x"})"), agent_text_line("ok")});
   f.run();
   EXPECT_EQ(f.result_for("t1"),
             (ToolResultBlock{
@@ -115,8 +116,8 @@ TEST(AgentLoop, UnknownToolIsNamedWithTheToolsThatExist) {
 }
 
 TEST(AgentLoop, SchemaMismatchNamesTheFieldAndWhatWasExpected) {
-  Fixture f({tool_line("t1", "Echo", R"({"text": 5})"), tool_line("t2", "Echo", R"({})"),
-             text_line("ok")});
+  Fixture f({agent_tool_line("t1", "Echo", R"({"text": 5})"),
+             agent_tool_line("t2", "Echo", R"({})"), agent_text_line("ok")});
   f.run();
   EXPECT_EQ(f.result_for("t1"),
             (ToolResultBlock{
@@ -130,7 +131,7 @@ TEST(AgentLoop, SchemaMismatchNamesTheFieldAndWhatWasExpected) {
 }
 
 TEST(AgentLoop, AFailingToolGivesAnErrorResultAndTheLoopGoesOn) {
-  Fixture f({tool_line("t1", "Fail", "{}"), text_line("recovered")});
+  Fixture f({agent_tool_line("t1", "Fail", "{}"), agent_text_line("recovered")});
   Outcome o = f.run();
   EXPECT_EQ(o.status, RunStatus::kCompleted);
   EXPECT_EQ(o.text, "recovered");
@@ -140,7 +141,7 @@ TEST(AgentLoop, AFailingToolGivesAnErrorResultAndTheLoopGoesOn) {
 TEST(AgentLoop, MalformedArgumentsAreCountedAndShownToTheModel) {
   Fixture f(
       {R"({"response": {"content": [{"type": "tool_use", "id": "t1", "name": "Echo", "input": {}, "raw_input": "{\"text\": \"hi", "input_error": "unexpected end of input"}]}})",
-       text_line("ok")});
+       agent_text_line("ok")});
   Outcome o = f.run();
   EXPECT_EQ(o.malformed_tool_args, 1);
   EXPECT_EQ(f.result_for("t1").content,
@@ -152,8 +153,8 @@ TEST(AgentLoop, MalformedArgumentsAreCountedAndShownToTheModel) {
 }
 
 TEST(AgentLoop, TurnLimitEndsTheRunAsLimitsExceeded) {
-  Fixture f({tool_line("t1", "Noop", "{}"), tool_line("t2", "Noop", "{}"),
-             tool_line("t3", "Noop", "{}")});
+  Fixture f({agent_tool_line("t1", "Noop", "{}"), agent_tool_line("t2", "Noop", "{}"),
+             agent_tool_line("t3", "Noop", "{}")});
   AgentSpec spec;
   spec.max_turns = 2;
   Agent limited(spec, f.provider, testing::loop_test_registry());
@@ -173,7 +174,7 @@ TEST(AgentLoop, CancellingDuringAToolStopsItAndAnswersTheRestAsNotRun) {
   ASSERT_TRUE(registry.add(testing::make_hang_tool(started)).ok());
   Fixture f(
       {R"({"response": {"content": [{"type": "tool_use", "id": "h", "name": "Hang", "input": {}}, {"type": "tool_use", "id": "n", "name": "Noop", "input": {}}]}})",
-       text_line("never")},
+       agent_text_line("never")},
       std::move(registry));
   // In order, so Noop has not started when the cancel comes (call_batch_test has the calls
   // running at once).
@@ -193,7 +194,7 @@ TEST(AgentLoop, CancellingDuringAToolStopsItAndAnswersTheRestAsNotRun) {
 }
 
 TEST(AgentLoop, ProviderErrorEndsTheRunWithItsMessage) {
-  Fixture f({tool_line("t1", "Noop", "{}")});
+  Fixture f({agent_tool_line("t1", "Noop", "{}")});
   Outcome o = f.run();
   EXPECT_EQ(o.status, RunStatus::kError);
   EXPECT_EQ(o.error, "cassette exhausted: agent main asked for response 2");
@@ -202,7 +203,7 @@ TEST(AgentLoop, ProviderErrorEndsTheRunWithItsMessage) {
 }
 
 TEST(AgentLoop, CostIsPricedFromTheTableAndUnpricedCallsAreCounted) {
-  Fixture f({text_line("hi")});
+  Fixture f({agent_text_line("hi")});
   config::PriceTable prices;
   prices.set("cassette", config::Price{1.0, 2.0, 0, 0});
   f.ctx.pricing = &prices;
@@ -275,7 +276,7 @@ TEST(AgentLoop, AToolCallCutOffAtTheOutputLimitIsNotedAndTheLoopGoesOn) {
   Fixture f({R"({"response": {"content": [{"type": "tool_use", "id": "t1", "name": "Echo",
                  "input": {"text": "hi"}}], "stop_reason": "max_tokens",
                  "usage": {"input_tokens": 10, "output_tokens": 64}}})",
-             text_line("done")});
+             agent_text_line("done")});
   Outcome o = f.run();
   EXPECT_EQ(o.status, RunStatus::kCompleted);
   ASSERT_EQ(f.sink.of_type("note").size(), 1u);

@@ -95,7 +95,7 @@ std::string final_line(int64_t input_tokens, const std::string& model = "cassett
       input_tokens, model);
 }
 
-std::shared_ptr<providers::Provider> cassette(const std::vector<std::string>& lines) {
+std::shared_ptr<providers::Provider> budget_cassette(const std::vector<std::string>& lines) {
   std::string text = R"({"mecha_cassette": 1})"
                      "\n";
   for (const auto& l : lines) text += l + "\n";
@@ -139,7 +139,7 @@ RunResult run_agent(std::shared_ptr<providers::Provider> provider,
 
 TEST(Budget, TurnLimitStopsBeforeTheNextModelCall) {
   RunContext ctx;
-  RunResult r = run_agent(cassette({echo_line(1, 10), echo_line(2, 10), echo_line(3, 10)}),
+  RunResult r = run_agent(budget_cassette({echo_line(1, 10), echo_line(2, 10), echo_line(3, 10)}),
                           std::make_shared<EchoTool>(nullptr, 0, false), ctx, 2);
   EXPECT_EQ(r.outcome.status, RunStatus::kLimitsExceeded);
   EXPECT_EQ(r.outcome.limit, "max_turns (2)");
@@ -158,7 +158,7 @@ TEST(Budget, CostCeilingFiresOnceThePricedSpendReachesIt) {
   ctx.max_cost_usd = 1.5;
   // $1, then $1: the ceiling is reached after the second call, before a third.
   RunResult r =
-      run_agent(cassette({echo_line(1, 1'000'000), echo_line(2, 1'000'000), final_line(10)}),
+      run_agent(budget_cassette({echo_line(1, 1'000'000), echo_line(2, 1'000'000), final_line(10)}),
                 std::make_shared<EchoTool>(nullptr, 0, false), ctx);
   EXPECT_EQ(r.outcome.status, RunStatus::kLimitsExceeded);
   EXPECT_EQ(r.outcome.limit, "max_cost ($1.5000)");
@@ -173,9 +173,10 @@ TEST(Budget, UnpricedCallsAreCountedNotFreeAndNeverFireTheCeilingEarly) {
   ctx.pricing = &cfg.pricing;
   ctx.max_cost_usd = 1.0;
   // $0.5 priced, then two enormous unpriced calls: the ceiling sees only $0.5 and holds.
-  RunResult r = run_agent(cassette({echo_line(1, 500'000), echo_line(2, 900'000'000, "free-model"),
-                                    final_line(900'000'000, "free-model")}),
-                          std::make_shared<EchoTool>(nullptr, 0, false), ctx);
+  RunResult r =
+      run_agent(budget_cassette({echo_line(1, 500'000), echo_line(2, 900'000'000, "free-model"),
+                                 final_line(900'000'000, "free-model")}),
+                std::make_shared<EchoTool>(nullptr, 0, false), ctx);
   EXPECT_EQ(r.outcome.status, RunStatus::kCompleted);
   EXPECT_EQ(r.outcome.turns, 3);
   EXPECT_EQ(r.outcome.cost_usd, std::optional<double>(0.5));
@@ -195,7 +196,7 @@ TEST(Budget, UnpricedCallsAreCountedNotFreeAndNeverFireTheCeilingEarly) {
 
 TEST(Budget, CostIsNullWhenNothingWasPriced) {
   RunContext ctx;  // no price table: every call is unpriced
-  RunResult r = run_agent(cassette({echo_line(1, 10), final_line(10)}),
+  RunResult r = run_agent(budget_cassette({echo_line(1, 10), final_line(10)}),
                           std::make_shared<EchoTool>(nullptr, 0, false), ctx);
   EXPECT_EQ(r.outcome.status, RunStatus::kCompleted);
   EXPECT_EQ(r.outcome.cost_usd, std::nullopt);
@@ -210,7 +211,7 @@ TEST(Budget, TimeLimitBetweenModelCalls) {
   ctx.max_time_s = 5;
   ctx.deadline = clock.now() + std::chrono::seconds(5);
   // Each Echo call takes 3 (fake) seconds: past the deadline after the second.
-  RunResult r = run_agent(cassette({echo_line(1, 10), echo_line(2, 10), echo_line(3, 10)}),
+  RunResult r = run_agent(budget_cassette({echo_line(1, 10), echo_line(2, 10), echo_line(3, 10)}),
                           std::make_shared<EchoTool>(&clock, 3, false), ctx);
   EXPECT_EQ(r.outcome.status, RunStatus::kLimitsExceeded);
   EXPECT_EQ(r.outcome.limit, "max_time (5s)");
@@ -241,7 +242,7 @@ TEST(Budget, TimeLimitStopsAToolInFlight) {
   ctx.deadline = clock.now() + std::chrono::seconds(60);
   ctx.concurrency.max_parallel = 1;  // in order: b has not started when the time is up
   RunResult r = run_agent(
-      cassette(
+      budget_cassette(
           {R"({"response": {"content": [{"type": "tool_use", "id": "a", "name": "Echo", "input": {}}, {"type": "tool_use", "id": "b", "name": "Echo", "input": {}}]}})"}),
       std::make_shared<EchoTool>(&clock, 120, true), ctx);
   EXPECT_EQ(r.outcome.status, RunStatus::kLimitsExceeded);
@@ -262,8 +263,8 @@ TEST(Budget, CancelIsStillCancelWithADeadline) {
   CancelToken user;
   user.cancel();
   ctx.cancel = &user;
-  RunResult r =
-      run_agent(cassette({final_line(1)}), std::make_shared<EchoTool>(nullptr, 0, false), ctx);
+  RunResult r = run_agent(budget_cassette({final_line(1)}),
+                          std::make_shared<EchoTool>(nullptr, 0, false), ctx);
   EXPECT_EQ(r.outcome.status, RunStatus::kCancelled);
 }
 

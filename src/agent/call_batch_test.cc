@@ -80,7 +80,7 @@ std::string calls_line(const std::vector<std::pair<std::string, std::string>>& c
   return Json{{"response", {{"content", content}}}}.dump();
 }
 
-tools::ToolRegistry registry_of(const std::vector<std::shared_ptr<tools::Tool>>& tools) {
+tools::ToolRegistry batch_registry(const std::vector<std::shared_ptr<tools::Tool>>& tools) {
   tools::ToolRegistry r;
   for (const auto& t : tools) EXPECT_TRUE(r.add(t).ok());
   return r;
@@ -91,10 +91,10 @@ struct BatchRun {
   Conversation conv;
 };
 
-BatchRun run_main(std::vector<std::shared_ptr<tools::Tool>> tools, const std::string& line,
-                  RunContext& ctx, EventSink* sink) {
+BatchRun batch_run_main(std::vector<std::shared_ptr<tools::Tool>> tools, const std::string& line,
+                        RunContext& ctx, EventSink* sink) {
   Agent agent(AgentSpec{}, testing::cassette({line, testing::text_line("main", "done")}),
-              registry_of(tools));
+              batch_registry(tools));
   BatchRun r;
   r.conv.append(Message::user_text("do it"));
   ctx.work_tree = "/tmp";
@@ -116,8 +116,9 @@ TEST(CallBatch, ReadOnlyCallsRunAtOnceAndAnswerInCallOrder) {
   auto point = std::make_shared<MeetingPoint>(3, std::chrono::seconds(10));
   RunContext ctx;
   RecordingSink sink;
-  BatchRun r = run_main({std::make_shared<MeetingTool>("Look", true, point)},
-                        calls_line({{"a", "Look"}, {"b", "Look"}, {"c", "Look"}}), ctx, &sink);
+  BatchRun r =
+      batch_run_main({std::make_shared<MeetingTool>("Look", true, point)},
+                     calls_line({{"a", "Look"}, {"b", "Look"}, {"c", "Look"}}), ctx, &sink);
   EXPECT_EQ(r.outcome.status, RunStatus::kCompleted);
   EXPECT_EQ(results_of(r.conv),
             (std::vector<ToolResultBlock>{
@@ -153,8 +154,8 @@ TEST(CallBatch, BashAndWritesRunInOrderUnlessTheConfigLetsThemOverlap) {
     RunContext ctx;
     ctx.concurrency.parallel_bash = c.parallel_bash;
     ctx.concurrency.parallel_writes = c.parallel_writes;
-    BatchRun r = run_main({std::make_shared<MeetingTool>(c.tool, false, point)},
-                          calls_line({{"a", c.tool}, {"b", c.tool}}), ctx, nullptr);
+    BatchRun r = batch_run_main({std::make_shared<MeetingTool>(c.tool, false, point)},
+                                calls_line({{"a", c.tool}, {"b", c.tool}}), ctx, nullptr);
     EXPECT_EQ(results_of(r.conv),
               (std::vector<ToolResultBlock>{{"a", c.first, false}, {"b", "met", false}}));
     EXPECT_EQ(point->peak, c.peak);
@@ -162,7 +163,7 @@ TEST(CallBatch, BashAndWritesRunInOrderUnlessTheConfigLetsThemOverlap) {
 }
 
 TEST(CallBatch, PlanKeepsTheInterlockDecisionOfCallsInOrder) {
-  tools::ToolRegistry registry = registry_of({
+  tools::ToolRegistry registry = batch_registry({
       testing::plain_tool("Look"),
       testing::plain_tool("Bash", "ok", false),
       testing::plain_tool("Write", "ok", false),
@@ -277,9 +278,9 @@ TEST(CallBatch, SendBatchedWithAnUntrustedAndAPrivateReadIsStillHeld) {
   RunContext ctx;
   ctx.concurrency.parallel_writes = true;  // only the taint may hold it back
   RecordingSink sink;
-  BatchRun r = run_main({fetch, notes, send},
-                        calls_line({{"f", "FetchPage"}, {"n", "ReadNotes"}, {"s", "SendMessage"}}),
-                        ctx, &sink);
+  BatchRun r = batch_run_main(
+      {fetch, notes, send},
+      calls_line({{"f", "FetchPage"}, {"n", "ReadNotes"}, {"s", "SendMessage"}}), ctx, &sink);
   EXPECT_EQ(fetch->calls().count(), 1);
   EXPECT_EQ(notes->calls().count(), 1);
   EXPECT_EQ(send->calls().count(), 0);
@@ -299,8 +300,8 @@ TEST(CallBatch, SendBatchedWithAnUntrustedAndAPrivateReadIsStillHeld) {
   auto send2 = testing::send_tool("SendMessage");
   RunContext clean;
   clean.concurrency.parallel_writes = true;
-  run_main({testing::untrusted_reader("FetchPage"), send2},
-           calls_line({{"f", "FetchPage"}, {"s", "SendMessage"}}), clean, nullptr);
+  batch_run_main({testing::untrusted_reader("FetchPage"), send2},
+                 calls_line({{"f", "FetchPage"}, {"s", "SendMessage"}}), clean, nullptr);
   EXPECT_EQ(send2->calls().count(), 1);
 }
 
@@ -320,8 +321,9 @@ TEST(CallBatch, CancelReachesEveryRunningCallAndAnswersTheOnesNotStarted) {
     }
     cancel.cancel();
   });
-  BatchRun r = run_main({std::make_shared<MeetingTool>("Look", true, point), bash},
-                        calls_line({{"a", "Look"}, {"b", "Look"}, {"c", "Bash"}}), ctx, nullptr);
+  BatchRun r =
+      batch_run_main({std::make_shared<MeetingTool>("Look", true, point), bash},
+                     calls_line({{"a", "Look"}, {"b", "Look"}, {"c", "Bash"}}), ctx, nullptr);
   canceller.join();
   EXPECT_EQ(r.outcome.status, RunStatus::kCancelled);
   EXPECT_EQ(results_of(r.conv),

@@ -172,7 +172,7 @@ class KeepingJournal final : public RunJournal {
   std::vector<std::string> compactions;
 };
 
-constexpr const char* kHeader = R"({"mecha_cassette": 1})";
+constexpr const char* kLadderHeader = R"({"mecha_cassette": 1})";
 
 std::string call_line(const std::string& id, const std::string& name, const std::string& input,
                       const std::string& expect = "") {
@@ -180,13 +180,13 @@ std::string call_line(const std::string& id, const std::string& name, const std:
          R"("response": {"content": [{"type": "tool_use", "id": ")" + id + R"(", "name": ")" +
          name + R"(", "input": )" + input + R"(}]}})";
 }
-std::string text_line(const std::string& text) {
+std::string ladder_text_line(const std::string& text) {
   return R"({"response": {"content": [{"type": "text", "text": ")" + text + R"("}]}})";
 }
 
 struct LadderRun {
   explicit LadderRun(const std::vector<std::string>& lines) {
-    std::string text = std::string(kHeader) + "\n";
+    std::string text = std::string(kLadderHeader) + "\n";
     for (const std::string& l : lines) text += l + "\n";
     auto c = providers::CassetteProvider::parse(text, "ladder.jsonl");
     EXPECT_TRUE(c.ok()) << c.message();
@@ -222,7 +222,8 @@ TEST(LoopLadderRun, AModelRepeatingAFailingCallClimbsEveryRungAndEndsStuck) {
        call_line("c4", "Fail", "{}"),
        // The withhold turn: Fail is not offered, and calling it anyway is refused.
        call_line("c5", "Fail", "{}", R"({"tools_exclude": ["Fail"], "tools_include": ["Echo"]})"),
-       call_line("c6", "Fail", "{}"), call_line("c7", "Fail", "{}"), text_line("never reached")});
+       call_line("c6", "Fail", "{}"), call_line("c7", "Fail", "{}"),
+       ladder_text_line("never reached")});
   Outcome o = r.run();
   EXPECT_EQ(o.status, RunStatus::kStuck);
   EXPECT_EQ(o.turns, 7);
@@ -282,7 +283,7 @@ TEST(LoopLadderRun, AModelThatChangesApproachAfterTheNoteClimbsNoFurther) {
   LadderRun r({call_line("c1", "Fail", "{}"), call_line("c2", "Fail", "{}"),
                call_line("c3", "Fail", "{}"), call_line("c4", "Echo", R"({"text": "another way"})"),
                call_line("c5", "Echo", R"({"text": "and on"})", R"({"tools_include": ["Fail"]})"),
-               call_line("c6", "Echo", R"({"text": "and on"})"), text_line("done")});
+               call_line("c6", "Echo", R"({"text": "and on"})"), ladder_text_line("done")});
   Outcome o = r.run();
   EXPECT_EQ(o.status, RunStatus::kCompleted);
   EXPECT_EQ(o.text, "done");
@@ -294,7 +295,7 @@ TEST(LoopLadderRun, WithTheTaintedRunTheSummaryLeavesResultsOut) {
   LadderRun r({call_line("c1", "Fail", "{}"), call_line("c2", "Fail", "{}"),
                call_line("c3", "Fail", "{}"), call_line("c4", "Fail", "{}"),
                call_line("c5", "Echo", R"({"text": "x"})"), call_line("c6", "Fail", "{}"),
-               text_line("done")});
+               ladder_text_line("done")});
   r.ctx.taint.untrusted = true;
   Outcome o = r.run();
   EXPECT_EQ(o.status, RunStatus::kCompleted);

@@ -30,7 +30,7 @@ std::shared_ptr<testing::ScriptedTool> tool(const std::string& name, tools::Capa
       testing::ScriptedToolSpec{name, c, true, "", false, ""});
 }
 
-std::vector<std::shared_ptr<tools::Tool>> base_tools() {
+std::vector<std::shared_ptr<tools::Tool>> mailbox_base_tools() {
   return {tool("Grep", {}), tool("ReadInbox", {.untrusted_input = true, .private_data = true}),
           tool("ReadMessage", {.untrusted_input = true, .private_data = true}),
           tool("SendMessage", {.external_send = true})};
@@ -52,7 +52,7 @@ TEST(MailboxSubagents, ADefinitionWithoutToolsInheritsNoMailboxTool) {
   inheriting.source = config::AgentSource::kClaudeDir;
   inheriting.origin = ".claude/agents/reviewer.md";
   config::AgentDef secretary = definition("secretary", {"ReadInbox", "SendMessage"});
-  auto catalog = make_catalog({inheriting, secretary}, base_tools(), nullptr);
+  auto catalog = make_catalog({inheriting, secretary}, mailbox_base_tools(), nullptr);
   ASSERT_NE(catalog, nullptr);
   EXPECT_EQ(catalog->find("reviewer")->tools, std::vector<std::string>{"Grep"});
   EXPECT_EQ(catalog->find("reviewer")->capabilities, tools::Capabilities{})

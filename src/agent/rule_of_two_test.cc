@@ -9,6 +9,7 @@
 #include "agent/agent.h"
 #include "agent/testing/cassette_script.h"
 #include "agent/testing/catalog_builder.h"
+#include "agent/testing/recording_approver.h"
 #include "agent/testing/recording_sink.h"
 #include "agent/testing/test_tools.h"
 
@@ -17,6 +18,7 @@ namespace {
 
 using config::SecurityMode;
 using testing::cassette;
+using testing::RecordingApprover;
 using testing::RecordingSink;
 using testing::text_line;
 using testing::tool_line;
@@ -26,24 +28,11 @@ const char* const kRefusedRm =
     "and private data; under [security] mode = \"rule_of_two\" such a run may not change state "
     "without a person's approval. Nothing was changed; do not retry it in this run.";
 
-tools::ToolRegistry registry_of(const std::vector<std::shared_ptr<tools::Tool>>& tools) {
+tools::ToolRegistry two_registry(const std::vector<std::shared_ptr<tools::Tool>>& tools) {
   tools::ToolRegistry r;
   for (const auto& t : tools) EXPECT_TRUE(r.add(t).ok());
   return r;
 }
-
-class RecordingApprover final : public Approver {
- public:
-  explicit RecordingApprover(bool answer) : answer_(answer) {}
-  ApprovalReply approve(const ApprovalRequest& request) override {
-    requests.push_back(to_json(request));
-    return answer_ ? ApprovalReply::kAllow : ApprovalReply::kDeny;
-  }
-  std::vector<Json> requests;
-
- private:
-  bool answer_;
-};
 
 // A work tree holding a file the injected instructions want gone.
 class RuleOfTwo : public ::testing::Test {
@@ -68,7 +57,7 @@ class RuleOfTwo : public ::testing::Test {
     lines.push_back(tool_line("main", "rm", "Bash", {{"command", "rm precious.txt"}}));
     lines.push_back(tool_line("main", "look", "Read", Json::object()));
     lines.push_back(text_line("main", "done"));
-    Agent agent(AgentSpec{}, cassette(lines), registry_of({web_, notes_, bash_, read_}));
+    Agent agent(AgentSpec{}, cassette(lines), two_registry({web_, notes_, bash_, read_}));
     RunContext ctx;
     ctx.work_tree = tree_;
     ctx.security_mode = mode;
@@ -176,7 +165,7 @@ TEST(RuleOfTwoSend, ASendIsAskedAboutOnceAsASend) {
         tool_line("main", "t3", "SendMessage", {{"to", "bob"}}),
         text_line("main", "done"),
     });
-    Agent agent(AgentSpec{}, provider, registry_of({web, notes, send}));
+    Agent agent(AgentSpec{}, provider, two_registry({web, notes, send}));
     RecordingApprover approver(answer);
     RunContext ctx;
     ctx.security_mode = SecurityMode::kRuleOfTwo;

@@ -47,7 +47,7 @@ class RecordingProvider final : public providers::Provider {
   std::shared_ptr<providers::Provider> inner_;
 };
 
-std::shared_ptr<providers::Provider> cassette(const std::vector<std::string>& lines) {
+std::shared_ptr<providers::Provider> journal_cassette(const std::vector<std::string>& lines) {
   std::string text = "{\"mecha_cassette\": 1}\n";
   for (const auto& l : lines) text += l + "\n";
   auto c = providers::CassetteProvider::parse(text, "test.cassette");
@@ -60,7 +60,7 @@ std::string fetch_line(const std::string& id) {
       R"({{"response": {{"content": [{{"type": "text", "text": "fetching"}}, {{"type": "tool_use", "id": "{}", "name": "Fetch", "input": {{"text": "{}"}}}}], "usage": {{"input_tokens": 5, "output_tokens": 1}}}}}})",
       id, id);
 }
-std::string text_line(const std::string& text) {
+std::string journal_text_line(const std::string& text) {
   return fmt::format(
       R"({{"response": {{"content": [{{"type": "text", "text": "{}"}}], "usage": {{"input_tokens": 7, "output_tokens": 2}}}}}})",
       text);
@@ -102,7 +102,7 @@ TEST(SessionJournal, RecordsTheRunAsItHappens) {
   auto session = (*st)->create("read the page");
   ASSERT_TRUE(session.ok());
   Outcome o = run_in_session(**session, "read the page",
-                             cassette({fetch_line("t1"), text_line("it says hi")}));
+                             journal_cassette({fetch_line("t1"), journal_text_line("it says hi")}));
   EXPECT_EQ(o.status, RunStatus::kCompleted);
   auto records = (*session)->records().value();
   EXPECT_EQ(kinds(records),
@@ -127,14 +127,15 @@ TEST(SessionJournal, ResumeGivesTheModelTheWholeHistory) {
     auto st = store::SessionStore::open(dir.path() / "s.db");
     auto session = (*st)->create("first");
     id = (*session)->id();
-    Outcome o = run_in_session(**session, "first", cassette({fetch_line("t1"), text_line("one")}));
+    Outcome o = run_in_session(**session, "first",
+                               journal_cassette({fetch_line("t1"), journal_text_line("one")}));
     ASSERT_EQ(o.status, RunStatus::kCompleted);
   }
   auto st = store::SessionStore::open(dir.path() / "s.db");  // as a new process would
   auto session = (*st)->open_session(id);
   ASSERT_TRUE(session.ok()) << session.message();
   EXPECT_TRUE((*session)->untrusted());
-  auto recorder = std::make_shared<RecordingProvider>(cassette({text_line("two")}));
+  auto recorder = std::make_shared<RecordingProvider>(journal_cassette({journal_text_line("two")}));
   Outcome o = run_in_session(**session, "second", recorder);
   ASSERT_EQ(o.status, RunStatus::kCompleted);
   EXPECT_EQ(o.text, "two");
@@ -176,8 +177,8 @@ TEST(SessionJournal, EachStepIsSyncedOnceBeforeTheModelCallThatDependsOnIt) {
   auto session = (*st)->create("five steps");
   ASSERT_TRUE(session.ok()) << session.message();
   auto counting = std::make_shared<FlushCountingProvider>(
-      cassette({fetch_line("t1"), fetch_line("t2"), fetch_line("t3"), fetch_line("t4"),
-                text_line("done")}),
+      journal_cassette({fetch_line("t1"), fetch_line("t2"), fetch_line("t3"), fetch_line("t4"),
+                        journal_text_line("done")}),
       st->get());
   Outcome o = run_in_session(**session, "five steps", counting);
   ASSERT_EQ(o.status, RunStatus::kCompleted);
@@ -218,9 +219,9 @@ TEST(SessionJournal, RefusalsAndNotesAreRecorded) {
   spec.allowlisted = true;
   Agent agent(
       spec,
-      cassette(
+      journal_cassette(
           {R"({"response": {"content": [{"type": "tool_use", "id": "x", "name": "Send", "input": {}}]}})",
-           text_line("ok")}),
+           journal_text_line("ok")}),
       tools::ToolRegistry{});
   Conversation conv;
   conv.append(Message::user_text("go"));
@@ -271,7 +272,8 @@ void expect_the_run_ends_at_the_failure(RunJournal& journal, size_t messages_kep
   ctx.journal = &journal;
   Conversation conv;
   conv.append(Message::user_text("go"));
-  auto provider = std::make_shared<RecordingProvider>(cassette({fetch_line("t1"), text_line("x")}));
+  auto provider = std::make_shared<RecordingProvider>(
+      journal_cassette({fetch_line("t1"), journal_text_line("x")}));
   Outcome o = make_agent(provider).run(ctx, conv, nullptr);
   EXPECT_EQ(o.status, RunStatus::kError);
   EXPECT_EQ(o.error, "recording the session failed: disk full");
@@ -296,7 +298,7 @@ TEST(SessionJournal, ASubagentRunDoesNotWriteTheSessionConversation) {
   ctx.depth = 1;
   Conversation conv;
   conv.append(Message::user_text("go"));
-  Outcome o = make_agent(cassette({text_line("x")})).run(ctx, conv, nullptr);
+  Outcome o = make_agent(journal_cassette({journal_text_line("x")})).run(ctx, conv, nullptr);
   EXPECT_EQ(o.status, RunStatus::kCompleted);
 }
 

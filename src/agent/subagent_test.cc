@@ -7,6 +7,7 @@
 #include "agent/testing/cassette_script.h"
 #include "agent/testing/catalog_builder.h"
 #include "agent/testing/checking_provider.h"
+#include "agent/testing/recording_approver.h"
 #include "agent/testing/recording_sink.h"
 #include "agent/testing/test_tools.h"
 
@@ -18,6 +19,7 @@ using config::AnswerShape;
 using testing::cassette;
 using testing::definition;
 using testing::make_catalog;
+using testing::RecordingApprover;
 using testing::RecordingSink;
 using testing::text_line;
 using testing::tool_line;
@@ -350,15 +352,6 @@ TEST(Subagent, CancellingTheParentCancelsTheChild) {
                                     "subagent 'worker' was cancelled before it finished"}));
 }
 
-class RecordingApprover final : public Approver {
- public:
-  ApprovalReply approve(const ApprovalRequest& request) override {
-    requests.push_back(to_json(request));
-    return ApprovalReply::kDeny;
-  }
-  std::vector<Json> requests;
-};
-
 TEST(Subagent, TheChildInheritsWorkTreeApproverAndWithheldTools) {
   auto web = testing::untrusted_reader();
   auto notes = testing::private_reader();
@@ -516,7 +509,7 @@ TEST(SubagentNotes, AnEmptyAnswerFailsTheShapeBeforeItIsReplaced) {
 
 // ---- Budgets: the child's time and money come out of the parent's.
 
-class FakeClock final : public Clock {
+class SubagentClock final : public Clock {
  public:
   std::chrono::steady_clock::time_point now() const override { return now_; }
   std::chrono::system_clock::time_point wall_now() const override { return {}; }
@@ -528,7 +521,7 @@ class FakeClock final : public Clock {
 
 class AdvancesTheClock final : public tools::Tool {
  public:
-  explicit AdvancesTheClock(FakeClock* clock) : clock_(clock) {}
+  explicit AdvancesTheClock(SubagentClock* clock) : clock_(clock) {}
   std::string name() const override { return "Sleep"; }
   std::string description() const override { return "Waits."; }
   Json input_schema() const override { return Json{{"type", "object"}}; }
@@ -540,11 +533,11 @@ class AdvancesTheClock final : public tools::Tool {
   }
 
  private:
-  FakeClock* clock_;
+  SubagentClock* clock_;
 };
 
 TEST(SubagentBudget, TheChildStopsAtTheParentsDeadline) {
-  FakeClock clock;
+  SubagentClock clock;
   auto catalog =
       make_catalog({definition("sleeper", {"Sleep"})}, {std::make_shared<AdvancesTheClock>(&clock)},
                    cassette({

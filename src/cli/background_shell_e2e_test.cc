@@ -24,7 +24,7 @@ using testing::tool_line;
 using tools::testing::running_on_host;
 using tools::testing::unique_sleep;
 
-std::string result_of(const std::vector<Json>& events, const std::string& id) {
+std::string background_result_of(const std::vector<Json>& events, const std::string& id) {
   for (const Json& r : of_type(events, "tool_result")) {
     if (r.at("id") == id) return r.at("content").get<std::string>();
   }
@@ -57,13 +57,14 @@ TEST_F(BackgroundShellE2E, StartsReadsKillsAndLeavesNothingRunningWhenTheRunEnds
       tool_line("main", "w2", "Bash", {{"command", "sleep 0.3"}}) + text_line("main", "done");
   auto events = run(lines, config());
 
-  EXPECT_NE(result_of(events, "b1").find("with ID: bash_1"), std::string::npos)
-      << result_of(events, "b1");
-  EXPECT_EQ(result_of(events, "o1"), "hello\nStatus: running");
-  EXPECT_NE(result_of(events, "b2").find("with ID: bash_2"), std::string::npos);
-  EXPECT_NE(result_of(events, "k1").find("Killed background shell bash_1"), std::string::npos)
-      << result_of(events, "k1");
-  EXPECT_EQ(result_of(events, "o2"), "Status: killed");
+  EXPECT_NE(background_result_of(events, "b1").find("with ID: bash_1"), std::string::npos)
+      << background_result_of(events, "b1");
+  EXPECT_EQ(background_result_of(events, "o1"), "hello\nStatus: running");
+  EXPECT_NE(background_result_of(events, "b2").find("with ID: bash_2"), std::string::npos);
+  EXPECT_NE(background_result_of(events, "k1").find("Killed background shell bash_1"),
+            std::string::npos)
+      << background_result_of(events, "k1");
+  EXPECT_EQ(background_result_of(events, "o2"), "Status: killed");
   // Both ran on the host, and neither outlived `mecha run`: bash_2 was never killed by the
   // model, and died with the run.
   EXPECT_TRUE(fs::exists(dir_.path() / "first-ran"));
@@ -114,7 +115,7 @@ TEST_F(BackgroundShellE2E, AShellThatCanSendIsKilledWhenTheRunHoldsUntrustedAndP
   std::vector<std::string> refused;
   for (const Json& r : of_type(events, "refusal")) refused.push_back(r.at("id"));
   EXPECT_NE(std::find(refused.begin(), refused.end(), "o1"), refused.end())
-      << result_of(events, "o1");
+      << background_result_of(events, "o1");
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ using testing::TempDir;
 
 const std::vector<std::string> kEnv = {"ANTHROPIC_API_KEY=sk-ant-test-key"};
 
-std::string config_for(const std::string& base_url, const std::string& extra = "") {
+std::string resilience_config(const std::string& base_url, const std::string& extra = "") {
   return "[providers.claude]\nkind = \"anthropic\"\nbase_url = \"" + base_url +
          "\"\nmodel = \"claude-sonnet-4-5\"\nretry_base_delay = 0.001\n" + extra;
 }
@@ -67,7 +67,7 @@ TEST(CallResilience, ThreeOverloadedAnswersThenSuccessCompleteWithEachRetryShown
   for (int i = 0; i < 3; ++i) server.enqueue(ScriptedResponse::plain(529, kOverloaded));
   server.enqueue(ScriptedResponse::sse(kStart + kText + kEnd));
   TempDir dir;
-  dir.write("c.toml", config_for(server.base_url("/v1")));
+  dir.write("c.toml", resilience_config(server.base_url("/v1")));
   auto r = run_mecha({"run", "--json", "--config", "c.toml", "--system", "Be brief.", "hello"},
                      dir.path(), "", testing::mecha_binary(), kEnv);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -110,7 +110,7 @@ TEST(CallResilience, RetriesAreShownOnStderrWithoutJson) {
   server.enqueue(ScriptedResponse::plain(529, kOverloaded));
   server.enqueue(ScriptedResponse::sse(kStart + kText + kEnd));
   TempDir dir;
-  dir.write("c.toml", config_for(server.base_url("/v1")));
+  dir.write("c.toml", resilience_config(server.base_url("/v1")));
   auto r = run_mecha({"run", "--config", "c.toml", "hello"}, dir.path(), "",
                      testing::mecha_binary(), kEnv);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -125,7 +125,7 @@ TEST(CallResilience, AReplyWithoutUsageFromAPricedModelIsUnpricedNotFree) {
   FakeModelServer server;
   server.enqueue(ScriptedResponse::sse(kStartWithoutUsage + kText + kEndWithoutUsage));
   TempDir dir;
-  dir.write("c.toml", config_for(server.base_url("/v1")));
+  dir.write("c.toml", resilience_config(server.base_url("/v1")));
   auto r = run_mecha({"run", "--json", "--config", "c.toml", "--max-cost", "1", "hello"},
                      dir.path(), "", testing::mecha_binary(), kEnv);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -147,7 +147,7 @@ TEST(CallResilience, AReplyWithoutUsageFromAPricedModelIsUnpricedNotFree) {
   // The same reply with its usage is priced: the model name is one the table knows.
   FakeModelServer priced;
   priced.enqueue(ScriptedResponse::sse(kStart + kText + kEnd));
-  dir.write("p.toml", config_for(priced.base_url("/v1")));
+  dir.write("p.toml", resilience_config(priced.base_url("/v1")));
   auto p = run_mecha({"run", "--json", "--config", "p.toml", "hello"}, dir.path(), "",
                      testing::mecha_binary(), kEnv);
   ASSERT_EQ(p.exit_code, 0) << p.err;
@@ -163,7 +163,7 @@ TEST(CallResilience, MessageStopEndsTheRunThoughTheServerKeepsTheConnectionOpen)
               {": keep-alive\n\n", std::chrono::milliseconds(60'000)}};
   server.enqueue(r);
   TempDir dir;
-  dir.write("c.toml", config_for(server.base_url("/v1")));
+  dir.write("c.toml", resilience_config(server.base_url("/v1")));
   const auto start = std::chrono::steady_clock::now();
   auto got = run_mecha({"run", "--json", "--config", "c.toml", "hello"}, dir.path(), "",
                        testing::mecha_binary(), kEnv);
@@ -182,7 +182,7 @@ TEST(CallResilience, AStreamOfPingsEndsAtTheRequestTimeoutNamingIt) {
   }
   server.enqueue(r);
   TempDir dir;
-  dir.write("c.toml", config_for(server.base_url("/v1"), "request_timeout = 1\n"));
+  dir.write("c.toml", resilience_config(server.base_url("/v1"), "request_timeout = 1\n"));
   const auto start = std::chrono::steady_clock::now();
   auto got = run_mecha({"run", "--json", "--config", "c.toml", "hello"}, dir.path(), "",
                        testing::mecha_binary(), kEnv);

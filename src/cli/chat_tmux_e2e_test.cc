@@ -83,7 +83,7 @@ class ChatInTmux : public ::testing::Test {
   TempDir dir_;
 };
 
-std::string tool_use(const std::string& id, const std::string& name, const Json& input) {
+std::string tmux_tool_use(const std::string& id, const std::string& name, const Json& input) {
   Json line = {
       {"response",
        {{"content",
@@ -294,9 +294,9 @@ TEST_F(ChatInTmux, CtrlCCancelsALongToolAndTheChatGoesOn) {
 // rule allows, for the rest of the session, without asking again.
 TEST_F(ChatInTmux, APermissionAskAnsweredAlwaysIsNotAskedAgain) {
   if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
-  auto t = chat(kHeader + tool_use("t1", "Bash", {{"command", "touch one"}}) + answer("Made one.") +
-                    tool_use("t2", "Bash", {{"command", "touch one"}}) +
-                    tool_use("t3", "Bash", {{"command", "touch two"}}) + answer("Made two."),
+  auto t = chat(kHeader + tmux_tool_use("t1", "Bash", {{"command", "touch one"}}) +
+                    answer("Made one.") + tmux_tool_use("t2", "Bash", {{"command", "touch one"}}) +
+                    tmux_tool_use("t3", "Bash", {{"command", "touch two"}}) + answer("Made two."),
                 testing::mecha_binary(), "default");
   const auto tree = dir_.path() / "tree";
   ASSERT_TRUE(prompt(*t, 1));
@@ -327,9 +327,9 @@ TEST_F(ChatInTmux, APermissionAskAnsweredAlwaysIsNotAskedAgain) {
 // for the rest of the run.
 TEST_F(ChatInTmux, RunAtATerminalAsksThereAndObeysTheAnswer) {
   if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
-  dir_.write("c.jsonl", kHeader + tool_use("t1", "Bash", {{"command", "touch refused"}}) +
-                            tool_use("t2", "Bash", {{"command", "touch always"}}) +
-                            tool_use("t3", "Bash", {{"command", "touch always"}}) +
+  dir_.write("c.jsonl", kHeader + tmux_tool_use("t1", "Bash", {{"command", "touch refused"}}) +
+                            tmux_tool_use("t2", "Bash", {{"command", "touch always"}}) +
+                            tmux_tool_use("t3", "Bash", {{"command", "touch always"}}) +
                             answer("Done at the terminal."));
   const auto tree = dir_.path() / "tree";
   TmuxSession t(dir_.path(),
@@ -361,11 +361,11 @@ TEST_F(ChatInTmux, RunAtATerminalAsksThereAndObeysTheAnswer) {
 // run (the message is in sent.jsonl), Enter alone (the default, No) refuses it.
 TEST_F(ChatInTmux, ApprovalIsAskedInlineAndTheAnswerIsObeyed) {
   const Json send = {{"to", "friend@example.com"}, {"body", "see you at 8"}};
-  auto t =
-      chat(kHeader + tool_use("t1", "FetchPage", {{"url", "https://pizza.example"}}) +
-               tool_use("t2", "ReadNotes", Json::object()) + tool_use("t3", "SendMessage", send) +
-               answer("Sent it.") + tool_use("t4", "SendMessage", send) + answer("Not sent."),
-           testing::mecha_e2e_binary());
+  auto t = chat(kHeader + tmux_tool_use("t1", "FetchPage", {{"url", "https://pizza.example"}}) +
+                    tmux_tool_use("t2", "ReadNotes", Json::object()) +
+                    tmux_tool_use("t3", "SendMessage", send) + answer("Sent it.") +
+                    tmux_tool_use("t4", "SendMessage", send) + answer("Not sent."),
+                testing::mecha_e2e_binary());
   const auto sent = dir_.path() / "tree/sent.jsonl";
   auto sent_lines = [&] {
     std::ifstream in(sent);

@@ -102,8 +102,8 @@ TEST(HostileInput, GuardBatchJudgesTheOtherLinesAfterABadOne) {
 
 // A config for one OpenAI-style provider at `url`, with small reply limits; the model the
 // scripted streams name is priced.
-std::string config_for(const std::string& url, int reply_bytes = 8192,
-                       int tool_input_bytes = 1024) {
+std::string hostile_config(const std::string& url, int reply_bytes = 8192,
+                           int tool_input_bytes = 1024) {
   return "[providers.local]\nkind = \"openai\"\nbase_url = \"" + url +
          "\"\nmodel = \"m\"\nmax_retries = 0\nmax_reply_bytes = " + std::to_string(reply_bytes) +
          "\nmax_tool_input_bytes = " + std::to_string(tool_input_bytes) +
@@ -135,7 +135,7 @@ struct LiveRun {
 
 LiveRun run_against(FakeModelServer& server, int reply_bytes = 8192, int tool_input_bytes = 1024) {
   TempDir dir;
-  dir.write("c.toml", config_for(server.base_url("/v1"), reply_bytes, tool_input_bytes));
+  dir.write("c.toml", hostile_config(server.base_url("/v1"), reply_bytes, tool_input_bytes));
   dir.write("a.txt", "hello\n");
   LiveRun run;
   run.result =

@@ -22,7 +22,7 @@ using providers::testing::ScriptedResponse;
 using testing::RunningMecha;
 using testing::TempDir;
 
-std::string config_for(const std::string& base_url) {
+std::string live_config(const std::string& base_url) {
   return "[providers.local]\nkind = \"openai\"\nbase_url = \"" + base_url +
          "\"\nmodel = \"m\"\nmax_retries = 0\n";
 }
@@ -45,7 +45,7 @@ TEST(LiveProvider, CtrlCAbortsTheRequestInFlightAndExits130) {
   stalled.chunks.push_back(ScriptedChunk{"data: [DONE]\n\n", std::chrono::seconds(60)});
   server.enqueue(stalled);
   TempDir dir;
-  dir.write("c.toml", config_for(server.base_url("/v1")));
+  dir.write("c.toml", live_config(server.base_url("/v1")));
   RunningMecha run({"run", "--json", "--config", "c.toml", "wait for it"}, dir.path());
   ASSERT_TRUE(await_requests(server, 1));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -65,7 +65,7 @@ TEST(LiveProvider, RefusedConnectionIsOneLineNamingTheUrl) {
   int port = closed_port();
   std::string url = "http://127.0.0.1:" + std::to_string(port) + "/v1";
   TempDir dir;
-  dir.write("c.toml", config_for(url));
+  dir.write("c.toml", live_config(url));
   auto r = testing::run_mecha({"run", "--config", "c.toml", "hello"}, dir.path());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(r.out.empty());
@@ -93,7 +93,7 @@ TEST(LiveProvider, TheRequestsOfARunShareOneConnection) {
   }
   server.enqueue(ScriptedResponse::sse(
       openai_stream(Message::assistant_text("read it five times"), "end_turn", Usage{10, 5})));
-  dir.write("c.toml", config_for(server.base_url("/v1")));
+  dir.write("c.toml", live_config(server.base_url("/v1")));
   auto r =
       testing::run_mecha({"run", "--json", "--config", "c.toml", "read the notes"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;

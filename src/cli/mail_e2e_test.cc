@@ -56,7 +56,7 @@ class WebhookSink {
   std::vector<std::string> bodies_;
 };
 
-std::string slurp(const fs::path& p) {
+std::string mail_slurp(const fs::path& p) {
   std::ifstream in(p);
   std::stringstream s;
   s << in.rdbuf();
@@ -143,7 +143,7 @@ TEST_F(MailE2E, ApproveNeverDeliversIntoTheMaildirAtOnce) {
   EXPECT_EQ(results[0].at("content"), "Message 1 sent to bob@example.com.");
   ASSERT_EQ(delivered(), 1u);
   auto file = fs::directory_iterator(sent_dir() / "new")->path();
-  tools::ParsedMail m = tools::parse_mail(slurp(file), 10000);
+  tools::ParsedMail m = tools::parse_mail(mail_slurp(file), 10000);
   EXPECT_EQ(m.headers.to, "bob@example.com");
   EXPECT_EQ(m.headers.subject, "Lunch");
   EXPECT_EQ(m.body, "At noon?");

@@ -30,7 +30,7 @@ std::optional<std::string> in_path(const std::string& name) {
   return std::nullopt;
 }
 
-std::string slurp(const std::filesystem::path& p) {
+std::string serve_slurp(const std::filesystem::path& p) {
   std::ifstream in(p);
   std::stringstream s;
   s << in.rdbuf();
@@ -68,7 +68,7 @@ TEST(McpServe, TheSdkClientListsCallsAndIsRefusedByTheGuard) {
   EXPECT_EQ(o["read"], (Json{{"isError", false}, {"text", "     1\tline one\n"}}));
   // A line the guard allows runs, in the tree, on the host's files.
   EXPECT_EQ(o["bash"], (Json{{"isError", false}, {"text", "made\nExit code: 0"}}));
-  EXPECT_EQ(slurp(tree / "inside.txt"), "made\n");
+  EXPECT_EQ(serve_slurp(tree / "inside.txt"), "made\n");
 
   // Refused lines: an error naming the rule, and nothing done.
   EXPECT_EQ(o["refusedSecret"]["isError"], true);
@@ -83,7 +83,7 @@ TEST(McpServe, TheSdkClientListsCallsAndIsRefusedByTheGuard) {
                 "Refused by the command guard, rule 'delete-tree': `rm -rf /`", 0),
             0u)
       << o["refusedDelete"];
-  EXPECT_EQ(slurp(tree / "notes.txt"), "line one\n");
+  EXPECT_EQ(serve_slurp(tree / "notes.txt"), "line one\n");
 
   EXPECT_EQ(o["refusedWrite"],
             (Json{{"isError", true},

@@ -21,7 +21,7 @@ using testing::of_type;
 using testing::text_line;
 using testing::tool_line;
 
-std::string slurp(const std::filesystem::path& p) {
+std::string permissions_slurp(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
@@ -31,7 +31,7 @@ std::string slurp(const std::filesystem::path& p) {
 // Whether `pid` is a process that still runs (not gone, not a zombie nobody reaped).
 bool running(int pid) {
   if (::kill(pid, 0) != 0) return false;
-  const std::string stat = slurp(fmt::format("/proc/{}/stat", pid));
+  const std::string stat = permissions_slurp(fmt::format("/proc/{}/stat", pid));
   const size_t paren = stat.rfind(')');
   return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
 }
@@ -178,8 +178,8 @@ TEST_F(PermissionsE2E, AMoveOrARemovalOfWhatARuleProtectsIsHeldByTheRule) {
     EXPECT_EQ(refusal.at("rule"), "permission") << attacks[i];
   }
   for (const Json& e : events) EXPECT_EQ(e.dump().find("TOP-SECRET-42"), std::string::npos) << e;
-  EXPECT_EQ(slurp(path("secret.txt")), "TOP-SECRET-42\n");
-  EXPECT_EQ(slurp(path("conf/prod.yml")), "replicas: 3\n");
+  EXPECT_EQ(permissions_slurp(path("secret.txt")), "TOP-SECRET-42\n");
+  EXPECT_EQ(permissions_slurp(path("conf/prod.yml")), "replicas: 3\n");
   EXPECT_TRUE(refusal_of(events, "ok").is_null());
   EXPECT_FALSE(std::filesystem::exists(path("conf/dev.yml")));
 }
@@ -204,8 +204,8 @@ TEST_F(PermissionsE2E, ARedirectionWithAnAmpersandWritesAFileAsAnyOtherDoes) {
   ASSERT_TRUE(asked.is_object());
   EXPECT_NE(asked.at("message").get<std::string>().find("nobody can answer"), std::string::npos)
       << asked;
-  EXPECT_EQ(slurp(path("conf/prod.yml")), "replicas: 3\n");
-  EXPECT_EQ(slurp(path("main.c")), "int main() {}\n");
+  EXPECT_EQ(permissions_slurp(path("conf/prod.yml")), "replicas: 3\n");
+  EXPECT_EQ(permissions_slurp(path("main.c")), "int main() {}\n");
   EXPECT_TRUE(refusal_of(events, "ok").is_null());
 }
 
@@ -403,7 +403,7 @@ TEST_F(PermissionsE2E, AcceptEditsLetsEditsThroughAndAsksForBash) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto events = json_lines(r.out);
   EXPECT_FALSE(result_of(events, "e1").at("is_error").get<bool>());
-  EXPECT_EQ(slurp(path("notes.txt")), "color\n");
+  EXPECT_EQ(permissions_slurp(path("notes.txt")), "color\n");
   EXPECT_EQ(refusal_of(events, "b1").at("rule"), "permission");
   EXPECT_FALSE(std::filesystem::exists(path("made-by-bash")));
 }
@@ -517,7 +517,7 @@ TEST_F(PermissionsE2E, AHookRewritesTheInputAndAPostToolUseHookSeesTheResult) {
             std::string::npos)
       << notes;
   EXPECT_NE(notes.find("allowed Bash without asking (mode default"), std::string::npos) << notes;
-  auto post = parse_json(slurp(path("post.json")), "post.json");
+  auto post = parse_json(permissions_slurp(path("post.json")), "post.json");
   ASSERT_TRUE(post.ok());
   EXPECT_EQ(post->at("hook_event_name"), "PostToolUse");
   EXPECT_EQ(post->at("tool_name"), "Bash");
@@ -548,7 +548,7 @@ TEST_F(PermissionsE2E, AHookThatHangsIsKilledAtItsTimeoutAndTheRunGoesOn) {
   }
   EXPECT_TRUE(noted) << Json(events).dump();
   // The hook's process is gone.
-  const std::string pid_text = slurp(path("hook.pid"));
+  const std::string pid_text = permissions_slurp(path("hook.pid"));
   ASSERT_FALSE(pid_text.empty());
   const int pid = std::stoi(pid_text);
   EXPECT_FALSE(running(pid)) << "hook process " << pid << " survived its timeout";

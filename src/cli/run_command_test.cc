@@ -11,14 +11,14 @@ using testing::json_lines;
 using testing::run_mecha;
 using testing::TempDir;
 
-const char* kTwoTurns = R"({"mecha_cassette": 1, "note": "test"}
+const char* kRunTwoTurns = R"({"mecha_cassette": 1, "note": "test"}
 {"agent": "main", "response": {"content": [{"type": "text", "text": "Looking."}, {"type": "tool_use", "id": "t1", "name": "Nope", "input": {"pattern": "ERROR"}}], "stop_reason": "tool_use", "usage": {"input_tokens": 120, "output_tokens": 30}}}
 {"agent": "main", "response": {"content": [{"type": "text", "text": "found 2 errors"}], "stop_reason": "end_turn", "usage": {"input_tokens": 180, "output_tokens": 6}}}
 )";
 
 TEST(RunCommand, HumanModePrintsTheAnswerOnStdoutAndProgressOnStderr) {
   TempDir dir;
-  dir.write("c.jsonl", kTwoTurns);
+  dir.write("c.jsonl", kRunTwoTurns);
   auto r = run_mecha({"run", "--model", "cassette:c.jsonl", "find errors"}, dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "found 2 errors\n");
@@ -29,7 +29,7 @@ TEST(RunCommand, HumanModePrintsTheAnswerOnStdoutAndProgressOnStderr) {
 
 TEST(RunCommand, JsonModePrintsOneEventPerLineEndingWithDone) {
   TempDir dir;
-  dir.write("c.jsonl", kTwoTurns);
+  dir.write("c.jsonl", kRunTwoTurns);
   auto r = run_mecha({"run", "--json", "--model", "cassette:c.jsonl", "find errors"}, dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto events = json_lines(r.out);
@@ -55,7 +55,7 @@ TEST(RunCommand, JsonModePrintsOneEventPerLineEndingWithDone) {
 
 TEST(RunCommand, TurnLimitExitsWithThree) {
   TempDir dir;
-  dir.write("c.jsonl", kTwoTurns);
+  dir.write("c.jsonl", kRunTwoTurns);
   auto r = run_mecha({"run", "--json", "--max-turns", "1", "--model", "cassette:c.jsonl", "x"},
                      dir.path());
   EXPECT_EQ(r.exit_code, 3);
@@ -66,7 +66,7 @@ TEST(RunCommand, TurnLimitExitsWithThree) {
 
 TEST(RunCommand, RecordWritesACassetteThatReplaysTheSameRun) {
   TempDir dir;
-  dir.write("c.jsonl", kTwoTurns);
+  dir.write("c.jsonl", kRunTwoTurns);
   auto first = run_mecha(
       {"run", "--json", "--model", "cassette:c.jsonl", "--record", "rec.jsonl", "x"}, dir.path());
   ASSERT_EQ(first.exit_code, 0) << first.err;
@@ -189,7 +189,7 @@ TEST(RunCommand, PlainMechaPrintsHelpAndExitsZero) {
 
 TEST(RunCommand, UsageErrorsAreOneLineNamingWhatWasWrong) {
   TempDir dir;
-  dir.write("c.jsonl", kTwoTurns);
+  dir.write("c.jsonl", kRunTwoTurns);
   struct Case {
     std::vector<std::string> args;
     std::string err;
@@ -247,7 +247,7 @@ std::string recorded_prompt(const std::filesystem::path& dir) {
 
 TEST(RunCommand, TheTaskMayBeSeveralWordsWithoutQuotes) {
   TempDir dir;
-  dir.write("c.jsonl", kTwoTurns);
+  dir.write("c.jsonl", kRunTwoTurns);
   auto r = run_mecha({"run", "--model", "cassette:c.jsonl", "find", "the", "errors", "--json"},
                      dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -257,7 +257,7 @@ TEST(RunCommand, TheTaskMayBeSeveralWordsWithoutQuotes) {
 
 TEST(RunCommand, DashReadsTheTaskFromStdin) {
   TempDir dir;
-  dir.write("c.jsonl", kTwoTurns);
+  dir.write("c.jsonl", kRunTwoTurns);
   auto r = run_mecha({"run", "--model", "cassette:c.jsonl", "-"}, dir.path(),
                      "find the errors\nin log.txt, all of them\n\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -267,7 +267,7 @@ TEST(RunCommand, DashReadsTheTaskFromStdin) {
 
 TEST(RunCommand, AMissingOrEmptyTaskIsAUsageError) {
   TempDir dir;
-  dir.write("c.jsonl", kTwoTurns);
+  dir.write("c.jsonl", kRunTwoTurns);
   struct Case {
     std::vector<std::string> words;
     std::string stdin_text;

@@ -31,7 +31,7 @@ std::string on_host(const std::filesystem::path& dir, const std::string& command
   return r.ok() ? r->out.text() : "";
 }
 
-std::string result_of(const std::vector<Json>& events, const std::string& id) {
+std::string sandbox_result_of(const std::vector<Json>& events, const std::string& id) {
   for (const auto& e : events)
     if (e.value("type", "") == "tool_result" && e.value("id", "") == id)
       return e.at("content").get<std::string>();
@@ -86,14 +86,14 @@ print("commondir planted")
                                       dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   auto events = testing::json_lines(r.out);
-  EXPECT_EQ(result_of(events, "b1"),
+  EXPECT_EQ(sandbox_result_of(events, "b1"),
             "git config exit 4\nhook: Read-only file system\nrename .git: Device or resource "
             "busy\ncommondir planted\nExit code: 0\nThe sandbox removed what the command "
             "created in protected places: .git/commondir. They configure programs that run "
             "code on the host (git, editors, shells, mecha); commands may not write them.");
-  EXPECT_EQ(result_of(events, "b2"),
+  EXPECT_EQ(sandbox_result_of(events, "b2"),
             "CapEff:\t0000000000000000\nNoNewPrivs:\t1\nSeccomp:\t2\nExit code: 0");
-  EXPECT_EQ(result_of(events, "b3"), "inside\ninit\nExit code: 0");
+  EXPECT_EQ(sandbox_result_of(events, "b3"), "inside\ninit\nExit code: 0");
 
   // On the host: git status and a commit run no planted code.
   EXPECT_EQ(on_host(dir.path(), "git status --short --untracked-files=no && " + git +
@@ -139,7 +139,7 @@ except OSError as e:
   std::string host = on_host(dir.path(), "python3 probe.py");
   ::close(fd);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  EXPECT_EQ(result_of(testing::json_lines(r.out), "b1"),
+  EXPECT_EQ(sandbox_result_of(testing::json_lines(r.out), "b1"),
             "absent\nrefused: No such file or directory\nExit code: 0");
   EXPECT_EQ(host, "exists\nconnected\n");
 }

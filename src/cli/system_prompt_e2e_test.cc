@@ -29,7 +29,8 @@ std::string today() {
 }
 
 // A cassette of one text reply whose request must contain each of `texts`.
-std::string expecting(const std::vector<std::string>& texts, const std::string& agent = "main") {
+std::string prompt_expecting(const std::vector<std::string>& texts,
+                             const std::string& agent = "main") {
   return "{\"mecha_cassette\": 1}\n" +
          dump_json(Json{{"agent", agent},
                         {"expect", {{"system_contains", texts}}},
@@ -71,16 +72,16 @@ class SystemPromptE2E : public ::testing::Test {
 };
 
 TEST_F(SystemPromptE2E, ARunSendsTreeDateBranchAndTheProjectsInstructions) {
-  auto r =
-      run(expecting({"You are mecha, a coding agent.", "- Work tree: " + tree().string(),
-                     "- Today's date: " + today(), ", branch main", "Root rule: run make check.",
-                     "Nested rule: use tabs.", "Imported style: no exceptions.",
-                     "(project, imported by", "written by anyone who can commit to it"}));
+  auto r = run(
+      prompt_expecting({"You are mecha, a coding agent.", "- Work tree: " + tree().string(),
+                        "- Today's date: " + today(), ", branch main", "Root rule: run make check.",
+                        "Nested rule: use tabs.", "Imported style: no exceptions.",
+                        "(project, imported by", "written by anyone who can commit to it"}));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "done\n");
 
   // The check is real: a text the prompt lacks fails the run.
-  auto bad = run(expecting({"not in any prompt"}));
+  auto bad = run(prompt_expecting({"not in any prompt"}));
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("expectation failed: system_contains \"not in any prompt\""),
             std::string::npos)
@@ -88,14 +89,14 @@ TEST_F(SystemPromptE2E, ARunSendsTreeDateBranchAndTheProjectsInstructions) {
 }
 
 TEST_F(SystemPromptE2E, SystemReplacesTheBuiltinPartAndAppendSystemAdds) {
-  auto replaced = run(
-      expecting({"You are a pirate.", "- Work tree: " + tree().string(), "Nested rule: use tabs."}),
-      {"--system", "You are a pirate."});
+  auto replaced = run(prompt_expecting({"You are a pirate.", "- Work tree: " + tree().string(),
+                                        "Nested rule: use tabs."}),
+                      {"--system", "You are a pirate."});
   EXPECT_EQ(replaced.exit_code, 0) << replaced.err;
-  auto gone = run(expecting({"You are mecha"}), {"--system", "You are a pirate."});
+  auto gone = run(prompt_expecting({"You are mecha"}), {"--system", "You are a pirate."});
   EXPECT_EQ(gone.exit_code, 1) << gone.err;
 
-  auto appended = run(expecting({"You are mecha", "Nested rule", "Answer in French."}),
+  auto appended = run(prompt_expecting({"You are mecha", "Nested rule", "Answer in French."}),
                       {"--append-system", "Answer in French."});
   EXPECT_EQ(appended.exit_code, 0) << appended.err;
 
@@ -119,7 +120,7 @@ TEST_F(SystemPromptE2E, MechaPromptPrintsWhatARunSends) {
     EXPECT_NE(p.out.find(s), std::string::npos) << s << "\nin:\n" << p.out;
   }
   // The whole prompt, as a run sends it: the run fails unless its prompt holds all of it.
-  auto r = run(expecting({p.out}));
+  auto r = run(prompt_expecting({p.out}));
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
@@ -143,7 +144,8 @@ TEST_F(SystemPromptE2E, ImportsThatLeaveTheTreeAreNotRead) {
       << p.out;
   // And a run sends the same: the file's text, no secret (the run passes only with the
   // first, and the prompt it sends is the one printed above).
-  auto r = run(expecting({"end of escapes", "was not read: it leads outside the repository"}));
+  auto r =
+      run(prompt_expecting({"end of escapes", "was not read: it leads outside the repository"}));
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
@@ -162,9 +164,9 @@ TEST_F(SystemPromptE2E, AHugeClaudeMdIsCutWithANote) {
 }
 
 TEST_F(SystemPromptE2E, AChatTurnSendsTheSamePrompt) {
-  dir_.write("c.jsonl",
-             expecting({"You are mecha", "- Work tree: " + tree().string(),
-                        "Nested rule: use tabs.", "Imported style: no exceptions.", "Be brief."}));
+  dir_.write("c.jsonl", prompt_expecting({"You are mecha", "- Work tree: " + tree().string(),
+                                          "Nested rule: use tabs.",
+                                          "Imported style: no exceptions.", "Be brief."}));
   auto r =
       run_mecha({"chat", "--json", "--socket", "none.sock", "--config", "config.toml", "-C",
                  tree().string(), "--model", "cassette:c.jsonl", "--append-system", "Be brief."},

@@ -7,7 +7,7 @@
 namespace mecha::config {
 namespace {
 
-std::string error_of(const std::string& text) {
+std::string guard_error_of(const std::string& text) {
   auto c = parse_config(text, "/w/.mecha/config.toml");
   return c.ok() ? std::string("ok") : c.message();
 }
@@ -106,7 +106,7 @@ TEST(GuardConfig, BadValuesNameFileLineAndKey) {
        "/w/.mecha/config.toml:6: key 'paths' in [[guard.rules]] must be \"outside\" or "
        "\"tree-or-outside\""},
   };
-  for (const Case& c : cases) EXPECT_EQ(error_of(c.text), c.error) << c.text;
+  for (const Case& c : cases) EXPECT_EQ(guard_error_of(c.text), c.error) << c.text;
 }
 
 }  // namespace

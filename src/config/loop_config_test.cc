@@ -7,7 +7,7 @@
 namespace mecha::config {
 namespace {
 
-std::string error_of(const std::string& text) {
+std::string loop_error_of(const std::string& text) {
   auto c = parse_config(text, "c.toml");
   return c.ok() ? std::string("ok") : c.message();
 }
@@ -65,18 +65,18 @@ context_window = 8192
 }
 
 TEST(LoopConfig, BadValuesNameTheKey) {
-  EXPECT_EQ(error_of("[compaction]\nthreshold = 1.5\n"),
+  EXPECT_EQ(loop_error_of("[compaction]\nthreshold = 1.5\n"),
             "c.toml:2: key 'threshold' in [compaction] must be a fraction of the context window "
             "from 0.1 to 0.99, not 1.5");
-  EXPECT_EQ(error_of("[tools]\nmax_parallel = 0\n"),
+  EXPECT_EQ(loop_error_of("[tools]\nmax_parallel = 0\n"),
             "c.toml:2: key 'max_parallel' in [tools] must be an integer from 1 to 64, not 0");
-  EXPECT_EQ(error_of("[tools]\nparallel = true\n"),
+  EXPECT_EQ(loop_error_of("[tools]\nparallel = true\n"),
             "c.toml:2: unknown key 'parallel' in [tools] (keys: max_parallel, parallel_bash, "
             "parallel_writes)");
-  EXPECT_EQ(error_of("[compaction.context_windows]\nm = 10\n"),
+  EXPECT_EQ(loop_error_of("[compaction.context_windows]\nm = 10\n"),
             "c.toml:2: key 'm' in [compaction.context_windows] must be an integer from 1024 to "
             "100000000, not 10");
-  EXPECT_EQ(error_of("[loop]\nnote_after = 5\n"),
+  EXPECT_EQ(loop_error_of("[loop]\nnote_after = 5\n"),
             "c.toml:1: [loop] needs note_after < withhold_after < fresh_context_after < "
             "stuck_after (each rung after the one before), not 5 < 4 < 5 < 6");
 }

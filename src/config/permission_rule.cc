@@ -11,7 +11,7 @@ namespace {
 constexpr std::string_view kPathTools[] = {"Read", "Edit",      "Write",       "Glob",
                                            "Grep", "MultiEdit", "NotebookEdit"};
 
-bool name_char(char c) {
+bool tool_name_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-';
 }
 
@@ -103,7 +103,7 @@ Result<PermissionRule> parse_permission_rule(std::string_view text) {
     return bad(text, "a tool name has no wildcard (only mcp__SERVER__* has)");
   }
   for (char c : name) {
-    if (!name_char(c) && c != '*') {
+    if (!tool_name_char(c) && c != '*') {
       return bad(text,
                  fmt::format("the tool name \"{}\" may hold only letters, digits, _ and -", name));
     }

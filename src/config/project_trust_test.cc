@@ -17,13 +17,13 @@ namespace mecha::config {
 namespace {
 
 // A fresh directory, removed afterwards (config's tests cannot use store/testing).
-class TempDir {
+class TrustDir {
  public:
-  TempDir() {
+  TrustDir() {
     std::string tmpl = (std::filesystem::temp_directory_path() / "mecha-trust-XXXXXX").string();
     path_ = ::mkdtemp(tmpl.data()) ? std::filesystem::canonical(tmpl) : std::filesystem::path();
   }
-  ~TempDir() { std::filesystem::remove_all(path_); }
+  ~TrustDir() { std::filesystem::remove_all(path_); }
   const std::filesystem::path& path() const { return path_; }
   void write(const std::string& name, const std::string& text) const {
     std::filesystem::create_directories((path_ / name).parent_path());
@@ -148,7 +148,7 @@ class ProjectTrustLoad : public ::testing::Test {
         "you trust it; read it, and if you accept what it does, run: mecha trust {}",
         path, state, keys, path);
   }
-  TempDir dir_;
+  TrustDir dir_;
   ConfigFiles files_;
 };
 
@@ -224,7 +224,7 @@ TEST_F(ProjectTrustLoad, TrustRecordsOthersCanWriteAreRefused) {
 }
 
 TEST(TrustStore, RecordsAreSha256sumLinesAndRevokeDropsThem) {
-  TempDir dir;
+  TrustDir dir;
   const auto file = dir.path() / "state" / "trusted-configs";
   auto t = TrustStore::load(file);
   ASSERT_TRUE(t.ok());

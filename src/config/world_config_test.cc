@@ -16,7 +16,7 @@ namespace mecha::config {
 namespace {
 
 // The error reading `text`, or "ok".
-std::string error_of(const std::string& text) {
+std::string world_error_of(const std::string& text) {
   auto c = parse_config(text, "c.toml");
   return c.ok() ? std::string("ok") : c.message();
 }
@@ -253,24 +253,24 @@ TEST(WorldConfig, BadValuesNameFileLineAndKey) {
       {"security = \"rule_of_two\"\n", "c.toml:1: [security] must be a table"},
   };
   for (const Case& c : cases) {
-    EXPECT_EQ(error_of(c.text), c.error) << c.text;
+    EXPECT_EQ(world_error_of(c.text), c.error) << c.text;
   }
 }
 
 TEST(WorldConfig, AHomePathNeedsAHome) {
   HomeIs home("relative");
-  EXPECT_EQ(error_of("[mail]\nmaildir = \"~/Mail\"\n"),
+  EXPECT_EQ(world_error_of("[mail]\nmaildir = \"~/Mail\"\n"),
             "c.toml:2: key 'maildir' in [mail] starts with ~/, but $HOME is not an absolute path");
 }
 
 // A fresh directory, removed afterwards.
-class TempDir {
+class WorldDir {
  public:
-  TempDir() {
+  WorldDir() {
     std::string tmpl = (std::filesystem::temp_directory_path() / "mecha-world-XXXXXX").string();
     path_ = ::mkdtemp(tmpl.data()) ? std::filesystem::canonical(tmpl) : std::filesystem::path();
   }
-  ~TempDir() { std::filesystem::remove_all(path_); }
+  ~WorldDir() { std::filesystem::remove_all(path_); }
   const std::filesystem::path& path() const { return path_; }
   void write(const std::string& name, const std::string& text) const {
     std::filesystem::create_directories((path_ / name).parent_path());
@@ -297,7 +297,7 @@ class WorldConfigLoad : public ::testing::Test {
     ASSERT_TRUE(store.ok()) << store.message();
     ASSERT_TRUE(store->trust(project_path(), sha256_hex(text)).ok());
   }
-  TempDir dir_;
+  WorldDir dir_;
   ConfigFiles files_;
 };
 

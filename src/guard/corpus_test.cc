@@ -19,7 +19,7 @@
 namespace mecha::guard {
 namespace {
 
-struct Case {
+struct CorpusCase {
   int line = 0;
   std::string category;
   std::string expect;  // "allow" or "refuse"
@@ -27,8 +27,8 @@ struct Case {
   std::string rule;  // empty: any rule
 };
 
-std::vector<Case> load_corpus() {
-  std::vector<Case> out;
+std::vector<CorpusCase> load_corpus() {
+  std::vector<CorpusCase> out;
   std::ifstream in(std::string(MECHA_SOURCE_DIR) + "/tests/guard/corpus.jsonl");
   EXPECT_TRUE(in) << "tests/guard/corpus.jsonl is missing";
   std::string text;
@@ -36,7 +36,7 @@ std::vector<Case> load_corpus() {
   while (std::getline(in, text)) {
     ++n;
     Json c = Json::parse(text);
-    Case k;
+    CorpusCase k;
     k.line = n;
     k.category = c.at("category");
     k.expect = c.at("expect");
@@ -61,9 +61,9 @@ TEST(Corpus, EveryCaseGetsItsExpectedVerdict) {
   auto made = corpus_guard();
   ASSERT_TRUE(made.ok()) << made.message();
   const CommandGuard& guard = *made;
-  std::vector<Case> cases = load_corpus();
+  std::vector<CorpusCase> cases = load_corpus();
   std::map<std::string, Tally> per_category;
-  for (const Case& c : cases) {
+  for (const CorpusCase& c : cases) {
     Verdict v = guard.screen(c.command);
     EXPECT_EQ(v.allowed ? "allow" : "refuse", c.expect)
         << "line " << c.line << " (" << c.category << "): " << c.command << "\n  rule: " << v.rule
@@ -95,12 +95,12 @@ TEST(Corpus, RecallAndFalsePositiveRate) {
   auto made = corpus_guard();
   ASSERT_TRUE(made.ok()) << made.message();
   const CommandGuard& guard = *made;
-  std::vector<Case> cases = load_corpus();
+  std::vector<CorpusCase> cases = load_corpus();
   const std::set<std::string> expects = {"allow", "refuse"};
   std::map<std::string, Tally> recall;  // over refuse-cases
   std::map<std::string, Tally> fp;      // over allow-cases
   Tally all_recall, all_fp;
-  for (const Case& c : cases) {
+  for (const CorpusCase& c : cases) {
     ASSERT_TRUE(expects.count(c.expect) > 0)
         << "line " << c.line << ": expect must be allow or refuse, not '" << c.expect << "'";
     ASSERT_FALSE(c.category.empty()) << "line " << c.line << " has no category";

@@ -49,13 +49,13 @@ Seen seen(const Operands& o) {
   return s;
 }
 
-struct Case {
+struct OperandCase {
   V argv;
   Seen expected;
 };
 
-void check(const std::vector<Case>& cases) {
-  for (const Case& c : cases) {
+void check_operands(const std::vector<OperandCase>& cases) {
+  for (const OperandCase& c : cases) {
     std::string line;
     for (const std::string& w : c.argv) line += "[" + w + "]";
     EXPECT_EQ(seen(operands_of(command(c.argv))), c.expected) << line;
@@ -63,7 +63,7 @@ void check(const std::vector<Case>& cases) {
 }
 
 TEST(Operands, FileCommandsWriteTheirOperands) {
-  check({
+  check_operands({
       {{"rm", "-rf", "build"}, {{"build"}, {}, {"r", "f"}}},
       {{"rm", "--", "-x"}, {{"-x"}, {}, {}}},
       {{"mkdir", "-p", "a/b"}, {{"a/b"}, {}, {"p"}}},
@@ -83,7 +83,7 @@ TEST(Operands, FileCommandsWriteTheirOperands) {
 }
 
 TEST(Operands, CopiesWriteTheLastOperandOrTheTarget) {
-  check({
+  check_operands({
       {{"cp", "a", "b"}, {{"b"}, {"a"}, {}}},
       {{"cp", "-r", "a", "b", "dir/"}, {{"dir/"}, {"a", "b"}, {"r"}}},
       {{"cp", "-t", "dir", "a", "b"}, {{"dir"}, {"a", "b"}, {"t"}}},
@@ -103,7 +103,7 @@ TEST(Operands, CopiesWriteTheLastOperandOrTheTarget) {
 }
 
 TEST(Operands, OptionValuesThatAreFilesWritten) {
-  check({
+  check_operands({
       {{"sort", "-o", "out", "in"}, {{"out"}, {"in"}, {"o"}}},
       {{"sort", "-o/etc/x", "in"}, {{"/etc/x"}, {"in"}, {"o"}}},
       {{"sort", "--output=o", "in"}, {{"o"}, {"in"}, {"output"}}},
@@ -124,7 +124,7 @@ TEST(Operands, OptionValuesThatAreFilesWritten) {
 }
 
 TEST(Operands, TextIsNeverAPath) {
-  check({
+  check_operands({
       {{"echo", "/etc/passwd"}, {{}, {}, {}}},
       {{"printf", "%s\\n", "~/.ssh"}, {{}, {}, {}}},
       {{"grep", "-rn", "pat", "src"}, {{}, {"src"}, {"r", "n"}}},
@@ -138,7 +138,7 @@ TEST(Operands, TextIsNeverAPath) {
 }
 
 TEST(Operands, WrappedCommandsAreNotTheWrappersReads) {
-  check({
+  check_operands({
       {{"timeout", "5", "rm", "x"}, {{}, {}, {}}},
       {{"nice", "-n", "3", "cat", "f"}, {{}, {}, {"n"}}},
       {{"bash", "-c", "cat /etc/shadow"}, {{}, {}, {"c"}}},
@@ -147,7 +147,7 @@ TEST(Operands, WrappedCommandsAreNotTheWrappersReads) {
 }
 
 TEST(Operands, SedWritesInPlaceAndByItsProgram) {
-  check({
+  check_operands({
       {{"sed", "s/a/b/", "f"}, {{}, {"f"}, {}}},
       {{"sed", "-i", "s/a/b/", "f"}, {{"f"}, {}, {"i"}}},
       {{"sed", "-ni", "s/a/b/", "f"}, {{"f"}, {}, {"n", "i"}}},
@@ -168,7 +168,7 @@ TEST(Operands, SedWritesInPlaceAndByItsProgram) {
 }
 
 TEST(Operands, AwkWritesByItsProgramAndRunsCommands) {
-  check({
+  check_operands({
       {{"awk", "{print $1}", "data.csv"}, {{}, {"data.csv"}, {}}},
       {{"awk", "{print > \"o.txt\"}", "in"}, {{"o.txt"}, {"in"}, {}}},
       {{"awk", "{printf \"x\" > \"/etc/x\"}", "in"}, {{"/etc/x"}, {"in"}, {}}},
@@ -186,7 +186,7 @@ TEST(Operands, AwkWritesByItsProgramAndRunsCommands) {
 TEST(Operands, TarWritesTheArchiveOrWhatItExtracts) {  // Options that run a command are screened as
                                                        // scripts (option_commands_test.cc); here
   // they only must not be taken for archives or members.
-  check({
+  check_operands({
       {{"tar", "-czf", "out.tgz", "src"}, {{"out.tgz"}, {"src"}, {"c", "z", "f"}}},
       {{"tar", "czf", "out.tgz", "src"}, {{"out.tgz"}, {"src"}, {"c", "z", "f"}}},
       {{"tar", "-xzf", "in.tgz", "-C", "vendor"}, {{"vendor"}, {"in.tgz"}, {"x", "z", "f", "C"}}},
@@ -203,7 +203,7 @@ TEST(Operands, TarWritesTheArchiveOrWhatItExtracts) {  // Options that run a com
 }
 
 TEST(Operands, FindDeletesItsStartPointsAndWritesItsLists) {
-  check({
+  check_operands({
       {{"find", ".", "-name", "x"}, {{}, {"."}, {"name"}}},
       {{"find", "-name", "x"}, {{}, {"."}, {"name"}}},
       {{"find", ".", "-name", "*.o", "-delete"}, {{"."}, {}, {"name", "delete"}}},
@@ -214,7 +214,7 @@ TEST(Operands, FindDeletesItsStartPointsAndWritesItsLists) {
 }
 
 TEST(Operands, GitWritesGlobalConfigAndCloneTargets) {
-  check({
+  check_operands({
       {{"git", "status"}, {{}, {"status"}, {}}},
       {{"git", "config", "--global", "user.name", "x"},
        {{"~/.gitconfig"}, {"config", "user.name", "x"}, {"global"}}},
@@ -227,7 +227,7 @@ TEST(Operands, GitWritesGlobalConfigAndCloneTargets) {
 }
 
 TEST(Operands, PerlEditsInPlaceWithI) {
-  check({
+  check_operands({
       {{"perl", "-pi", "-e", "s/a/b/", "f"}, {{"f"}, {}, {}}},
       {{"perl", "-ne", "print", "f"}, {{}, {"f"}, {}}},
       {{"perl", "script.pl", "arg"}, {{}, {"arg"}, {}}},

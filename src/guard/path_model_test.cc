@@ -70,7 +70,7 @@ struct ResolveCase {
   Resolved expected;
 };
 
-void check(const std::vector<ResolveCase>& cases, const Places& p = places()) {
+void check_resolves(const std::vector<ResolveCase>& cases, const Places& p = places()) {
   for (const ResolveCase& c : cases) {
     Resolved r = resolve_path(c.word, c.cwd, p);
     SCOPED_TRACE(c.word.shown() + " from '" + c.cwd + "'");
@@ -82,7 +82,7 @@ void check(const std::vector<ResolveCase>& cases, const Places& p = places()) {
 }
 
 TEST(ResolvePath, PlacesLiteralPaths) {
-  check({
+  check_resolves({
       {word("src/a.c"), kTree, {Place::kInside, "/work/tree/src/a.c"}},
       {word("./src/../b"), kTree, {Place::kInside, "/work/tree/b"}},
       {word("."), kTree, {Place::kTree, "/work/tree"}},
@@ -103,7 +103,7 @@ TEST(ResolvePath, PlacesLiteralPaths) {
 }
 
 TEST(ResolvePath, MarksSecretsAndProtectedParts) {
-  check({
+  check_resolves({
       {word("/etc/shadow"), kTree, {Place::kOutside, "/etc/shadow", true}},
       {word(H + "/.ssh/id_rsa"), kTree, {Place::kOutside, "/home/user/.ssh/id_rsa", true}},
       {word(H + "/.bashrc"), kTree, {Place::kOutside, "/home/user/.bashrc", true}},
@@ -129,13 +129,13 @@ TEST(ResolvePath, MarksSecretsAndProtectedParts) {
 TEST(ResolvePath, RootsHomeIsNotASecretToRoot) {
   Places p = places();
   p.home = "/root";
-  check({{word("/root/notes"), kTree, {Place::kOutside, "/root/notes", false}},
-         {word(H + "/.ssh/id_rsa"), kTree, {Place::kOutside, "/root/.ssh/id_rsa", true}}},
-        p);
+  check_resolves({{word("/root/notes"), kTree, {Place::kOutside, "/root/notes", false}},
+                  {word(H + "/.ssh/id_rsa"), kTree, {Place::kOutside, "/root/.ssh/id_rsa", true}}},
+                 p);
 }
 
 TEST(ResolvePath, GlobsStandForWhatTheyMayMatch) {
-  check({
+  check_resolves({
       {word("*", true), kTree, {Place::kTree, "/work/tree"}},
       {word("*.c", true), kTree, {Place::kInside, "/work/tree"}},
       {word("src/*.c", true), kTree, {Place::kInside, "/work/tree/src"}},
@@ -153,7 +153,7 @@ TEST(ResolvePath, GlobsStandForWhatTheyMayMatch) {
 }
 
 TEST(ResolvePath, UnknownPartsKeepOnlyTheDirectoryBeforeThem) {
-  check({
+  check_resolves({
       {word(U), kTree, {Place::kUnknown, ""}},
       {word(H + U), kTree, {Place::kUnknown, ""}},
       {word("build/" + U), kTree, {Place::kUnknown, "/work/tree/build"}},

@@ -43,7 +43,7 @@ struct Flags {
   bool dynamic = false, splits = false, ifs = false, glob = false;
 };
 
-ShellWord word(std::string text, uint32_t offset, Flags f = {}) {
+ShellWord cooked(std::string text, uint32_t offset, Flags f = {}) {
   ShellWord w;
   w.text = std::move(text);
   w.dynamic = f.dynamic;
@@ -54,18 +54,18 @@ ShellWord word(std::string text, uint32_t offset, Flags f = {}) {
   return w;
 }
 
-const std::string U(1, kUnknown);
-const std::string H(1, kHome);
+const std::string kU(1, kUnknown);
+const std::string kH(1, kHome);
 
 TEST(CookWord, RemovesQuotesAndDecodesEscapesInTheCommandName) {
   struct Case {
     const char* line;
     ShellWord name;
   } cases[] = {
-      {"rm x", word("rm", 0)},           {"\\rm x", word("rm", 0)},
-      {"\"rm\" x", word("rm", 0)},       {"r''m x", word("rm", 0)},
-      {"$'\\x72m' x", word("rm", 0)},    {"$'\\162\\155' x", word("rm", 0)},
-      {"/bin/rm x", word("/bin/rm", 0)}, {"  ls", word("ls", 2)},
+      {"rm x", cooked("rm", 0)},           {"\\rm x", cooked("rm", 0)},
+      {"\"rm\" x", cooked("rm", 0)},       {"r''m x", cooked("rm", 0)},
+      {"$'\\x72m' x", cooked("rm", 0)},    {"$'\\162\\155' x", cooked("rm", 0)},
+      {"/bin/rm x", cooked("/bin/rm", 0)}, {"  ls", cooked("ls", 2)},
   };
   for (const Case& c : cases) {
     std::vector<ShellWord> w = words_of(c.line);
@@ -79,20 +79,20 @@ TEST(CookWord, KeepsWhatIsKnownOnlyAtRunTimeAsUnknown) {
     const char* line;
     ShellWord arg;
   } cases[] = {
-      {"echo plain", word("plain", 5)},
-      {"echo 'a\\nb'", word("a\\nb", 5)},
-      {"echo \"a\\$b\\\"c\\d\"", word("a$b\"c\\d", 5)},
-      {"echo $'a\\tb\\u00e9'", word("a\tb\xc3\xa9", 5)},
-      {"echo a\\ b", word("a b", 5)},
-      {"echo $x", word(U, 5, {.dynamic = true, .splits = true})},
-      {"echo \"$x\"", word(U, 5, {.dynamic = true})},
-      {"echo \"x$(id)y\"", word("x" + U + "y", 5, {.dynamic = true})},
-      {"echo $(id)", word(U, 5, {.dynamic = true, .splits = true})},
-      {"echo `id`", word(U, 5, {.dynamic = true, .splits = true})},
-      {"echo $((1+2))", word(U, 5, {.dynamic = true})},
-      {"echo a$IFS-b", word("a" + U + "-b", 5, {.dynamic = true, .splits = true, .ifs = true})},
-      {"echo \"${IFS}\"", word(U, 5, {.dynamic = true})},
-      {"echo pre${x}post", word("pre" + U + "post", 5, {.dynamic = true, .splits = true})},
+      {"echo plain", cooked("plain", 5)},
+      {"echo 'a\\nb'", cooked("a\\nb", 5)},
+      {"echo \"a\\$b\\\"c\\d\"", cooked("a$b\"c\\d", 5)},
+      {"echo $'a\\tb\\u00e9'", cooked("a\tb\xc3\xa9", 5)},
+      {"echo a\\ b", cooked("a b", 5)},
+      {"echo $x", cooked(kU, 5, {.dynamic = true, .splits = true})},
+      {"echo \"$x\"", cooked(kU, 5, {.dynamic = true})},
+      {"echo \"x$(id)y\"", cooked("x" + kU + "y", 5, {.dynamic = true})},
+      {"echo $(id)", cooked(kU, 5, {.dynamic = true, .splits = true})},
+      {"echo `id`", cooked(kU, 5, {.dynamic = true, .splits = true})},
+      {"echo $((1+2))", cooked(kU, 5, {.dynamic = true})},
+      {"echo a$IFS-b", cooked("a" + kU + "-b", 5, {.dynamic = true, .splits = true, .ifs = true})},
+      {"echo \"${IFS}\"", cooked(kU, 5, {.dynamic = true})},
+      {"echo pre${x}post", cooked("pre" + kU + "post", 5, {.dynamic = true, .splits = true})},
   };
   for (const Case& c : cases) {
     std::vector<ShellWord> w = words_of(c.line);
@@ -106,19 +106,19 @@ TEST(CookWord, MarksHomeAndGlobs) {
     const char* line;
     ShellWord arg;
   } cases[] = {
-      {"ls ~", word(H, 3)},
-      {"ls ~/x", word(H + "/x", 3)},
-      {"ls $HOME/x", word(H + "/x", 3)},
-      {"ls \"$HOME\"/x", word(H + "/x", 3)},
-      {"ls ${HOME}", word(H, 3)},
-      {"ls a~b", word("a~b", 3)},  // The home is kept anywhere in a word, to be placed once the
-                                   // part before it is cut.
-      {"ls x/$HOME", word("x/" + H, 3)},
-      {"ls '~/x'", word("~/x", 3)},
-      {"ls *.c", word("*.c", 3, {.glob = true})},
-      {"ls /e?c", word("/e?c", 3, {.glob = true})},
-      {"ls '*.c'", word("*.c", 3)},
-      {"ls \\*.c", word("*.c", 3)},
+      {"ls ~", cooked(kH, 3)},
+      {"ls ~/x", cooked(kH + "/x", 3)},
+      {"ls $HOME/x", cooked(kH + "/x", 3)},
+      {"ls \"$HOME\"/x", cooked(kH + "/x", 3)},
+      {"ls ${HOME}", cooked(kH, 3)},
+      {"ls a~b", cooked("a~b", 3)},  // The home is kept anywhere in a word, to be placed once the
+                                     // part before it is cut.
+      {"ls x/$HOME", cooked("x/" + kH, 3)},
+      {"ls '~/x'", cooked("~/x", 3)},
+      {"ls *.c", cooked("*.c", 3, {.glob = true})},
+      {"ls /e?c", cooked("/e?c", 3, {.glob = true})},
+      {"ls '*.c'", cooked("*.c", 3)},
+      {"ls \\*.c", cooked("*.c", 3)},
   };
   for (const Case& c : cases) {
     std::vector<ShellWord> w = words_of(c.line);
@@ -128,22 +128,22 @@ TEST(CookWord, MarksHomeAndGlobs) {
 }
 
 TEST(ShellWord, ShowsUnknownPartsAndHome) {
-  EXPECT_EQ(word(H + "/a" + U + "b", 0).shown(), "~/a…b");
-  EXPECT_EQ(word("plain", 0).shown(), "plain");
-  EXPECT_EQ(word("", 0).shown(), "");
+  EXPECT_EQ(cooked(kH + "/a" + kU + "b", 0).shown(), "~/a…b");
+  EXPECT_EQ(cooked("plain", 0).shown(), "plain");
+  EXPECT_EQ(cooked("", 0).shown(), "");
 }
 
 TEST(ShellWord, StaticPrefixEndsAtTheFirstUnknownPart) {
-  EXPECT_EQ(word("ab" + U + "c" + U, 0).static_prefix(), "ab");
-  EXPECT_EQ(word("abc", 0).static_prefix(), "abc");
-  EXPECT_EQ(word(U + "abc", 0).static_prefix(), "");
+  EXPECT_EQ(cooked("ab" + kU + "c" + kU, 0).static_prefix(), "ab");
+  EXPECT_EQ(cooked("abc", 0).static_prefix(), "abc");
+  EXPECT_EQ(cooked(kU + "abc", 0).static_prefix(), "");
 }
 
 TEST(ShellWord, LiteralAndUnknownWords) {
-  EXPECT_EQ(literal_word("rm", 7), word("rm", 7));
-  EXPECT_EQ(literal_word("x"), word("x", 0));
-  EXPECT_EQ(unknown_word(3), word(U, 3, {.dynamic = true, .splits = true}));
-  EXPECT_EQ(unknown_word(), word(U, 0, {.dynamic = true, .splits = true}));
+  EXPECT_EQ(literal_word("rm", 7), cooked("rm", 7));
+  EXPECT_EQ(literal_word("x"), cooked("x", 0));
+  EXPECT_EQ(unknown_word(3), cooked(kU, 3, {.dynamic = true, .splits = true}));
+  EXPECT_EQ(unknown_word(), cooked(kU, 0, {.dynamic = true, .splits = true}));
 }
 
 std::vector<std::string> sorted(std::vector<std::string> v) {

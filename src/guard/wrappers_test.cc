@@ -28,13 +28,13 @@ V described(const LookThrough& l) {
   return out;
 }
 
-struct Case {
+struct WrapperCase {
   V argv;
   V expected;
 };
 
-void check(const std::vector<Case>& cases) {
-  for (const Case& c : cases) {
+void check_wrappers(const std::vector<WrapperCase>& cases) {
+  for (const WrapperCase& c : cases) {
     std::string line;
     for (const std::string& w : c.argv) line += "[" + w + "]";
     EXPECT_EQ(described(look_through(argv_of(c.argv))), c.expected) << line;
@@ -42,7 +42,7 @@ void check(const std::vector<Case>& cases) {
 }
 
 TEST(LookThrough, PlainCommandsRunNothingElse) {
-  check({
+  check_wrappers({
       {{"ls", "-la"}, {}},
       {{"rm", "-rf", "build"}, {}},
       {{"rg", "-n", "x", "src"}, {}},
@@ -57,7 +57,7 @@ TEST(LookThrough, PlainCommandsRunNothingElse) {
 }
 
 TEST(LookThrough, SkipsTheOptionsOfWrappers) {
-  check({
+  check_wrappers({
       {{"env", "A=1", "rm", "x"}, {"cmd env: rm x"}},
       {{"env", "-u", "X", "ls"}, {"cmd env: ls"}},
       {{"env", "-i", "--", "ls"}, {"cmd env: ls"}},
@@ -91,7 +91,7 @@ TEST(LookThrough, SkipsTheOptionsOfWrappers) {
 }
 
 TEST(LookThrough, XargsAppendsOrReplacesWhatItReads) {
-  check({
+  check_wrappers({
       {{"xargs", "rm"}, {"cmd xargs: rm …"}},
       {{"xargs"}, {"cmd xargs: echo …"}},
       {{"xargs", "-0", "rm", "-f"}, {"cmd xargs: rm -f …"}},
@@ -104,7 +104,7 @@ TEST(LookThrough, XargsAppendsOrReplacesWhatItReads) {
 }
 
 TEST(LookThrough, FindExecStandsForWhatIsFoundUnderEachStartPoint) {
-  check({
+  check_wrappers({
       {{"find", ".", "-name", "x", "-exec", "rm", "{}", ";"}, {"cmd find -exec: rm ./*?"}},
       {{"find", "src", "lib", "-exec", "rm", "{}", "+"},
        {"cmd find -exec: rm src/*?", "cmd find -exec: rm lib/*?"}},
@@ -121,7 +121,7 @@ TEST(LookThrough, FindExecStandsForWhatIsFoundUnderEachStartPoint) {
 }
 
 TEST(LookThrough, ShellsHandBackTheirCommandString) {
-  check({
+  check_wrappers({
       {{"bash", "-c", "rm x"}, {"script bash -c: rm x"}},
       {{"/bin/sh", "-ec", "ls"}, {"script sh -c: ls"}},
       {{"bash", "-o", "pipefail", "-c", "ls | wc"}, {"script bash -c: ls | wc"}},
@@ -145,7 +145,7 @@ TEST(LookThrough, ShellsHandBackTheirCommandString) {
 }
 
 TEST(LookThrough, SettingsThatRunOrLoadCode) {
-  check({
+  check_wrappers({
       {{"env", "PAGER=less -R", "git", "log"}, {"cmd env: git log", "script PAGER: less -R"}},
       {{"env", "LD_PRELOAD=/tmp/x.so", "ls"},
        {"not-understood: `LD_PRELOAD=` makes programs load code"}},
@@ -183,7 +183,7 @@ TEST(LookThrough, SettingsThatRunOrLoadCode) {
 }
 
 TEST(VariableKind, NamesThatRunOrLoadCode) {
-  struct Case {
+  struct WrapperCase {
     const char* name;
     SettingKind kind;
   } cases[] = {
@@ -200,11 +200,11 @@ TEST(VariableKind, NamesThatRunOrLoadCode) {
       {"HOME", SettingKind::kData},
       {"pager", SettingKind::kData},
   };
-  for (const Case& c : cases) EXPECT_EQ(variable_kind(c.name), c.kind) << c.name;
+  for (const WrapperCase& c : cases) EXPECT_EQ(variable_kind(c.name), c.kind) << c.name;
 }
 
 TEST(GitConfigKind, KeysThatRunOrLoadCodeInAnyCase) {
-  struct Case {
+  struct WrapperCase {
     const char* key;
     SettingKind kind;
   } cases[] = {
@@ -222,15 +222,16 @@ TEST(GitConfigKind, KeysThatRunOrLoadCodeInAnyCase) {
       {"user.name", SettingKind::kData},
       {"color.ui", SettingKind::kData},
   };
-  for (const Case& c : cases) EXPECT_EQ(git_config_kind(c.key), c.kind) << c.key;
+  for (const WrapperCase& c : cases) EXPECT_EQ(git_config_kind(c.key), c.kind) << c.key;
 }
 
 TEST(CommandName, IsTheLastPathComponent) {
-  struct Case {
+  struct WrapperCase {
     const char* word;
     const char* name;
   } cases[] = {{"rm", "rm"}, {"/usr/bin/rm", "rm"}, {"./x", "x"}, {"a/", ""}, {"", ""}};
-  for (const Case& c : cases) EXPECT_EQ(command_name(literal_word(c.word)), c.name) << c.word;
+  for (const WrapperCase& c : cases)
+    EXPECT_EQ(command_name(literal_word(c.word)), c.name) << c.word;
 }
 
 TEST(IsShell, KnowsTheShells) {

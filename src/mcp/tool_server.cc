@@ -13,14 +13,12 @@
 #include <mutex>
 #include <thread>
 
+#include "mcp/jsonrpc.h"
+
 namespace mecha::mcp {
 namespace {
 
-// JSON-RPC 2.0's codes, and one of the range it leaves to servers.
-constexpr int kParseError = -32700;
-constexpr int kInvalidRequest = -32600;
-constexpr int kMethodNotFound = -32601;
-constexpr int kInvalidParams = -32602;
+// One code of the range JSON-RPC 2.0 leaves to servers (its own are in jsonrpc.h).
 constexpr int kServerBusy = -32000;
 
 bool echoable_id(const Json& id) { return id.is_string() || id.is_number_integer(); }

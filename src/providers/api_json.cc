@@ -3,16 +3,12 @@
 #include <fmt/format.h>
 
 namespace mecha::providers {
-namespace {
 
-// The start of what a server sent, for a message.
-std::string quote(std::string_view s) {
+std::string quote_excerpt(std::string_view s) {
   constexpr size_t kMaxQuote = 300;
   if (s.size() <= kMaxQuote) return std::string(s);
   return fmt::format("{}... ({} bytes)", s.substr(0, kMaxQuote), s.size());
 }
-
-}  // namespace
 
 std::string string_field(const Json& j, std::string_view key, std::string fallback) {
   if (!j.is_object()) return fallback;
@@ -44,13 +40,13 @@ ToolUseBlock tool_use_from_arguments(std::string id, std::string name, std::stri
   if (static_cast<int64_t>(raw.size()) > limits.max_tool_input_bytes) {
     b.input_error = fmt::format("tool arguments: {} bytes, past {}", raw.size(),
                                 limits.passed("max_tool_input_bytes", limits.max_tool_input_bytes));
-    b.raw_input = quote(raw);
+    b.raw_input = quote_excerpt(raw);
     return b;
   }
   if (json_depth(raw, limits.max_json_depth) > limits.max_json_depth) {
     b.input_error = fmt::format("tool arguments: nested deeper than {}",
                                 limits.passed("max_json_depth", limits.max_json_depth));
-    b.raw_input = quote(raw);
+    b.raw_input = quote_excerpt(raw);
     return b;
   }
   auto parsed_or = parse_json(raw, "tool arguments", limits.max_json_depth);
@@ -74,13 +70,14 @@ Result<Json> parse_event_data(std::string_view data, const ReplyLimits& limits) 
   if (json_depth(data, limits.max_json_depth) > limits.max_json_depth) {
     return Status::error(fmt::format("the stream sent an event nested deeper than {}: {}",
                                      limits.passed("max_json_depth", limits.max_json_depth),
-                                     quote(data)));
+                                     quote_excerpt(data)));
   }
   // Without exceptions, this parser fails on a syntax error and on a number past the
   // range of a double ("1e400") alike.
   Json j = Json::parse(data, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
-    return Status::error(fmt::format("the stream sent an event that is not JSON: {}", quote(data)));
+    return Status::error(
+        fmt::format("the stream sent an event that is not JSON: {}", quote_excerpt(data)));
   }
   return j;
 }
@@ -99,7 +96,7 @@ Status read_token_count(const Json& usage, std::string_view key, int64_t* out) {
     return ok_status();
   }
   return Status::error(fmt::format("usage.{} is {}, not a token count (an integer from 0 to {})",
-                                   key, quote(dump_json(*it)), kMaxTokenCount));
+                                   key, quote_excerpt(dump_json(*it)), kMaxTokenCount));
 }
 
 }  // namespace mecha::providers

@@ -15,6 +15,9 @@
 namespace mecha::providers {
 
 // j[key] when j is an object holding a value of that type; else the fallback.
+// `s`, or its first 300 bytes and its size when longer: how an error quotes what it got.
+std::string quote_excerpt(std::string_view s);
+
 std::string string_field(const Json& j, std::string_view key, std::string fallback = "");
 int64_t int_field(const Json& j, std::string_view key, int64_t fallback = 0);
 // j[key] when it is an object, else null.

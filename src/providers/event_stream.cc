@@ -4,22 +4,13 @@
 
 #include <memory>
 
+#include "providers/api_json.h"
 #include "providers/redact.h"
 
 namespace mecha::providers {
 namespace {
 
 constexpr size_t kKeptHead = 4096;
-constexpr size_t kMaxQuote = 300;
-
-std::string quote(std::string_view s) {
-  if (s.size() <= kMaxQuote) return std::string(s);
-  return fmt::format("{}... ({} bytes)", s.substr(0, kMaxQuote), s.size());
-}
-
-}  // namespace
-
-namespace {
 
 // One call's answer, as the transport delivers it across attempts.
 class StreamReceiver final : public BodyReceiver {
@@ -84,7 +75,7 @@ class StreamReceiver final : public BodyReceiver {
  private:
   void new_parser() {
     parser_ = std::make_unique<SseParser>([this](const SseEvent& e) -> Status {
-      last_event_ = quote(e.data);
+      last_event_ = quote_excerpt(e.data);
       if (decoder_.finished()) return ok_status();  // nothing counts after the final event
       Status st = decoder_.on_event(e);
       if (!st.ok()) transient_ = decoder_.transient_failure();

@@ -19,9 +19,9 @@ using testing::read_test_data;
 using testing::RecordingSink;
 using testing::ScriptedResponse;
 
-constexpr char kKey[] = "sk-test-0123456789abcdefghij";
+constexpr char kOpenAiKey[] = "sk-test-0123456789abcdefghij";
 
-config::ProviderConfig config_for(const std::string& base_url) {
+config::ProviderConfig openai_config_for(const std::string& base_url) {
   config::ProviderConfig cfg;
   cfg.name = "local";
   cfg.kind = "openai";
@@ -31,7 +31,7 @@ config::ProviderConfig config_for(const std::string& base_url) {
   return cfg;
 }
 
-HttpOptions fast_http(int max_retries = 3) {
+HttpOptions openai_fast_http(int max_retries = 3) {
   HttpOptions o;
   o.connect_timeout_s = 5;
   o.stall_timeout_s = 30;
@@ -43,8 +43,8 @@ HttpOptions fast_http(int max_retries = 3) {
 
 class OpenAiTest : public ::testing::Test {
  protected:
-  OpenAiProvider provider(std::string key = kKey, HttpOptions http = fast_http()) {
-    return OpenAiProvider(config_for(server.base_url("/v1")), std::move(key), http);
+  OpenAiProvider provider(std::string key = kOpenAiKey, HttpOptions http = openai_fast_http()) {
+    return OpenAiProvider(openai_config_for(server.base_url("/v1")), std::move(key), http);
   }
   std::string url() const { return server.base_url("/v1/chat/completions"); }
   Result<CompletionResponse> complete(OpenAiProvider p, CompletionRequest req = {}) {
@@ -153,7 +153,7 @@ TEST_F(OpenAiTest, SendsTheWholeConversationInItsShape) {
   auto reqs = server.requests();
   ASSERT_EQ(reqs.size(), 1u);
   EXPECT_EQ(reqs[0].path, "/v1/chat/completions");
-  EXPECT_EQ(reqs[0].header("Authorization"), std::string("Bearer ") + kKey);
+  EXPECT_EQ(reqs[0].header("Authorization"), std::string("Bearer ") + kOpenAiKey);
   EXPECT_EQ(reqs[0].header("Content-Type"), "application/json");
   EXPECT_EQ(reqs[0].header("Accept"), "text/event-stream");
   const Json want = Json::parse(R"({
@@ -227,7 +227,7 @@ TEST_F(OpenAiTest, ThreeServerErrorsWithinTheBudgetThenSuccess) {
         ScriptedResponse::plain(500, R"({"error":{"message":"The server had an error"}})"));
   }
   server.enqueue(ScriptedResponse::sse(read_test_data("openai_text.sse")));
-  auto r = complete(provider(kKey, fast_http(3)));
+  auto r = complete(provider(kOpenAiKey, openai_fast_http(3)));
   ASSERT_TRUE(r.ok()) << r.message();
   EXPECT_EQ(server.requests().size(), 4u);
 }
@@ -237,7 +237,7 @@ TEST_F(OpenAiTest, ThreeServerErrorsExhaustTheRetries) {
     server.enqueue(
         ScriptedResponse::plain(500, R"({"error":{"message":"The server had an error"}})"));
   }
-  auto r = complete(provider(kKey, fast_http(2)));
+  auto r = complete(provider(kOpenAiKey, openai_fast_http(2)));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.message(),
             "POST " + url() + ": HTTP 500: The server had an error (gave up after 3 attempts)");
@@ -246,7 +246,7 @@ TEST_F(OpenAiTest, ThreeServerErrorsExhaustTheRetries) {
 
 TEST_F(OpenAiTest, A200WithAnErrorBodySaysWhatArrivedRedacted) {
   server.enqueue(ScriptedResponse::plain(
-      200, std::string(R"({"error":{"message":"Incorrect API key provided: )") + kKey +
+      200, std::string(R"({"error":{"message":"Incorrect API key provided: )") + kOpenAiKey +
                R"(","type":"invalid_request_error","code":"invalid_api_key"}})"));
   auto r = complete(provider());
   ASSERT_FALSE(r.ok());
@@ -254,14 +254,14 @@ TEST_F(OpenAiTest, A200WithAnErrorBodySaysWhatArrivedRedacted) {
                              ": the server answered 200 (application/json) with no event "
                              "stream, the body said: Incorrect API key provided: [redacted] "
                              "(invalid_request_error)");
-  EXPECT_THAT(r.message(), Not(HasSubstr(kKey)));
+  EXPECT_THAT(r.message(), Not(HasSubstr(kOpenAiKey)));
 }
 
 TEST_F(OpenAiTest, AnErrorChunkInTheStreamIsAnError) {
   server.enqueue(ScriptedResponse::sse(
       chunk(R"({"content":"Hel"})") +
       "data: {\"error\":{\"message\":\"upstream overloaded\",\"type\":\"server_error\"}}\n\n"));
-  auto r = complete(provider(kKey, fast_http(0)));
+  auto r = complete(provider(kOpenAiKey, openai_fast_http(0)));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.message(),
             "POST " + url() + ": the stream reported an error: upstream overloaded (server_error)");
@@ -270,7 +270,7 @@ TEST_F(OpenAiTest, AnErrorChunkInTheStreamIsAnError) {
 TEST_F(OpenAiTest, AStreamWithoutDoneIsAnError) {
   server.enqueue(
       ScriptedResponse::sse(chunk(R"({"content":"Hel"})") + chunk(R"({"content":"lo"})")));
-  auto r = complete(provider(kKey, fast_http(0)));
+  auto r = complete(provider(kOpenAiKey, openai_fast_http(0)));
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.message(),
               HasSubstr("POST " + url() +
@@ -285,7 +285,7 @@ TEST_F(OpenAiTest, AStreamCutMidWayIsAnError) {
   ScriptedResponse r = ScriptedResponse::sse(body.substr(0, body.size() / 2));
   r.cut = true;
   server.enqueue(r);
-  auto got = complete(provider(kKey, fast_http(0)));
+  auto got = complete(provider(kOpenAiKey, openai_fast_http(0)));
   ASSERT_FALSE(got.ok());
   EXPECT_THAT(got.message(), HasSubstr("POST " + url() + ": the connection broke mid-stream: "));
   EXPECT_EQ(server.requests().size(), 1u);
@@ -296,9 +296,9 @@ TEST_F(OpenAiTest, AStallEndsTheCall) {
   ScriptedResponse r;
   r.chunks = {{body.substr(0, 400), milliseconds(0)}, {body.substr(400), milliseconds(20'000)}};
   server.enqueue(r);
-  HttpOptions http = fast_http(0);
+  HttpOptions http = openai_fast_http(0);
   http.stall_timeout_s = 0.3;
-  auto got = complete(provider(kKey, http));
+  auto got = complete(provider(kOpenAiKey, http));
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.message(), "POST " + url() +
                                ": stall timeout: no bytes from the server for 0.3 s "
@@ -307,7 +307,7 @@ TEST_F(OpenAiTest, AStallEndsTheCall) {
 
 TEST_F(OpenAiTest, ARefusedConnectionNamesTheUrl) {
   const std::string base = "http://127.0.0.1:" + std::to_string(testing::closed_port()) + "/v1";
-  OpenAiProvider p(config_for(base), kKey, fast_http(1));
+  OpenAiProvider p(openai_config_for(base), kOpenAiKey, openai_fast_http(1));
   auto r = complete(std::move(p));
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.message(), HasSubstr("POST " + base + "/chat/completions: "));
@@ -334,7 +334,7 @@ TEST_F(OpenAiTest, CancellingMidStreamReturnsPromptly) {
 
 TEST_F(OpenAiTest, ANon200NamesTheApisMessageRedacted) {
   server.enqueue(ScriptedResponse::plain(
-      401, std::string(R"({"error":{"message":"Incorrect API key provided: )") + kKey +
+      401, std::string(R"({"error":{"message":"Incorrect API key provided: )") + kOpenAiKey +
                R"(","type":"invalid_request_error"}})"));
   auto r = complete(provider());
   ASSERT_FALSE(r.ok());

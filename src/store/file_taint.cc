@@ -4,10 +4,12 @@
 
 #include <chrono>
 
+#include "store/record.h"
+
 namespace mecha::store {
 namespace {
 
-constexpr std::string_view kSchema = R"sql(
+constexpr std::string_view kTaintSchema = R"sql(
 CREATE TABLE IF NOT EXISTS file_taint(
   tree TEXT NOT NULL,        -- the work tree, absolute and canonical
   path TEXT NOT NULL,        -- relative to the tree; '.' for the whole tree
@@ -16,12 +18,6 @@ CREATE TABLE IF NOT EXISTS file_taint(
   PRIMARY KEY(tree, path)
 ) WITHOUT ROWID;
 )sql";
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 Status check_tree(const std::filesystem::path& tree) {
   if (!tree.is_absolute()) {
@@ -69,7 +65,8 @@ Result<std::unique_ptr<FileTaint>> FileTaint::open(const std::filesystem::path& 
   }
   auto db = Database::open(path, 10000);
   if (!db) return db.status();
-  MECHA_RETURN_IF_ERROR(db->exec(kSchema).prefixed(fmt::format("file taint in {}", path.string())));
+  MECHA_RETURN_IF_ERROR(
+      db->exec(kTaintSchema).prefixed(fmt::format("file taint in {}", path.string())));
   return std::unique_ptr<FileTaint>(new FileTaint(std::move(*db)));
 }
 
@@ -89,7 +86,7 @@ Status FileTaint::mark(const std::filesystem::path& tree, const std::vector<std:
       "ON CONFLICT(tree, path) DO UPDATE SET session_id = excluded.session_id, "
       "marked_ms = excluded.marked_ms");
   if (!st) return st.status();
-  const int64_t at = now_ms();
+  const int64_t at = now_unix_ms();
   for (const std::string& p : paths) {
     st->bind(1, tree.string());
     st->bind(2, p);

@@ -23,7 +23,7 @@ namespace {
 // The index is external-content: it keeps only the tokens, and reads text and tags from
 // `notes` by rowid. The triggers keep the two in step; a note is never updated (invariant 1).
 // Tags are one per line (a tag holds no control character), so the tokenizer splits them.
-constexpr std::string_view kSchema = R"sql(
+constexpr std::string_view kNoteSchema = R"sql(
 CREATE TABLE IF NOT EXISTS notes(
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   created TEXT NOT NULL,
@@ -48,13 +48,7 @@ END;
 )sql";
 
 constexpr int64_t kSchemaVersion = 1;
-constexpr std::string_view kColumns = "id, created, text, tags, tainted, session";
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+constexpr std::string_view kNoteColumns = "id, created, text, tags, tainted, session";
 
 std::vector<std::string> split_tags(std::string_view joined) {
   std::vector<std::string> tags;
@@ -148,7 +142,7 @@ Result<std::unique_ptr<NoteStore>> NoteStore::open(const std::filesystem::path& 
     version = schema_version(*db);  // another process may have made it meanwhile
     if (!version) return version.status().prefixed(where);
     if (*version < 1) {
-      MECHA_RETURN_IF_ERROR(db->exec(kSchema).prefixed(where));
+      MECHA_RETURN_IF_ERROR(db->exec(kNoteSchema).prefixed(where));
       MECHA_RETURN_IF_ERROR(
           db->exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion)).prefixed(where));
     }
@@ -180,7 +174,7 @@ Result<int64_t> NoteStore::add(std::string_view text, const std::vector<std::str
       "INSERT INTO notes(created, text, tags, tainted, session) VALUES(?, ?, ?, ?, ?) "
       "RETURNING id");
   if (!st) return st.status();
-  st->bind(1, iso8601_utc(now_ms()));
+  st->bind(1, iso8601_utc(now_unix_ms()));
   st->bind(2, text);
   st->bind(3, joined);
   st->bind(4, int64_t{tainted ? 1 : 0});
@@ -307,8 +301,8 @@ Result<std::vector<Note>> NoteStore::search(std::string_view query, int limit) {
 
 Result<std::vector<Note>> NoteStore::list(int limit, int offset) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto st =
-      db_.prepare(fmt::format("SELECT {} FROM notes ORDER BY id DESC LIMIT ? OFFSET ?", kColumns));
+  auto st = db_.prepare(
+      fmt::format("SELECT {} FROM notes ORDER BY id DESC LIMIT ? OFFSET ?", kNoteColumns));
   if (!st) return st.status();
   st->bind(1, int64_t{std::max(limit, 0)});
   st->bind(2, int64_t{std::max(offset, 0)});
@@ -324,7 +318,7 @@ Result<std::vector<Note>> NoteStore::list(int limit, int offset) {
 
 Result<Note> NoteStore::get(int64_t id) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto st = db_.prepare(fmt::format("SELECT {} FROM notes WHERE id = ?", kColumns));
+  auto st = db_.prepare(fmt::format("SELECT {} FROM notes WHERE id = ?", kNoteColumns));
   if (!st) return st.status();
   st->bind(1, id);
   auto row = st->step();

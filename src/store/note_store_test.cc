@@ -223,7 +223,7 @@ TEST_F(NoteStoreTest, ANoteIsNeverUpdated) {
   EXPECT_TRUE(store().get(id)->tainted);
 }
 
-mode_t mode_of(const std::filesystem::path& p) {
+mode_t note_mode_of(const std::filesystem::path& p) {
   struct stat st {};
   EXPECT_EQ(::stat(p.c_str(), &st), 0) << p;
   return st.st_mode & 07777;
@@ -233,11 +233,11 @@ TEST_F(NoteStoreTest, TheFileIs0600AndItsDirectory0700EvenUnderAPermissiveUmask)
   const mode_t old = ::umask(0);
   add("private");
   ::umask(old);
-  EXPECT_EQ(mode_of(path().parent_path()), 0700u);
+  EXPECT_EQ(note_mode_of(path().parent_path()), 0700u);
   for (const char* suffix : {"", "-wal", "-shm"}) {
     std::filesystem::path p = path();
     p += suffix;
-    EXPECT_EQ(mode_of(p), 0600u) << p;
+    EXPECT_EQ(note_mode_of(p), 0600u) << p;
   }
 }
 
@@ -246,7 +246,7 @@ TEST_F(NoteStoreTest, ALooserFileIsTightened) {
   store_.reset();
   ASSERT_EQ(::chmod(path().c_str(), 0644), 0);
   ASSERT_TRUE(NoteStore::open(path()).ok());
-  EXPECT_EQ(mode_of(path()), 0600u);
+  EXPECT_EQ(note_mode_of(path()), 0600u);
 }
 
 TEST_F(NoteStoreTest, ASymlinkedFileIsRefused) {

@@ -11,12 +11,13 @@
 
 #include "base/state_dir.h"
 #include "store/private_files.h"
+#include "store/record.h"
 #include "store/session_store.h"
 
 namespace mecha::store {
 namespace {
 
-constexpr const char* kSchema = R"sql(
+constexpr const char* kOutboxSchema = R"sql(
 CREATE TABLE IF NOT EXISTS outbox (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   created INTEGER NOT NULL,
@@ -31,14 +32,8 @@ CREATE TABLE IF NOT EXISTS outbox (
 );
 )sql";
 
-constexpr const char* kColumns =
+constexpr const char* kOutboxColumns =
     "id, created, session, agent, recipient, subject, body, status, reason, decided";
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::optional<OutboxStatus> status_named(std::string_view name) {
   for (OutboxStatus s :
@@ -88,7 +83,7 @@ Result<std::unique_ptr<Outbox>> Outbox::open(const std::filesystem::path& path) 
   const std::string where = fmt::format("outbox {}", path.string());
   auto db = open_private_database(path, kBusyTimeoutMs, where);
   if (!db) return db.status();
-  MECHA_RETURN_IF_ERROR(db->exec(kSchema).prefixed(where));
+  MECHA_RETURN_IF_ERROR(db->exec(kOutboxSchema).prefixed(where));
   MECHA_RETURN_IF_ERROR(make_private_files(path).prefixed(where));
   return std::unique_ptr<Outbox>(new Outbox(path, std::move(*db)));
 }
@@ -99,7 +94,7 @@ Result<int64_t> Outbox::add(const OutboxMessage& m) {
       "INSERT INTO outbox (created, session, agent, recipient, subject, body, status, reason, "
       "decided) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
   if (!st) return st.status();
-  st->bind(1, now_ms());
+  st->bind(1, now_unix_ms());
   st->bind(2, m.session);
   st->bind(3, m.agent);
   st->bind(4, m.to);
@@ -122,7 +117,7 @@ Result<int64_t> Outbox::add(const OutboxMessage& m) {
 
 Result<std::optional<OutboxMessage>> Outbox::get(int64_t id) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto st = db_.prepare(fmt::format("SELECT {} FROM outbox WHERE id = ?", kColumns));
+  auto st = db_.prepare(fmt::format("SELECT {} FROM outbox WHERE id = ?", kOutboxColumns));
   if (!st) return st.status();
   st->bind(1, id);
   auto has = st->step();
@@ -135,9 +130,9 @@ Result<std::optional<OutboxMessage>> Outbox::get(int64_t id) {
 
 Result<std::vector<OutboxMessage>> Outbox::list(std::optional<OutboxStatus> only) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto st =
-      db_.prepare(only ? fmt::format("SELECT {} FROM outbox WHERE status = ? ORDER BY id", kColumns)
-                       : fmt::format("SELECT {} FROM outbox ORDER BY id", kColumns));
+  auto st = db_.prepare(
+      only ? fmt::format("SELECT {} FROM outbox WHERE status = ? ORDER BY id", kOutboxColumns)
+           : fmt::format("SELECT {} FROM outbox ORDER BY id", kOutboxColumns));
   if (!st) return st.status();
   if (only) st->bind(1, outbox_status_name(*only));
   std::vector<OutboxMessage> out;
@@ -165,7 +160,7 @@ Result<bool> Outbox::set_status(int64_t id, OutboxStatus to, const std::string& 
   if (to == OutboxStatus::kHeld) {
     st->bind_null(3);
   } else {
-    st->bind(3, now_ms());
+    st->bind(3, now_unix_ms());
   }
   st->bind(4, id);
   if (from) st->bind(5, outbox_status_name(*from));

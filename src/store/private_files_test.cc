@@ -12,7 +12,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-mode_t mode_of(const fs::path& p) {
+mode_t private_mode_of(const fs::path& p) {
   struct stat st {};
   EXPECT_EQ(::lstat(p.c_str(), &st), 0) << p;
   return st.st_mode & 0777;
@@ -23,7 +23,7 @@ TEST(PrivateFiles, AMissingDatabaseIsCreatedForItsOwnerAlone) {
   const fs::path db = dir.path() / "outbox.db";
   ASSERT_TRUE(make_private_files(db).ok());
   EXPECT_TRUE(fs::is_regular_file(db));
-  EXPECT_EQ(mode_of(db), 0600u);
+  EXPECT_EQ(private_mode_of(db), 0600u);
 }
 
 TEST(PrivateFiles, LooserFilesAndSideFilesAreTightened) {
@@ -34,8 +34,8 @@ TEST(PrivateFiles, LooserFilesAndSideFilesAreTightened) {
     fs::permissions(dir.path() / name, fs::perms(0644));
   }
   ASSERT_TRUE(make_private_files(db).ok());
-  EXPECT_EQ(mode_of(db), 0600u);
-  EXPECT_EQ(mode_of(dir.path() / "notes.db-wal"), 0600u);
+  EXPECT_EQ(private_mode_of(db), 0600u);
+  EXPECT_EQ(private_mode_of(dir.path() / "notes.db-wal"), 0600u);
 }
 
 TEST(PrivateFiles, ASymlinkIsRefusedAndNothingIsWrittenThroughIt) {

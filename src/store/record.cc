@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <chrono>
 #include <ctime>
 
 namespace mecha::store {
@@ -119,6 +120,12 @@ Json record_to_json(const Record& r) {
               {"at", iso8601_utc(r.at_ms)},
               {"kind", record_kind_name(r.kind)},
               {"body", r.body}};
+}
+
+int64_t now_unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 std::string iso8601_utc(int64_t unix_ms) {

@@ -86,4 +86,7 @@ Json record_to_json(const Record& r);
 // "2026-11-29T19:30:12.345Z"
 std::string iso8601_utc(int64_t unix_ms);
 
+// The wall clock, in milliseconds since the Unix epoch: what records' times are.
+int64_t now_unix_ms();
+
 }  // namespace mecha::store

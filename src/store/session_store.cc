@@ -15,6 +15,7 @@
 #include "base/state_dir.h"
 
 #include "store/conversation_log.h"
+#include "store/record.h"
 
 namespace mecha::store {
 namespace {
@@ -26,7 +27,7 @@ namespace {
 // model call depends on the step's records, instead of one per record (a step writes four
 // or five). WAL with NORMAL never corrupts the database: SQLite still syncs around each
 // checkpoint, and a torn tail of the -wal file fails its checksums and is ignored.
-constexpr std::string_view kSchema = R"sql(
+constexpr std::string_view kSessionSchema = R"sql(
 CREATE TABLE IF NOT EXISTS sessions(
   id TEXT PRIMARY KEY,
   started_ms INTEGER NOT NULL,
@@ -95,12 +96,6 @@ SessionSummary read_summary(const Statement& st) {
   s.untrusted = st.column_int(9) != 0;
   s.work_tree = std::string(st.column_text(10));
   return s;
-}
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 // "20261129-193012-k3f9": sortable by start time to the second, then 20 random bits.
@@ -291,7 +286,7 @@ void Session::count_locked(const Record& r) {
 Result<int64_t> Session::append(Record record) {
   std::lock_guard<std::mutex> lock(mu_);
   record.seq = log_.empty() ? 1 : log_.back().seq + 1;
-  record.at_ms = now_ms();
+  record.at_ms = now_unix_ms();
   StoredRecord stored{record.seq, record.at_ms, record.kind, record.untrusted_result(),
                       dump_json(record.body)};
   {
@@ -417,7 +412,7 @@ Result<std::unique_ptr<SessionStore>> SessionStore::open(const std::filesystem::
     // Read again under the write lock: another process may have migrated meanwhile.
     version = schema_version(*db);
     if (!version) return version.status().prefixed(where);
-    if (*version < 1) MECHA_RETURN_IF_ERROR(db->exec(kSchema).prefixed(where));
+    if (*version < 1) MECHA_RETURN_IF_ERROR(db->exec(kSessionSchema).prefixed(where));
     if (*version < 2) MECHA_RETURN_IF_ERROR(db->exec(kSchemaV2).prefixed(where));
     MECHA_RETURN_IF_ERROR(
         db->exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion)).prefixed(where));
@@ -436,7 +431,7 @@ std::filesystem::path SessionStore::lock_file(std::string_view id) const {
 }
 
 Result<std::unique_ptr<Session>> SessionStore::create(std::string_view title_text) {
-  const int64_t started = now_ms();
+  const int64_t started = now_unix_ms();
   std::string title = make_title(title_text);
   Status last = Status::error("could not find a free session id");
   for (int attempt = 0; attempt < 8; ++attempt) {

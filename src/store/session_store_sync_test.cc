@@ -17,7 +17,7 @@ namespace {
 
 using testing::TempDir;
 
-std::unique_ptr<SessionStore> open_store(const std::filesystem::path& path) {
+std::unique_ptr<SessionStore> open_sync_store(const std::filesystem::path& path) {
   auto s = SessionStore::open(path);
   EXPECT_TRUE(s.ok()) << s.message();
   return s.ok() ? std::move(*s) : nullptr;
@@ -28,7 +28,7 @@ TEST(SessionStoreSync, AStepOfRecordsCostsOneFlushAndSurvivesReopening) {
   const auto path = dir.path() / "s.db";
   std::string id;
   {
-    auto store = open_store(path);
+    auto store = open_sync_store(path);
     ASSERT_TRUE(store);
     auto s = store->create("step");
     ASSERT_TRUE(s.ok()) << s.message();
@@ -47,7 +47,7 @@ TEST(SessionStoreSync, AStepOfRecordsCostsOneFlushAndSurvivesReopening) {
       EXPECT_EQ(store->flushes(), step + 1);
     }
   }
-  auto store = open_store(path);
+  auto store = open_sync_store(path);
   ASSERT_TRUE(store);
   auto records = store->read_records(id);
   ASSERT_TRUE(records.ok()) << records.message();
@@ -57,7 +57,7 @@ TEST(SessionStoreSync, AStepOfRecordsCostsOneFlushAndSurvivesReopening) {
 
 TEST(SessionStoreSync, ASyncCoversTheOtherSessionsOfTheStore) {
   TempDir dir;
-  auto store = open_store(dir.path() / "s.db");
+  auto store = open_sync_store(dir.path() / "s.db");
   ASSERT_TRUE(store);
   auto a = store->create("a");
   auto b = store->create("b");
@@ -77,7 +77,7 @@ TEST(SessionStoreSync, SessionsSyncingAtOnceShareFlushesAndLoseNothing) {
   std::vector<std::string> ids;
   int64_t flushes = 0;
   {
-    auto store = open_store(path);
+    auto store = open_sync_store(path);
     ASSERT_TRUE(store);
     std::vector<std::unique_ptr<Session>> sessions;
     for (int i = 0; i < kSessions; ++i) {
@@ -106,7 +106,7 @@ TEST(SessionStoreSync, SessionsSyncingAtOnceShareFlushesAndLoseNothing) {
   }
   // 120 syncs, far fewer flushes: a flush serves every session that committed before it.
   EXPECT_LT(flushes, kSessions * kSteps) << flushes;
-  auto store = open_store(path);
+  auto store = open_sync_store(path);
   ASSERT_TRUE(store);
   for (const std::string& id : ids) {
     auto records = store->read_records(id);
@@ -118,7 +118,7 @@ TEST(SessionStoreSync, SessionsSyncingAtOnceShareFlushesAndLoseNothing) {
 
 TEST(SessionStoreSync, AppendsReuseTheirCompiledStatements) {
   TempDir dir;
-  auto store = open_store(dir.path() / "s.db");
+  auto store = open_sync_store(dir.path() / "s.db");
   ASSERT_TRUE(store);
   auto s = store->create("reuse");
   ASSERT_TRUE(s.ok()) << s.message();

@@ -356,7 +356,7 @@ TEST(SessionStore, TwoProcessesWriteDifferentSessionsAtOnce) {
 namespace mecha::store {
 namespace {
 
-unsigned mode_of(const std::filesystem::path& p) {
+unsigned session_mode_of(const std::filesystem::path& p) {
   struct stat st {};
   EXPECT_EQ(::stat(p.c_str(), &st), 0) << p;
   return st.st_mode & 07777;
@@ -376,15 +376,15 @@ TEST(SessionStoreFiles, DirectoryIs0700AndFilesAre0600EvenUnderAPermissiveUmask)
     ASSERT_TRUE(s.ok()) << s.message();
     id = (*s)->id();
     ASSERT_TRUE((*s)->append(Record::note("main", "n")).ok());
-    EXPECT_EQ(mode_of(dir.path() / "state"), 0700u);
-    EXPECT_EQ(mode_of(path.parent_path()), 0700u);
+    EXPECT_EQ(session_mode_of(dir.path() / "state"), 0700u);
+    EXPECT_EQ(session_mode_of(path.parent_path()), 0700u);
     for (const char* suffix : {"", "-wal", "-shm"}) {
       auto p = path;
       p += suffix;
-      EXPECT_EQ(mode_of(p), 0600u) << p;
+      EXPECT_EQ(session_mode_of(p), 0600u) << p;
     }
-    EXPECT_EQ(mode_of(path.parent_path() / "sessions.db-locks"), 0700u);
-    EXPECT_EQ(mode_of(path.parent_path() / "sessions.db-locks" / (id + ".lock")), 0600u);
+    EXPECT_EQ(session_mode_of(path.parent_path() / "sessions.db-locks"), 0700u);
+    EXPECT_EQ(session_mode_of(path.parent_path() / "sessions.db-locks" / (id + ".lock")), 0600u);
   }
   ::umask(old);
 }
@@ -420,7 +420,7 @@ TEST(SessionStoreFiles, ALooserExistingStoreIsTightened) {
   ASSERT_TRUE(open_store(path));
   ::chmod(path.c_str(), 0666);
   ASSERT_TRUE(open_store(path));
-  EXPECT_EQ(mode_of(path), 0600u);
+  EXPECT_EQ(session_mode_of(path), 0600u);
 }
 
 // A store made by the version 1 schema (no work_tree column) is migrated in place: its

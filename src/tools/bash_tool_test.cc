@@ -65,7 +65,7 @@ bool gone_within(const std::string& cmdline, std::chrono::seconds limit) {
   return false;
 }
 
-std::string unique_sleep() {
+std::string unique_sleep_seconds() {
   std::random_device rd;
   return fmt::format("1000.{}", rd() % 1000000 + 1000000);
 }
@@ -95,7 +95,7 @@ TEST_P(BashToolTest, RunsInTheWorkTreeAndReportsTheExitCode) {
 TEST_P(BashToolTest, TimeoutKillsEveryProcessAndReports124) {
   TempTree t;
   BashTool tool = make_tool(t, GetParam());
-  std::string arg = unique_sleep();
+  std::string arg = unique_sleep_seconds();
   ToolOutput out = run(tool, t, "sleep " + arg + " & echo started; sleep 30", 1000);
   EXPECT_TRUE(out.is_error);
   EXPECT_EQ(out.content,
@@ -478,7 +478,7 @@ TEST_P(BashShellTest, AKilledShellIsReportedAndTheNextCallSaysItRestarted) {
 TEST_P(BashShellTest, TheEnvironmentDoesNotPersistButTmpDoes) {
   TempTree t;
   BashTool tool = make_tool(t, GetParam());
-  const std::string file = fmt::format("/tmp/mecha-shell-{}", unique_sleep());
+  const std::string file = fmt::format("/tmp/mecha-shell-{}", unique_sleep_seconds());
   EXPECT_EQ(run(tool, t, "export MECHA_Y=1; echo x > " + file).content, "Exit code: 0");
   EXPECT_EQ(run(tool, t, "echo ${MECHA_Y-unset}; cat " + file).content, "unset\nx\nExit code: 0");
   ::unlink(file.c_str());

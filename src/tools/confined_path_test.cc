@@ -57,7 +57,7 @@ class ConfinedPathTest : public ::testing::Test {
   TempTree t;
 };
 
-struct Case {
+struct ConfinedCase {
   std::string name;
   std::string path;
   Access access;
@@ -71,7 +71,7 @@ struct Case {
 TEST_F(ConfinedPathTest, Resolution) {
   const std::string outside_tail =
       ", outside the work tree {root}; the file tools only reach files inside the work tree";
-  const std::vector<Case> cases = {
+  const std::vector<ConfinedCase> cases = {
       {"plain", "src/a.py", Access::kRead, "src/a.py"},
       {"absolute inside", t.root().string() + "/src/a.py", Access::kRead, "src/a.py"},
       {"dots inside", "./src/../src/./a.py", Access::kRead, "src/a.py"},
@@ -168,7 +168,7 @@ TEST_F(ConfinedPathTest, Resolution) {
   };
   auto tree = WorkTree::open(t.root());
   ASSERT_TRUE(tree.ok()) << tree.message();
-  for (const Case& c : cases) {
+  for (const ConfinedCase& c : cases) {
     auto r = tree->resolve(c.path, c.access);
     if (c.relative) {
       ASSERT_TRUE(r.ok()) << c.name << ": " << r.problem.message;

@@ -12,7 +12,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::TempTree;
 
-struct Case {
+struct EditCase {
   std::string name;
   std::string content;  // of f.txt before the edit
   Json input;           // file_path defaults to f.txt
@@ -23,7 +23,7 @@ struct Case {
 
 TEST(EditTool, Table) {
   const std::string three_foo = "foo\nbar\nfoo\nbaz\nfoo\n";
-  const std::vector<Case> cases = {
+  const std::vector<EditCase> cases = {
       {"one replacement",
        "a\nb\nc\n",
        {{"old_string", "b"}, {"new_string", "B"}},
@@ -100,7 +100,7 @@ TEST(EditTool, Table) {
        "héllo 世界\n"},
   };
   EditTool tool;
-  for (const Case& c : cases) {
+  for (const EditCase& c : cases) {
     TempTree t;
     t.write("f.txt", c.content);
     Json input = c.input;

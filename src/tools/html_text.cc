@@ -65,7 +65,7 @@ std::string iconv_name(const std::string& label) {
 }
 
 // Valid UTF-8 of `in`, each byte of a bad sequence replaced by U+FFFD.
-std::string valid_utf8(std::string_view in) {
+std::string page_utf8(std::string_view in) {
   std::string out;
   out.reserve(in.size());
   size_t i = 0;
@@ -621,9 +621,9 @@ std::string charset_of(std::string_view content_type, std::string_view body) {
 
 std::string to_utf8(std::string_view bytes, const std::string& charset) {
   std::string name = iconv_name(charset);
-  if (name == "utf-8" || name == "utf8") return valid_utf8(bytes);
+  if (name == "utf-8" || name == "utf8") return page_utf8(bytes);
   iconv_t cd = iconv_open("UTF-8", name.c_str());
-  if (cd == reinterpret_cast<iconv_t>(-1)) return valid_utf8(bytes);
+  if (cd == reinterpret_cast<iconv_t>(-1)) return page_utf8(bytes);
   std::unique_ptr<void, int (*)(iconv_t)> owned(cd, iconv_close);
   std::string out;
   out.resize(bytes.size() * 2 + 16);

@@ -15,14 +15,6 @@ std::chrono::milliseconds millis(double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(std::llround(seconds * 1000)));
 }
 
-Capabilities capabilities_from(const config::McpCapabilities& c) {
-  Capabilities caps;
-  caps.untrusted_input = c.untrusted_input;
-  caps.private_data = c.private_data;
-  caps.external_send = c.external_send;
-  return caps;
-}
-
 }  // namespace
 
 mcp::ServerSpec server_spec_of(const config::McpServerConfig& server,

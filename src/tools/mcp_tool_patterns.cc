@@ -8,14 +8,6 @@ namespace {
 constexpr std::string_view kPrefix = "mcp__";
 constexpr std::string_view kAllSuffix = "__*";
 
-Capabilities capabilities_from(const config::McpCapabilities& c) {
-  Capabilities caps;
-  caps.untrusted_input = c.untrusted_input;
-  caps.private_data = c.private_data;
-  caps.external_send = c.external_send;
-  return caps;
-}
-
 void add_legs(const Capabilities& from, Capabilities* into) {
   into->untrusted_input = into->untrusted_input || from.untrusted_input;
   into->private_data = into->private_data || from.private_data;
@@ -23,6 +15,14 @@ void add_legs(const Capabilities& from, Capabilities* into) {
 }
 
 }  // namespace
+
+Capabilities capabilities_from(const config::McpCapabilities& c) {
+  Capabilities caps;
+  caps.untrusted_input = c.untrusted_input;
+  caps.private_data = c.private_data;
+  caps.external_send = c.external_send;
+  return caps;
+}
 
 Capabilities mcp_tool_capabilities(const config::McpServerConfig& server, std::string_view tool) {
   const std::string name = mcp_tool_name(server.name, tool);

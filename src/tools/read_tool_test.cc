@@ -25,7 +25,7 @@ std::string lines_file(int n, const std::string& stem) {
   return out;
 }
 
-struct Case {
+struct ReadCase {
   std::string name;
   std::string file;  // written under this name unless empty
   std::string content;
@@ -36,7 +36,7 @@ struct Case {
 
 TEST(ReadTool, Table) {
   TempTree t;
-  const std::vector<Case> cases = {
+  const std::vector<ReadCase> cases = {
       {"two lines", "a.txt", "a\nb\n", {{"file_path", "a.txt"}}, false, "     1\ta\n     2\tb\n"},
       {"no final newline",
        "b.txt",
@@ -137,7 +137,7 @@ TEST(ReadTool, Table) {
        "     1\ta\n     2\tb\n"},
   };
   ReadTool tool;
-  for (const Case& c : cases) {
+  for (const ReadCase& c : cases) {
     if (!c.file.empty()) t.write(c.file, c.content);
     ToolOutput out = tool.call(c.input, t.ctx());
     std::string expected = c.expected;

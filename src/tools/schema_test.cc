@@ -18,13 +18,13 @@ const Json kSchema = Json::parse(R"({
   "additionalProperties": false
 })");
 
-struct Case {
+struct SchemaCase {
   const char* input;
   const char* error;
 };
 
 TEST(ValidateInput, Table) {
-  const Case cases[] = {
+  const SchemaCase cases[] = {
       {R"({"file_path": "a"})", ""},
       {R"({"file_path": "a", "limit": 3, "mode": "b", "opts": {"deep": true}, "list": ["x"]})", ""},
       {R"({"file_path": "a", "limit": 3.0})", ""},

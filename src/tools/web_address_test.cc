@@ -7,13 +7,13 @@
 namespace mecha::tools {
 namespace {
 
-struct Case {
+struct AddressCase {
   const char* ip;
   AddressClass cls;
 };
 
 TEST(WebAddress, ClassifiesEveryRangeAFetchMustNotReach) {
-  const Case cases[] = {
+  const AddressCase cases[] = {
       {"8.8.8.8", AddressClass::kPublic},
       {"172.32.0.1", AddressClass::kPublic},
       {"100.128.0.1", AddressClass::kPublic},
@@ -57,7 +57,7 @@ TEST(WebAddress, ClassifiesEveryRangeAFetchMustNotReach) {
       {"2001:db8::1", AddressClass::kReserved},
       {"example.com", AddressClass::kUnknown},
   };
-  for (const Case& c : cases) {
+  for (const AddressCase& c : cases) {
     EXPECT_EQ(address_class_name(classify_address(c.ip)), address_class_name(c.cls)) << c.ip;
   }
 }

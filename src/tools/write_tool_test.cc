@@ -17,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::TempTree;
 
-std::string fill(std::string s, const TempTree& t) {
+std::string write_fill(std::string s, const TempTree& t) {
   for (size_t pos; (pos = s.find("{root}")) != std::string::npos;)
     s.replace(pos, 6, t.root().string());
   for (size_t pos; (pos = s.find("{base}")) != std::string::npos;)
@@ -25,7 +25,7 @@ std::string fill(std::string s, const TempTree& t) {
   return s;
 }
 
-struct Case {
+struct WriteCase {
   std::string name;
   std::string path;
   std::string content;
@@ -43,7 +43,7 @@ TEST(WriteTool, Table) {
   t.write(".git/config", "[core]\n");
   t.write_outside("outside.txt", "outside\n");
   t.symlink("../outside.txt", "out_link");
-  const std::vector<Case> cases = {
+  const std::vector<WriteCase> cases = {
       {"new file",
        "new.txt",
        "hello\n",
@@ -108,10 +108,10 @@ TEST(WriteTool, Table) {
        "protected_path"},
   };
   WriteTool tool;
-  for (const Case& c : cases) {
+  for (const WriteCase& c : cases) {
     ToolOutput out = tool.call({{"file_path", c.path}, {"content", c.content}}, t.ctx());
     EXPECT_EQ(out.is_error, c.is_error) << c.name;
-    EXPECT_EQ(out.content, fill(c.expected, t)) << c.name;
+    EXPECT_EQ(out.content, write_fill(c.expected, t)) << c.name;
     EXPECT_EQ(out.refusal_rule, c.rule) << c.name;
     if (!c.check_file.empty()) {
       EXPECT_EQ(t.read(c.check_file), c.check_content) << c.name;

@@ -50,7 +50,7 @@ std::string block_text(const Json& content) {
   return out;
 }
 
-void replace_all(std::string& s, const std::string& mark, const std::string& with) {
+void replace_each(std::string& s, const std::string& mark, const std::string& with) {
   for (size_t p = s.find(mark); p != std::string::npos; p = s.find(mark, p + with.size())) {
     s.replace(p, mark.size(), with);
   }
@@ -60,10 +60,10 @@ void fill(Json& value, const std::string& last_result) {
   if (value.is_string()) {
     std::string s = value.get<std::string>();
     const std::string cut = last_result.substr(0, 4000);
-    replace_all(s, "{{last_result}}", cut);
-    replace_all(s, "{{last_result_url}}", percent_encoded(cut));
+    replace_each(s, "{{last_result}}", cut);
+    replace_each(s, "{{last_result_url}}", percent_encoded(cut));
     // A placeholder for a later call (one planted in a note to be obeyed when recalled).
-    replace_all(s, "{{later:", "{{");
+    replace_each(s, "{{later:", "{{");
     value = s;
   } else if (value.is_object() || value.is_array()) {
     for (Json& v : value) fill(v, last_result);
