@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "base/json_text.h"
+
 namespace mecha {
 
 std::string json_type_name(const Json& j) {
@@ -56,7 +58,10 @@ Result<Json> parse_json(std::string_view text, const std::string& where, int max
 }
 
 std::string dump_json(const Json& j, int indent) {
-  return j.dump(indent, ' ', false, Json::error_handler_t::replace);
+  if (indent >= 0) return j.dump(indent, ' ', false, Json::error_handler_t::replace);
+  std::string out;
+  append_json(out, j);
+  return out;
 }
 
 Result<StrictObject> StrictObject::of(const Json& j, std::string where) {
