@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "base/json_text.h"
 #include "providers/api_json.h"
 
 namespace mecha::providers {
@@ -30,10 +31,11 @@ const Json kEphemeral = {{"type", "ephemeral"}};
 
 }  // namespace
 
-Json anthropic_request_body(const CompletionRequest& request, const std::string& model,
-                            int max_tokens, bool cache) {
+namespace {
+
+Json messages_json(const std::vector<Message>& in, bool cache) {
   Json messages = Json::array();
-  for (const auto& m : request.messages) {
+  for (const auto& m : in) {
     Json content = content_json(m);
     if (content.empty()) continue;  // the API refuses a message without content
     messages.push_back({{"role", std::string(role_name(m.role))}, {"content", std::move(content)}});
@@ -44,24 +46,69 @@ Json anthropic_request_body(const CompletionRequest& request, const std::string&
       messages[i]["content"].back()["cache_control"] = kEphemeral;
     }
   }
+  return messages;
+}
+
+// REQUIRES: !system.empty()
+Json system_json(const std::string& system, bool cache) {
+  Json block = {{"type", "text"}, {"text", system}};
+  if (cache) block["cache_control"] = kEphemeral;
+  return Json::array({std::move(block)});
+}
+
+// REQUIRES: !tools.empty()
+Json tools_json(const std::vector<ToolSpec>& tools, bool cache) {
+  Json out = Json::array();
+  for (const auto& t : tools) {
+    out.push_back(
+        {{"name", t.name}, {"description", t.description}, {"input_schema", t.input_schema}});
+  }
+  if (cache) out.back()["cache_control"] = kEphemeral;
+  return out;
+}
+
+}  // namespace
+
+Json anthropic_request_body(const CompletionRequest& request, const std::string& model,
+                            int max_tokens, bool cache) {
   Json body = {{"model", model}, {"max_tokens", max_tokens}};
-  if (!request.system.empty()) {
-    Json block = {{"type", "text"}, {"text", request.system}};
-    if (cache) block["cache_control"] = kEphemeral;
-    body["system"] = Json::array({std::move(block)});
-  }
-  body["messages"] = std::move(messages);
-  if (!request.tools.empty()) {
-    Json tools = Json::array();
-    for (const auto& t : request.tools) {
-      tools.push_back(
-          {{"name", t.name}, {"description", t.description}, {"input_schema", t.input_schema}});
-    }
-    if (cache) tools.back()["cache_control"] = kEphemeral;
-    body["tools"] = std::move(tools);
-  }
+  if (!request.system.empty()) body["system"] = system_json(request.system, cache);
+  body["messages"] = messages_json(request.messages, cache);
+  if (!request.tools.empty()) body["tools"] = tools_json(request.tools, cache);
   body["stream"] = true;
   return body;
+}
+
+std::string AnthropicBodyWriter::write(const CompletionRequest& request, const std::string& model,
+                                       int max_tokens, bool cache) {
+  // The keys in the order nlohmann's objects keep them (sorted), so that the text is
+  // dump_json(anthropic_request_body(...)) to the byte.
+  std::string out = "{\"max_tokens\":" + std::to_string(max_tokens) + ",\"messages\":";
+  append_json(out, messages_json(request.messages, cache));
+  out += ",\"model\":";
+  append_json(out, Json(model));
+  out += ",\"stream\":true";
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!request.system.empty()) {
+    if (!system_text_ || system_ != request.system || system_cache_ != cache) {
+      system_ = request.system;
+      system_cache_ = cache;
+      system_text_ = dump_json(system_json(request.system, cache));
+    }
+    out += ",\"system\":";
+    out += *system_text_;
+  }
+  if (!request.tools.empty()) {
+    if (!tools_text_ || tools_ != request.tools || tools_cache_ != cache) {
+      tools_ = request.tools;
+      tools_cache_ = cache;
+      tools_text_ = dump_json(tools_json(request.tools, cache));
+    }
+    out += ",\"tools\":";
+    out += *tools_text_;
+  }
+  out += '}';
+  return out;
 }
 
 Status AnthropicDecoder::on_event(const SseEvent& event) {
@@ -213,8 +260,7 @@ Result<CompletionResponse> AnthropicProvider::complete(const CompletionRequest& 
   http.headers = {"Content-Type: application/json", "Accept: text/event-stream",
                   fmt::format("anthropic-version: {}", kAnthropicVersion)};
   if (!api_key_.empty()) http.headers.push_back("x-api-key: " + api_key_);
-  http.body =
-      dump_json(anthropic_request_body(request, cfg_.model, max_tokens, cfg_.cache_prompts));
+  http.body = body_writer_->write(request, cfg_.model, max_tokens, cfg_.cache_prompts);
   http.cancel = request.cancel;
   http.on_retry = retry_notes(request.agent, sink);
 

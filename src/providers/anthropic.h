@@ -24,7 +24,11 @@
 #pragma once
 
 #include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "config/config.h"
 #include "providers/event_stream.h"
@@ -39,6 +43,22 @@ constexpr std::string_view kAnthropicVersion = "2023-06-01";
 // The request body for `model`, as sent, with cache breakpoints when `cache`.
 Json anthropic_request_body(const CompletionRequest& request, const std::string& model,
                             int max_tokens, bool cache = true);
+
+// The same body as text: dump_json(anthropic_request_body(...)), byte for byte. The system
+// prompt and the tools, most of a short conversation's body and the same at every turn, are
+// written once and reused until they change. Thread-safe.
+class AnthropicBodyWriter {
+ public:
+  std::string write(const CompletionRequest& request, const std::string& model, int max_tokens,
+                    bool cache = true);
+
+ private:
+  std::mutex mu_;
+  std::string system_;
+  std::vector<ToolSpec> tools_;
+  bool system_cache_ = false, tools_cache_ = false;
+  std::optional<std::string> system_text_, tools_text_;  // of system_ and tools_
+};
 
 // Decodes one streamed answer. Not thread-safe: one per call.
 class AnthropicDecoder final : public StreamDecoder {
@@ -93,6 +113,8 @@ class AnthropicProvider final : public Provider {
   const config::ProviderConfig cfg_;
   const std::string api_key_;
   const HttpClient http_;
+  // Shared by copies of the provider, as the text it keeps fits them all.
+  std::shared_ptr<AnthropicBodyWriter> body_writer_ = std::make_shared<AnthropicBodyWriter>();
 };
 
 }  // namespace mecha::providers

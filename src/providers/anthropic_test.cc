@@ -589,5 +589,46 @@ TEST_F(AnthropicTest, AStreamWithoutTheFinalOutputCountIsNotFree) {
   EXPECT_EQ(r->usage_error, "the stream carried no output_tokens in message_delta's usage");
 }
 
+TEST(AnthropicBodyWriter, WritesWhatDumpingTheBodyWouldToTheByteAsTheRequestsChange) {
+  CompletionRequest req;
+  req.messages.push_back(Message::user_text("fix the bug ✓ \xff"));
+  Message call;
+  call.role = Role::kAssistant;
+  call.blocks = {TextBlock{"looking"},
+                 ToolUseBlock{"toolu_1", "Bash", Json{{"command", "echo \"hi\"\n"}}, "", ""}};
+  req.messages.push_back(call);
+  Message result;
+  result.blocks = {ToolResultBlock{"toolu_1", "hi\n\x01", true}};
+  req.messages.push_back(result);
+  req.messages.push_back(Message::assistant_text(""));  // left out: the API refuses it
+  const ToolSpec bash{"Bash", "Runs a command.", Json::parse(R"({"type": "object",
+      "properties": {"command": {"type": "string"}}, "required": ["command"]})")};
+  const ToolSpec read{"Read", "Reads a file.", Json{{"type", "object"}}};
+
+  AnthropicBodyWriter writer;
+  auto check = [&](bool cache) {
+    EXPECT_EQ(writer.write(req, "claude-x", 512, cache),
+              dump_json(anthropic_request_body(req, "claude-x", 512, cache)));
+  };
+  for (bool cache : {true, false, true}) {
+    req.system.clear();
+    req.tools.clear();
+    check(cache);
+    req.system = "You are mecha.\n";
+    check(cache);
+    req.tools = {bash};
+    check(cache);
+    check(cache);  // the kept text, reused
+    req.tools = {bash, read};
+    check(cache);
+    req.tools[1].input_schema["properties"] = Json::object();  // the same names, changed
+    check(cache);
+    req.system = "Another prompt.";
+    check(cache);
+    req.messages.push_back(Message::user_text("and one more"));
+    check(cache);
+  }
+}
+
 }  // namespace
 }  // namespace mecha::providers

@@ -21,6 +21,8 @@ struct ToolSpec {
   std::string name;
   std::string description;
   Json input_schema;
+
+  bool operator==(const ToolSpec&) const = default;
 };
 
 struct CompletionRequest {
