@@ -160,7 +160,12 @@ TEST_F(McpRun, CtrlCDuringALongCallEndsTheRunAndItsServers) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   ASSERT_FALSE(processes_in(tree()).empty()) << "the server never started";
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  // And until its first progress note is out (a second a step; later on a loaded machine).
+  until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (run.out_so_far().find("\"type\":\"note\"") == std::string::npos &&
+         std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   const auto sent = std::chrono::steady_clock::now();
   run.signal(SIGINT);
   BinaryResult r = run.wait();

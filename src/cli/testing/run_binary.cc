@@ -128,6 +128,8 @@ RunningMecha::~RunningMecha() {
 
 void RunningMecha::signal(int sig) const { kill(pid_, sig); }
 
+std::string RunningMecha::out_so_far() const { return slurp(io_ / "out"); }
+
 BinaryResult RunningMecha::wait() {
   BinaryResult r;
   int status = 0;

@@ -57,6 +57,8 @@ class RunningMecha {
 
   int pid() const { return pid_; }
   void signal(int sig) const;
+  // What the process has written to stdout so far.
+  std::string out_so_far() const;
   BinaryResult wait();
 
  private:
