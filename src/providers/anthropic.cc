@@ -90,22 +90,14 @@ std::string AnthropicBodyWriter::write(const CompletionRequest& request, const s
   out += ",\"stream\":true";
   std::lock_guard<std::mutex> lock(mu_);
   if (!request.system.empty()) {
-    if (!system_text_ || system_ != request.system || system_cache_ != cache) {
-      system_ = request.system;
-      system_cache_ = cache;
-      system_text_ = dump_json(system_json(request.system, cache));
-    }
     out += ",\"system\":";
-    out += *system_text_;
+    out += system_.get(request.system, cache,
+                       [&] { return dump_json(system_json(request.system, cache)); });
   }
   if (!request.tools.empty()) {
-    if (!tools_text_ || tools_ != request.tools || tools_cache_ != cache) {
-      tools_ = request.tools;
-      tools_cache_ = cache;
-      tools_text_ = dump_json(tools_json(request.tools, cache));
-    }
     out += ",\"tools\":";
-    out += *tools_text_;
+    out += tools_.get(request.tools, cache,
+                      [&] { return dump_json(tools_json(request.tools, cache)); });
   }
   out += '}';
   return out;

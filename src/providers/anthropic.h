@@ -33,6 +33,7 @@
 #include "config/config.h"
 #include "providers/event_stream.h"
 #include "providers/http.h"
+#include "providers/kept_text.h"
 #include "providers/provider.h"
 #include "providers/reply_limits.h"
 
@@ -54,10 +55,8 @@ class AnthropicBodyWriter {
 
  private:
   std::mutex mu_;
-  std::string system_;
-  std::vector<ToolSpec> tools_;
-  bool system_cache_ = false, tools_cache_ = false;
-  std::optional<std::string> system_text_, tools_text_;  // of system_ and tools_
+  KeptText<std::string> system_;
+  KeptText<std::vector<ToolSpec>> tools_;
 };
 
 // Decodes one streamed answer. Not thread-safe: one per call.

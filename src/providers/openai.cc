@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "base/json_text.h"
 #include "providers/api_json.h"
 
 namespace mecha::providers {
@@ -63,29 +64,68 @@ bool is_openai_itself(std::string_view base_url) {
   return host == "api.openai.com";
 }
 
+namespace {
+
+// REQUIRES: !system.empty()
+Json system_message(const std::string& system) { return {{"role", "system"}, {"content", system}}; }
+
+// REQUIRES: !tools.empty()
+Json tools_json(const std::vector<ToolSpec>& tools) {
+  Json out = Json::array();
+  for (const auto& t : tools) {
+    out.push_back(
+        {{"type", "function"},
+         {"function",
+          {{"name", t.name}, {"description", t.description}, {"parameters", t.input_schema}}}});
+  }
+  return out;
+}
+
+}  // namespace
+
 Json openai_request_body(const CompletionRequest& request, const std::string& model, int max_tokens,
                          bool openai_itself) {
   Json messages = Json::array();
-  if (!request.system.empty()) {
-    messages.push_back({{"role", "system"}, {"content", request.system}});
-  }
+  if (!request.system.empty()) messages.push_back(system_message(request.system));
   for (const auto& m : request.messages) append_messages(m, messages);
   Json body = {{"model", model},
                {"messages", std::move(messages)},
                {openai_itself ? "max_completion_tokens" : "max_tokens", max_tokens},
                {"stream", true},
                {"stream_options", {{"include_usage", true}}}};
-  if (!request.tools.empty()) {
-    Json tools = Json::array();
-    for (const auto& t : request.tools) {
-      tools.push_back(
-          {{"type", "function"},
-           {"function",
-            {{"name", t.name}, {"description", t.description}, {"parameters", t.input_schema}}}});
-    }
-    body["tools"] = std::move(tools);
-  }
+  if (!request.tools.empty()) body["tools"] = tools_json(request.tools);
   return body;
+}
+
+std::string OpenAiBodyWriter::write(const CompletionRequest& request, const std::string& model,
+                                    int max_tokens, bool openai_itself) {
+  // The keys in the order nlohmann's objects keep them (sorted), so that the text is
+  // dump_json(openai_request_body(...)) to the byte.
+  std::string out = openai_itself ? "{\"max_completion_tokens\":" : "{\"max_tokens\":";
+  out += std::to_string(max_tokens);
+  out += ",\"messages\":[";
+  Json rest = Json::array();
+  for (const auto& m : request.messages) append_messages(m, rest);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!request.system.empty()) {
+      out += system_.get(request.system, false,
+                         [&] { return dump_json(system_message(request.system)); });
+      if (!rest.empty()) out += ',';
+    }
+  }
+  std::string rest_text = dump_json(rest);  // "[...]": its inside joins the system message
+  out.append(rest_text, 1, rest_text.size() - 2);
+  out += "],\"model\":";
+  append_json(out, Json(model));
+  out += ",\"stream\":true,\"stream_options\":{\"include_usage\":true}";
+  if (!request.tools.empty()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    out += ",\"tools\":";
+    out += tools_.get(request.tools, false, [&] { return dump_json(tools_json(request.tools)); });
+  }
+  out += '}';
+  return out;
 }
 
 Status OpenAiDecoder::on_event(const SseEvent& event) {
@@ -207,8 +247,7 @@ Result<CompletionResponse> OpenAiProvider::complete(const CompletionRequest& req
   http.url = base + "/chat/completions";
   http.headers = {"Content-Type: application/json", "Accept: text/event-stream"};
   if (!api_key_.empty()) http.headers.push_back("Authorization: Bearer " + api_key_);
-  http.body =
-      dump_json(openai_request_body(request, cfg_.model, max_tokens, is_openai_itself(base)));
+  http.body = body_writer_->write(request, cfg_.model, max_tokens, is_openai_itself(base));
   http.cancel = request.cancel;
   http.on_retry = retry_notes(request.agent, sink);
 

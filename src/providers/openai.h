@@ -19,11 +19,15 @@
 #pragma once
 
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "config/config.h"
 #include "providers/event_stream.h"
 #include "providers/http.h"
+#include "providers/kept_text.h"
 #include "providers/provider.h"
 #include "providers/reply_limits.h"
 
@@ -35,6 +39,20 @@ namespace mecha::providers {
 // read only that).
 Json openai_request_body(const CompletionRequest& request, const std::string& model, int max_tokens,
                          bool openai_itself = false);
+
+// The same body as text: dump_json(openai_request_body(...)), byte for byte. The system
+// prompt and the tools, the same at every turn, are written once and reused until they change.
+// Thread-safe.
+class OpenAiBodyWriter {
+ public:
+  std::string write(const CompletionRequest& request, const std::string& model, int max_tokens,
+                    bool openai_itself);
+
+ private:
+  std::mutex mu_;
+  KeptText<std::string> system_;
+  KeptText<std::vector<ToolSpec>> tools_;
+};
 
 // True when base_url is OpenAI's own API (api.openai.com).
 bool is_openai_itself(std::string_view base_url);
@@ -92,6 +110,8 @@ class OpenAiProvider final : public Provider {
   const config::ProviderConfig cfg_;
   const std::string api_key_;
   const HttpClient http_;
+  // Shared by copies of the provider, as the text it keeps fits them all.
+  std::shared_ptr<OpenAiBodyWriter> body_writer_ = std::make_shared<OpenAiBodyWriter>();
 };
 
 }  // namespace mecha::providers

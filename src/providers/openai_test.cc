@@ -393,5 +393,44 @@ TEST_F(OpenAiTest, AServerErrorChunkIsRetriedWithANote) {
                                        "shown again"));
 }
 
+TEST(OpenAiBodyWriter, WritesWhatDumpingTheBodyWouldToTheByteAsTheRequestsChange) {
+  CompletionRequest req;
+  Message call;
+  call.role = Role::kAssistant;
+  call.blocks = {TextBlock{"looking ✓"},
+                 ToolUseBlock{"call_1", "Bash", Json{{"command", "echo \"hi\"\n"}}, "", ""}};
+  Message result;
+  result.blocks = {ToolResultBlock{"call_1", "hi\n\x01\xff", true}};
+  const ToolSpec bash{"Bash", "Runs a command.", Json::parse(R"({"type": "object",
+      "properties": {"command": {"type": "string"}}, "required": ["command"]})")};
+  const ToolSpec read{"Read", "Reads a file.", Json{{"type", "object"}}};
+
+  OpenAiBodyWriter writer;
+  auto check = [&](bool openai_itself) {
+    EXPECT_EQ(writer.write(req, "gpt-x", 512, openai_itself),
+              dump_json(openai_request_body(req, "gpt-x", 512, openai_itself)));
+  };
+  for (bool openai_itself : {false, true}) {
+    req = CompletionRequest{};
+    check(openai_itself);  // nothing at all
+    req.system = "You are mecha.\n";
+    check(openai_itself);  // the system prompt alone
+    req.messages = {Message::user_text("fix the bug"), call, result};
+    check(openai_itself);
+    req.system.clear();
+    check(openai_itself);  // messages without a system prompt
+    req.system = "You are mecha.\n";
+    req.tools = {bash};
+    check(openai_itself);
+    check(openai_itself);  // the kept text, reused
+    req.tools = {bash, read};
+    check(openai_itself);
+    req.tools[1].description = "Reads a file, changed.";
+    check(openai_itself);
+    req.system = "Another prompt.";
+    check(openai_itself);
+  }
+}
+
 }  // namespace
 }  // namespace mecha::providers
