@@ -179,7 +179,10 @@ TEST_F(ServerFailuresTest, AServerThatNeverAnswersInitializeTimesOutAndIsKilled)
   // The next use tries again.
   auto again = server->tools(nullptr);
   ASSERT_FALSE(again.ok());
-  EXPECT_EQ(again.message(), r.message());
+  // The same failure; how much of its stderr the slow start had written by then varies.
+  EXPECT_TRUE(again.message().starts_with(
+      "MCP server \"mute\": initialize did not finish within 1 s (startup_timeout)"))
+      << again.message();
   EXPECT_EQ(server->starts(), 2);
   EXPECT_EQ(pids().size(), 2u);
 }
