@@ -37,7 +37,7 @@ TEST(JsonText, WritesWhatNlohmannWritesForEachKindOfValue) {
       "",
       "plain",
       "quote \" backslash \\ slash / tab \t newline \n cr \r bs \b ff \f",
-      std::string("nul \0 and \x01 \x1f \x7f", 21),
+      std::string("nul \0 and \x01 \x1f \x7f", sizeof "nul \0 and \x01 \x1f \x7f" - 1),
       "ünïcödé ✓ 𝄞 €",
       Json::array(),
       Json::object(),
