@@ -66,7 +66,6 @@ class Writer {
     s.copy(out_.data() + used_, s.size());
     used_ += s.size();
   }
-  size_t size() const { return used_; }
   void truncate(size_t n) { used_ = n; }
 
   void escape(uint8_t c) {

@@ -8,6 +8,7 @@
 #include "providers/testing/fake_model_server.h"
 #include "providers/testing/recording_sink.h"
 #include "providers/testing/test_data.h"
+#include "providers/testing/tool_specs.h"
 
 namespace mecha::providers {
 namespace {
@@ -601,9 +602,8 @@ TEST(AnthropicBodyWriter, WritesWhatDumpingTheBodyWouldToTheByteAsTheRequestsCha
   result.blocks = {ToolResultBlock{"toolu_1", "hi\n\x01", true}};
   req.messages.push_back(result);
   req.messages.push_back(Message::assistant_text(""));  // left out: the API refuses it
-  const ToolSpec bash{"Bash", "Runs a command.", Json::parse(R"({"type": "object",
-      "properties": {"command": {"type": "string"}}, "required": ["command"]})")};
-  const ToolSpec read{"Read", "Reads a file.", Json{{"type", "object"}}};
+  const ToolSpec bash = testing::bash_tool_spec();
+  const ToolSpec read = testing::read_tool_spec();
 
   AnthropicBodyWriter writer;
   auto check = [&](bool cache) {

@@ -7,6 +7,7 @@
 #include "providers/testing/fake_model_server.h"
 #include "providers/testing/recording_sink.h"
 #include "providers/testing/test_data.h"
+#include "providers/testing/tool_specs.h"
 
 namespace mecha::providers {
 namespace {
@@ -401,9 +402,8 @@ TEST(OpenAiBodyWriter, WritesWhatDumpingTheBodyWouldToTheByteAsTheRequestsChange
                  ToolUseBlock{"call_1", "Bash", Json{{"command", "echo \"hi\"\n"}}, "", ""}};
   Message result;
   result.blocks = {ToolResultBlock{"call_1", "hi\n\x01\xff", true}};
-  const ToolSpec bash{"Bash", "Runs a command.", Json::parse(R"({"type": "object",
-      "properties": {"command": {"type": "string"}}, "required": ["command"]})")};
-  const ToolSpec read{"Read", "Reads a file.", Json{{"type", "object"}}};
+  const ToolSpec bash = testing::bash_tool_spec();
+  const ToolSpec read = testing::read_tool_spec();
 
   OpenAiBodyWriter writer;
   auto check = [&](bool openai_itself) {
