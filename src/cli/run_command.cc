@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <memory>
 
@@ -21,7 +22,6 @@
 #include "cli/workspace.h"
 #include "config/config.h"
 #include "providers/factory.h"
-#include "store/file_taint.h"
 
 namespace mecha::cli {
 namespace {
@@ -57,6 +57,12 @@ int run_main(const RunOptions& opt) {
     return report_failure(Status::usage("the task is empty: mecha run \"what to do\""));
   auto ws = Workspace::open({opt.work_tree, opt.config_file, opt.store});
   if (!ws) return report_failure(ws.status());
+  auto store_path = ws->store_path();
+  if (!store_path) return report_failure(store_path.status());
+  // The stores open while the plan is built (run_session.h); a plan that fails waits for them.
+  std::future<Result<RunStores>> opening = std::async(
+      std::launch::async,
+      [path = *store_path, tree = ws->work_tree()] { return open_run_stores(path, tree); });
 
   auto plan = agent::build_run(ws->config(), ws->work_tree(), opt.run.options());
   if (!plan) return report_failure(plan.status());
@@ -77,15 +83,12 @@ int run_main(const RunOptions& opt) {
   }
 
   Json run_info{{"prompt", opt.task}, {"model", main_agent.provider()->model()}};
-  auto store_path = ws->store_path();
-  if (!store_path) return report_failure(store_path.status());
-  auto session = RunSession::start(*store_path, ws->work_tree(), opt.resume, opt.task, run_info);
+  auto stores = opening.get();
+  if (!stores) return report_failure(stores.status());
+  auto session =
+      RunSession::start(std::move(stores->sessions), opt.resume, opt.task, std::move(run_info));
   if (!session) return report_failure(session.status());
-  // Files this run writes while it holds untrusted content are marked there, and files marked
-  // there are untrusted to read (DESIGN.md, security model 1).
-  auto file_taint = store::FileTaint::open(*store_path);
-  if (!file_taint) return report_failure(file_taint.status());
-  ctx.file_taint = file_taint->get();
+  ctx.file_taint = stores->file_taint.get();
   ctx.session_id = (*session)->id();
   if (!opt.json) std::fprintf(stderr, "mecha: session %s\n", (*session)->id().c_str());
   auto messages = (*session)->conversation();

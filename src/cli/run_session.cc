@@ -31,24 +31,35 @@ std::string legacy_store_note(const std::filesystem::path& work_tree,
       fmt::arg("old", old.string()), fmt::arg("store", store_path.string()));
 }
 
-Result<std::unique_ptr<RunSession>> RunSession::start(const std::filesystem::path& store_path,
-                                                      const std::filesystem::path& work_tree,
+Result<RunStores> open_run_stores(const std::filesystem::path& store_path,
+                                  const std::filesystem::path& work_tree) {
+  RunStores stores;
+  auto sessions = store::SessionStore::open(store_path, work_tree.string());
+  if (!sessions) return sessions.status();
+  stores.sessions = std::move(*sessions);
+  // Files this run writes while it holds untrusted content are marked there, and files marked
+  // there are untrusted to read (DESIGN.md, security model 1).
+  auto file_taint = store::FileTaint::open(store_path);
+  if (!file_taint) return file_taint.status();
+  stores.file_taint = std::move(*file_taint);
+  return stores;
+}
+
+Result<std::unique_ptr<RunSession>> RunSession::start(std::unique_ptr<store::SessionStore> store,
                                                       const std::string& resume,
                                                       const std::string& prompt, Json run_info) {
-  auto store = store::SessionStore::open(store_path, work_tree.string());
-  if (!store) return store.status();
   Result<std::unique_ptr<store::Session>> session = Status::error("unset");
   if (resume.empty()) {
-    session = (*store)->create(prompt);
+    session = store->create(prompt);
   } else {
-    auto id = (*store)->resolve(resume);
+    auto id = store->resolve(resume);
     if (!id) return id.status();
-    session = (*store)->open_session(*id);
+    session = store->open_session(*id);
   }
   if (!session) return session.status();
   run_info["pid"] = static_cast<int64_t>(getpid());
   run_info["resumed"] = !resume.empty();
-  std::unique_ptr<RunSession> rs(new RunSession(std::move(*store), std::move(*session)));
+  std::unique_ptr<RunSession> rs(new RunSession(std::move(store), std::move(*session)));
   auto seq = rs->session_->append(store::Record::run_start(std::move(run_info)));
   if (!seq) return seq.status();
   seq = rs->session_->append(store::Record::user_message(Message::user_text(prompt)));

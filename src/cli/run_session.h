@@ -13,6 +13,7 @@
 
 #include "agent/agent.h"
 #include "agent/session_journal.h"
+#include "store/file_taint.h"
 #include "store/session_store.h"
 
 namespace mecha::cli {
@@ -27,12 +28,22 @@ Result<std::filesystem::path> store_path_for(const std::string& store_flag);
 std::string legacy_store_note(const std::filesystem::path& work_tree,
                               const std::filesystem::path& store_path);
 
+// The two handles a run writes through, both on the store's SQLite file: its sessions and
+// its file-taint marks. Opening them (SQLite reads the schema and replays the -wal file) is
+// the largest cost before a run's first model request and needs nothing the run's plan
+// decides, so `mecha run` opens them on a thread of their own while it builds the plan.
+struct RunStores {
+  std::unique_ptr<store::SessionStore> sessions;
+  std::unique_ptr<store::FileTaint> file_taint;
+};
+Result<RunStores> open_run_stores(const std::filesystem::path& store_path,
+                                  const std::filesystem::path& work_tree);
+
 class RunSession {
  public:
-  // `resume` is empty for a new session, else "last" (of `work_tree`), an id or an id's
-  // unique prefix. `run_info` goes into the run_start record (with the pid added).
-  static Result<std::unique_ptr<RunSession>> start(const std::filesystem::path& store_path,
-                                                   const std::filesystem::path& work_tree,
+  // `resume` is empty for a new session, else "last" (of the store's work tree), an id or an
+  // id's unique prefix. `run_info` goes into the run_start record (with the pid added).
+  static Result<std::unique_ptr<RunSession>> start(std::unique_ptr<store::SessionStore> store,
                                                    const std::string& resume,
                                                    const std::string& prompt, Json run_info);
 
