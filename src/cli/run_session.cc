@@ -39,9 +39,8 @@ Result<RunStores> open_run_stores(const std::filesystem::path& store_path,
   stores.sessions = std::move(*sessions);
   // Files this run writes while it holds untrusted content are marked there, and files marked
   // there are untrusted to read (DESIGN.md, security model 1).
-  auto file_taint = store::FileTaint::open(store_path);
-  if (!file_taint) return file_taint.status();
-  stores.file_taint = std::move(*file_taint);
+  // Connected by the first file tool that asks: a run that touches no file pays nothing.
+  stores.file_taint = store::FileTaint::open_on_first_use(store_path);
   return stores;
 }
 

@@ -29,9 +29,10 @@ std::string legacy_store_note(const std::filesystem::path& work_tree,
                               const std::filesystem::path& store_path);
 
 // The two handles a run writes through, both on the store's SQLite file: its sessions and
-// its file-taint marks. Opening them (SQLite reads the schema and replays the -wal file) is
-// the largest cost before a run's first model request and needs nothing the run's plan
-// decides, so `mecha run` opens them on a thread of their own while it builds the plan.
+// its file-taint marks. Opening the store (SQLite reads the schema and replays the -wal file)
+// is the largest cost before a run's first model request and needs nothing the run's plan
+// decides, so `mecha run` opens it on a thread of its own while it builds the plan. The
+// file-taint marks connect when a file tool first asks.
 struct RunStores {
   std::unique_ptr<store::SessionStore> sessions;
   std::unique_ptr<store::FileTaint> file_taint;

@@ -58,7 +58,7 @@ bool TaintedPaths::covers(std::string_view path) const {
   return false;
 }
 
-Result<std::unique_ptr<FileTaint>> FileTaint::open(const std::filesystem::path& path) {
+Result<Database> FileTaint::connect(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
     return Status::error(fmt::format("no session store at {} (a run creates it)", path.string()));
@@ -67,7 +67,28 @@ Result<std::unique_ptr<FileTaint>> FileTaint::open(const std::filesystem::path& 
   if (!db) return db.status();
   MECHA_RETURN_IF_ERROR(
       db->exec(kTaintSchema).prefixed(fmt::format("file taint in {}", path.string())));
-  return std::unique_ptr<FileTaint>(new FileTaint(std::move(*db)));
+  return db;
+}
+
+Result<std::unique_ptr<FileTaint>> FileTaint::open(const std::filesystem::path& path) {
+  std::unique_ptr<FileTaint> taint(new FileTaint(path));
+  auto db = connect(path);
+  if (!db) return db.status();
+  taint->db_.emplace(std::move(*db));
+  return taint;
+}
+
+std::unique_ptr<FileTaint> FileTaint::open_on_first_use(const std::filesystem::path& path) {
+  return std::unique_ptr<FileTaint>(new FileTaint(path));
+}
+
+Result<Database*> FileTaint::db_locked() {
+  if (!db_) {
+    auto db = connect(path_);
+    if (!db) return db.status();
+    db_.emplace(std::move(*db));
+  }
+  return &*db_;
 }
 
 Status FileTaint::mark(const std::filesystem::path& tree, const std::vector<std::string>& paths,
@@ -79,9 +100,12 @@ Status FileTaint::mark(const std::filesystem::path& tree, const std::vector<std:
     }
   }
   std::lock_guard<std::mutex> lock(mu_);
-  auto tx = Transaction::begin(db_);
+  auto connection = db_locked();
+  if (!connection) return connection.status();
+  Database& db = **connection;
+  auto tx = Transaction::begin(db);
   if (!tx) return tx.status().prefixed("file taint");
-  auto st = db_.prepare(
+  auto st = db.prepare(
       "INSERT INTO file_taint(tree, path, session_id, marked_ms) VALUES(?, ?, ?, ?) "
       "ON CONFLICT(tree, path) DO UPDATE SET session_id = excluded.session_id, "
       "marked_ms = excluded.marked_ms");
@@ -100,7 +124,10 @@ Status FileTaint::mark(const std::filesystem::path& tree, const std::vector<std:
 Result<bool> FileTaint::is_tainted(const std::filesystem::path& tree, std::string_view path) {
   MECHA_RETURN_IF_ERROR(check_tree(tree));
   std::lock_guard<std::mutex> lock(mu_);
-  auto st = db_.prepare("SELECT 1 FROM file_taint WHERE tree = ? AND path = ?");
+  auto connection = db_locked();
+  if (!connection) return connection.status();
+  Database& db = **connection;
+  auto st = db.prepare("SELECT 1 FROM file_taint WHERE tree = ? AND path = ?");
   if (!st) return st.status();
   // The path itself, each folder above it, and the whole tree.
   std::vector<std::string_view> candidates;
@@ -124,7 +151,10 @@ Result<bool> FileTaint::is_tainted(const std::filesystem::path& tree, std::strin
 Result<std::vector<TaintedFile>> FileTaint::list(const std::filesystem::path& tree) {
   MECHA_RETURN_IF_ERROR(check_tree(tree));
   std::lock_guard<std::mutex> lock(mu_);
-  auto st = db_.prepare(
+  auto connection = db_locked();
+  if (!connection) return connection.status();
+  Database& db = **connection;
+  auto st = db.prepare(
       "SELECT path, session_id, marked_ms FROM file_taint WHERE tree = ? ORDER BY path <> '.', "
       "path");
   if (!st) return st.status();
@@ -158,11 +188,14 @@ Result<int64_t> FileTaint::clear(const std::filesystem::path& tree,
     }
   }
   std::lock_guard<std::mutex> lock(mu_);
-  auto tx = Transaction::begin(db_);
+  auto connection = db_locked();
+  if (!connection) return connection.status();
+  Database& db = **connection;
+  auto tx = Transaction::begin(db);
   if (!tx) return tx.status().prefixed("file taint");
   // A folder's marks and those beneath it; compared by prefix, not LIKE, so that names
   // holding % or _ match only themselves.
-  auto st = db_.prepare(
+  auto st = db.prepare(
       "DELETE FROM file_taint WHERE tree = ?1 AND (path = ?2 OR "
       "substr(path, 1, length(?2) + 1) = ?2 || '/')");
   if (!st) return st.status();
@@ -171,7 +204,7 @@ Result<int64_t> FileTaint::clear(const std::filesystem::path& tree,
     st->bind(1, tree.string());
     st->bind(2, p);
     MECHA_RETURN_IF_ERROR(st->run().prefixed(fmt::format("file taint: clearing {}", p)));
-    removed += db_.changes();
+    removed += db.changes();
   }
   MECHA_RETURN_IF_ERROR(tx->commit().prefixed("file taint"));
   return removed;
@@ -180,11 +213,14 @@ Result<int64_t> FileTaint::clear(const std::filesystem::path& tree,
 Result<int64_t> FileTaint::clear_all(const std::filesystem::path& tree) {
   MECHA_RETURN_IF_ERROR(check_tree(tree));
   std::lock_guard<std::mutex> lock(mu_);
-  auto st = db_.prepare("DELETE FROM file_taint WHERE tree = ?");
+  auto connection = db_locked();
+  if (!connection) return connection.status();
+  Database& db = **connection;
+  auto st = db.prepare("DELETE FROM file_taint WHERE tree = ?");
   if (!st) return st.status();
   st->bind(1, tree.string());
   MECHA_RETURN_IF_ERROR(st->run().prefixed("file taint: clearing the tree"));
-  return db_.changes();
+  return db.changes();
 }
 
 }  // namespace mecha::store

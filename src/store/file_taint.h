@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -60,6 +61,10 @@ class FileTaint {
   // Opens the store file at `path` (which must exist: a run's session store creates it) and
   // creates the table when it is missing.
   static Result<std::unique_ptr<FileTaint>> open(const std::filesystem::path& path);
+  // The same, but connecting (a SQLite open that reads the whole schema) waits for the first
+  // method that needs it, so a run that touches no file never pays for it. A failed connect
+  // fails that method, and the next one tries again.
+  static std::unique_ptr<FileTaint> open_on_first_use(const std::filesystem::path& path);
 
   FileTaint(const FileTaint&) = delete;
   FileTaint& operator=(const FileTaint&) = delete;
@@ -81,10 +86,14 @@ class FileTaint {
   Result<int64_t> clear_all(const std::filesystem::path& tree);
 
  private:
-  explicit FileTaint(Database db) : db_(std::move(db)) {}
+  explicit FileTaint(std::filesystem::path path) : path_(std::move(path)) {}
+  static Result<Database> connect(const std::filesystem::path& path);
+  // The connection, made now if it is not yet. REQUIRES: mu_ held.
+  Result<Database*> db_locked();
 
+  const std::filesystem::path path_;
   std::mutex mu_;
-  Database db_;  // GUARDED_BY(mu_)
+  std::optional<Database> db_;  // GUARDED_BY(mu_)
 };
 
 // Checks a path given to mark() or clear(): "" when it is well-formed, else what is wrong.

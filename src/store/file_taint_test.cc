@@ -138,5 +138,23 @@ TEST_F(FileTaintTest, OpeningAStoreThatDoesNotExistSaysSo) {
             "no session store at " + (dir_.path() / "missing.db").string() + " (a run creates it)");
 }
 
+TEST_F(FileTaintTest, OpenedOnFirstUseItConnectsWhenAskedAndFailsClosedUntilItCan) {
+  const std::filesystem::path later = dir_.path() / "later.db";
+  auto lazy = FileTaint::open_on_first_use(later);
+  // No store yet: a lookup is an error, never "clean", and nothing was created.
+  auto r = lazy->is_tainted(tree_a_, "notes.txt");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "no session store at " + later.string() + " (a run creates it)");
+  EXPECT_FALSE(std::filesystem::exists(later));
+  // Once the store exists, the next call connects and works.
+  ASSERT_TRUE(SessionStore::open(later).ok());
+  ASSERT_TRUE(lazy->mark(tree_a_, {"notes.txt"}, "s1").ok());
+  auto eager = FileTaint::open(later);
+  ASSERT_TRUE(eager.ok()) << eager.message();
+  auto marked = (*eager)->is_tainted(tree_a_, "notes.txt");
+  ASSERT_TRUE(marked.ok()) << marked.message();
+  EXPECT_TRUE(*marked);
+}
+
 }  // namespace
 }  // namespace mecha::store
