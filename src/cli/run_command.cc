@@ -2,7 +2,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <future>
 #include <iostream>
 #include <memory>
 
@@ -11,6 +10,7 @@
 #include "agent/agent.h"
 #include "agent/run_pipeline.h"
 #include "agent/session_hooks.h"
+#include "base/beside_thread.h"
 #include "cli/command.h"
 #include "cli/interrupt.h"
 #include "cli/option_checks.h"
@@ -60,8 +60,7 @@ int run_main(const RunOptions& opt) {
   auto store_path = ws->store_path();
   if (!store_path) return report_failure(store_path.status());
   // The stores open while the plan is built (run_session.h); a plan that fails waits for them.
-  std::future<Result<RunStores>> opening = std::async(
-      std::launch::async,
+  Beside<Result<RunStores>> opening(
       [path = *store_path, tree = ws->work_tree()] { return open_run_stores(path, tree); });
 
   auto plan = agent::build_run(ws->config(), ws->work_tree(), opt.run.options());
@@ -83,7 +82,7 @@ int run_main(const RunOptions& opt) {
   }
 
   Json run_info{{"prompt", opt.task}, {"model", main_agent.provider()->model()}};
-  auto stores = opening.get();
+  auto stores = std::move(opening.get());
   if (!stores) return report_failure(stores.status());
   auto session =
       RunSession::start(std::move(stores->sessions), opt.resume, opt.task, std::move(run_info));
