@@ -414,6 +414,26 @@ TEST(SessionStoreFiles, ClosingTheStoreLeavesTheWalForTheNextReaderInsteadOfChec
   EXPECT_NE(records->back().body.dump().find("kept"), std::string::npos);
 }
 
+TEST(SessionStoreFiles, TheWalStaysShortSoTheNextOpenHasLittleToReplay) {
+  TempDir dir;
+  const auto path = dir.path() / "s.db";
+  auto store = open_store(path);
+  ASSERT_TRUE(store);
+  auto s = store->create("t");
+  ASSERT_TRUE(s.ok()) << s.message();
+  // About 4 MB of records: under SQLite's default threshold (1000 pages) the -wal file
+  // would reach 4 MB before its first checkpoint.
+  const std::string text(2000, 'x');
+  for (int i = 0; i < 2000; ++i) {
+    ASSERT_TRUE((*s)->append(Record::note("main", text)).ok());
+  }
+  auto wal = path;
+  wal += "-wal";
+  // 256 frames of a 4 KiB page and its 24-byte header, and a little room for the commit
+  // that crosses the threshold.
+  EXPECT_LT(std::filesystem::file_size(wal), 300u * (4096 + 24));
+}
+
 TEST(SessionStoreFiles, ALooserExistingStoreIsTightened) {
   TempDir dir;
   const auto path = dir.path() / "s.db";
