@@ -126,7 +126,7 @@ Result<HttpAnswer> http_exchange(const HttpExchange& ex) {
   }
   lib.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   lib.easy_setopt(h, CURLOPT_USERAGENT, "mecha/0.1");
-  lib.easy_setopt(h, CURLOPT_NOPROXY, "127.0.0.1,localhost,::1");
+  lib.easy_setopt(h, CURLOPT_NOPROXY, providers::no_proxy_list().c_str());
 
   CURLcode code = CURLE_OK;
   bool cancelled = false, stalled = false;

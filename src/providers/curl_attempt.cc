@@ -118,8 +118,7 @@ Outcome curl_attempt(const Libcurl& lib, const HttpOptions& opt, const HttpReque
   lib.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   lib.easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
   lib.easy_setopt(h, CURLOPT_USERAGENT, "mecha/0.1");
-  // Loopback servers (llama-server, tests) are never reached through a proxy.
-  lib.easy_setopt(h, CURLOPT_NOPROXY, "127.0.0.1,localhost,::1");
+  lib.easy_setopt(h, CURLOPT_NOPROXY, no_proxy_list().c_str());
 
   const auto stall = seconds_of(opt.stall_timeout_s);
   const auto deadline = SteadyClock::now() + seconds_of(opt.request_timeout_s);

@@ -3,7 +3,9 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <mutex>
+#include <string_view>
 
 namespace mecha::providers {
 namespace {
@@ -77,6 +79,18 @@ Result<const Libcurl*> libcurl() {
   });
   if (!loaded.ok()) return loaded.status();
   return &*loaded;
+}
+
+std::string no_proxy_list() {
+  std::string list = "127.0.0.1,localhost,::1";
+  for (const char* name : {"no_proxy", "NO_PROXY"}) {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') continue;
+    if (std::string_view(v) == "*") return "*";
+    list += ',';
+    list += v;
+  }
+  return list;
 }
 
 }  // namespace mecha::providers

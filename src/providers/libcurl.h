@@ -15,6 +15,7 @@
 #include <curl/curl.h>
 
 #include <memory>
+#include <string>
 
 #include "base/result.h"
 
@@ -59,6 +60,13 @@ inline HeaderList own_list(const Libcurl& lib, curl_slist* list) {
 
 // The process's libcurl (promise 1).
 Result<const Libcurl*> libcurl();
+
+// What CURLOPT_NOPROXY is set to for a model, MCP or message endpoint: loopback (a local
+// server, a test) is never reached through a proxy, and neither is a host that no_proxy or
+// NO_PROXY names, as with the plain transport (plain_http.h). Setting the option replaces
+// libcurl's own reading of those variables, so the user's lists are kept here; one that is
+// "*" exempts every host.
+std::string no_proxy_list();
 
 // Loads the named library into a new table, without global init and without caching.
 // The library stays loaded for the life of the process. For tests of promise 2.

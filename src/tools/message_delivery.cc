@@ -150,7 +150,7 @@ Status perform(const Libcurl& lib, CURL* h, const CancelToken* cancel, const std
   lib.easy_setopt(h, CURLOPT_ERRORBUFFER, error);
   lib.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   lib.easy_setopt(h, CURLOPT_TIMEOUT_MS, kTimeoutMs);
-  lib.easy_setopt(h, CURLOPT_NOPROXY, "127.0.0.1,localhost,::1");
+  lib.easy_setopt(h, CURLOPT_NOPROXY, providers::no_proxy_list().c_str());
   lib.multi_add_handle(multi.get(), h);
   CURLcode code = CURLE_OK;
   Status result;
