@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "providers/testing/fake_model_server.h"
+#include "providers/testing/raw_loopback_server.h"
 
 namespace mecha::providers {
 namespace {
@@ -444,26 +445,10 @@ struct ConnectionPlan {
 // "data: ok\n\n".
 class RawHttpServer {
  public:
-  explicit RawHttpServer(std::vector<ConnectionPlan> plans) : plans_(std::move(plans)) {
-    listener_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(addr);
-    bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-    listen(listener_, 16);
-    getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~RawHttpServer() {
-    stop_ = true;
-    thread_.join();
-    close(listener_);
-  }
+  explicit RawHttpServer(std::vector<ConnectionPlan> plans) : plans_(std::move(plans)) {}
 
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1/messages"; }
-  int accepted() const { return accepted_; }
+  std::string url() const { return server_.url("/v1/messages"); }
+  int accepted() const { return server_.accepted(); }
   // The size of each request body read whole, in order.
   std::vector<size_t> bodies() const {
     std::lock_guard<std::mutex> lock(mu_);
@@ -471,31 +456,17 @@ class RawHttpServer {
   }
 
  private:
-  // Waits (polling, so that stopping is prompt) until `fd` is readable; false on stop.
-  bool readable(int fd) {
-    pollfd p{fd, POLLIN, 0};
-    while (!stop_) {
-      if (poll(&p, 1, 20) > 0) return true;
-    }
-    return false;
-  }
-
-  void serve() {
-    while (readable(listener_)) {
-      int fd = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd < 0) continue;
-      const ConnectionPlan plan = plans_[std::min<size_t>(accepted_, plans_.size() - 1)];
-      ++accepted_;
-      serve_connection(fd, plan);
-    }
-  }
-
   void serve_connection(int fd, const ConnectionPlan& plan) {
     std::string in;
     for (int answered = 0; answered < plan.answers; ++answered) {
-      if (!read_request(fd, in)) {
+      auto request = server_.read_request(fd, in);
+      if (!request) {
         close(fd);
         return;
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        bodies_.push_back(request->size() - (request->find("\r\n\r\n") + 4));
       }
       const std::string answer =
           "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: 10\r\n\r\n"
@@ -504,7 +475,7 @@ class RawHttpServer {
     }
     if (plan.reset_next_request && in.empty()) {
       char c[4096];
-      if (readable(fd)) (void)!recv(fd, c, sizeof(c), 0);
+      if (server_.readable(fd)) (void)!recv(fd, c, sizeof(c), 0);
     }
     if (plan.reset_next_request) {
       linger hard{1, 0};  // close with a reset, not an orderly end
@@ -513,45 +484,13 @@ class RawHttpServer {
     close(fd);
   }
 
-  // Reads one request (headers and a Content-Length body) off the front of `in`, reading
-  // more from `fd` as needed. False when the connection ends first.
-  bool read_request(int fd, std::string& in) {
-    size_t head_end = std::string::npos;
-    size_t body_size = 0;
-    for (;;) {
-      if (head_end == std::string::npos) {
-        head_end = in.find("\r\n\r\n");
-        if (head_end != std::string::npos) {
-          std::string head = in.substr(0, head_end);
-          for (char& ch : head)
-            ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-          size_t at = head.find("content-length:");
-          if (at != std::string::npos) body_size = std::stoul(head.substr(at + 15));
-          head_end += 4;
-        }
-      }
-      if (head_end != std::string::npos && in.size() >= head_end + body_size) {
-        in.erase(0, head_end + body_size);
-        std::lock_guard<std::mutex> lock(mu_);
-        bodies_.push_back(body_size);
-        return true;
-      }
-      char buf[1 << 16];
-      if (!readable(fd)) return false;
-      ssize_t n = recv(fd, buf, sizeof(buf), 0);
-      if (n <= 0) return false;
-      in.append(buf, static_cast<size_t>(n));
-    }
-  }
-
   const std::vector<ConnectionPlan> plans_;
-  int listener_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_{false};
-  std::atomic<int> accepted_{0};
   mutable std::mutex mu_;
   std::vector<size_t> bodies_;  // GUARDED_BY(mu_)
-  std::thread thread_;
+  // Connection `index` is served by plans_[index], the last plan serving all later ones.
+  testing::RawLoopbackServer server_{[this](int fd, int index) {
+    serve_connection(fd, plans_[std::min<size_t>(index, plans_.size() - 1)]);
+  }};  // last: stops first
 };
 
 HttpRequest raw_request(const RawHttpServer& server, size_t body_size) {

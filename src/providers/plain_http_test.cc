@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "providers/testing/fake_model_server.h"
+#include "providers/testing/raw_loopback_server.h"
 
 namespace mecha::providers {
 namespace {
@@ -144,87 +145,38 @@ TEST(ChunkedDecoder, RefusesAMalformedBody) {
 class PiecewiseServer {
  public:
   PiecewiseServer(std::vector<std::string> pieces, bool close_after)
-      : pieces_(std::move(pieces)), close_after_(close_after) {
-    listener_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(addr);
-    bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-    listen(listener_, 16);
-    getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~PiecewiseServer() {
-    stop_ = true;
-    thread_.join();
-    close(listener_);
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1/x"; }
-  int accepted() const { return accepted_; }
+      : pieces_(std::move(pieces)), close_after_(close_after) {}
+  std::string url() const { return server_.url("/v1/x"); }
+  int accepted() const { return server_.accepted(); }
   std::string last_request() const {
     std::lock_guard<std::mutex> lock(mu_);
     return last_request_;
   }
 
  private:
-  bool readable(int fd) {
-    pollfd p{fd, POLLIN, 0};
-    while (!stop_) {
-      if (poll(&p, 1, 20) > 0) return true;
-    }
-    return false;
-  }
-  void serve() {
-    while (readable(listener_)) {
-      int fd = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd < 0) continue;
-      ++accepted_;
-      int one = 1;
-      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-      std::string in;
-      while (read_request(fd, in)) {
-        for (const std::string& piece : pieces_) {
-          (void)!send(fd, piece.data(), piece.size(), MSG_NOSIGNAL);
-          std::this_thread::sleep_for(milliseconds(5));
-        }
-        if (close_after_) break;
+  void serve(int fd) {
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    std::string in;
+    while (auto request = server_.read_request(fd, in)) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        last_request_ = std::move(*request);
       }
-      close(fd);
-    }
-  }
-  bool read_request(int fd, std::string& in) {
-    for (;;) {
-      const size_t end = in.find("\r\n\r\n");
-      if (end != std::string::npos) {
-        std::string head = in.substr(0, end);
-        size_t at = head.find("Content-Length: ");
-        size_t body = at == std::string::npos ? 0 : std::stoul(head.substr(at + 16));
-        if (in.size() >= end + 4 + body) {
-          std::lock_guard<std::mutex> lock(mu_);
-          last_request_ = in.substr(0, end + 4 + body);
-          in.erase(0, end + 4 + body);
-          return true;
-        }
+      for (const std::string& piece : pieces_) {
+        (void)!send(fd, piece.data(), piece.size(), MSG_NOSIGNAL);
+        std::this_thread::sleep_for(milliseconds(5));
       }
-      char buf[4096];
-      if (!readable(fd)) return false;
-      ssize_t n = recv(fd, buf, sizeof(buf), 0);
-      if (n <= 0) return false;
-      in.append(buf, static_cast<size_t>(n));
+      if (close_after_) break;
     }
+    close(fd);
   }
 
   const std::vector<std::string> pieces_;
   const bool close_after_;
-  int listener_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_{false};
-  std::atomic<int> accepted_{0};
   mutable std::mutex mu_;
-  std::string last_request_;  // GUARDED_BY(mu_)
-  std::thread thread_;
+  std::string last_request_;                                               // GUARDED_BY(mu_)
+  testing::RawLoopbackServer server_{[this](int fd, int) { serve(fd); }};  // last: stops first
 };
 
 HttpOptions plain_options() {
