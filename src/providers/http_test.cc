@@ -167,16 +167,11 @@ TEST_P(HttpClientTest, RefusedConnectionNamesTheUrl) {
 // connect hangs until the client gives up.
 class UnansweredPort {
  public:
-  UnansweredPort() {
-    listener_ = socket(AF_INET, SOCK_STREAM, 0);
+  UnansweredPort() : listener_(testing::listen_on_loopback(0, &port_)) {
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(addr);
-    bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-    listen(listener_, 0);
-    getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
+    addr.sin_port = htons(static_cast<uint16_t>(port_));
     // Fill the queue (a backlog of 0 still holds one connection) without accepting.
     for (int& fd : fillers_) {
       fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
@@ -191,8 +186,8 @@ class UnansweredPort {
   int port() const { return port_; }
 
  private:
-  int listener_ = -1;
   int port_ = 0;
+  int listener_ = -1;  // after port_, which opening it sets
   int fillers_[2] = {-1, -1};
 };
 

@@ -10,16 +10,21 @@
 
 namespace mecha::providers::testing {
 
-RawLoopbackServer::RawLoopbackServer(Serve serve) : serve_(std::move(serve)) {
-  listener_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+int listen_on_loopback(int backlog, int* port) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t len = sizeof(addr);
-  bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  listen(listener_, 16);
-  getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
-  port_ = ntohs(addr.sin_port);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  listen(fd, backlog);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  *port = ntohs(addr.sin_port);
+  return fd;
+}
+
+RawLoopbackServer::RawLoopbackServer(Serve serve)
+    : serve_(std::move(serve)), listener_(listen_on_loopback(16, &port_)) {
   thread_ = std::thread([this] { accept_loop(); });
 }
 

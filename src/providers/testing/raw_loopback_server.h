@@ -15,6 +15,10 @@
 
 namespace mecha::providers::testing {
 
+// A socket listening on 127.0.0.1 at a port the kernel picks, with `backlog`; its port is
+// stored in `*port`. The caller closes it.
+int listen_on_loopback(int backlog, int* port);
+
 class RawLoopbackServer {
  public:
   // `index` counts the connections accepted before this one.
@@ -38,8 +42,8 @@ class RawLoopbackServer {
   void accept_loop();
 
   const Serve serve_;
-  int listener_ = -1;
   int port_ = 0;
+  int listener_ = -1;  // after port_, which opening it sets
   std::atomic<bool> stop_{false};
   std::atomic<int> accepted_{0};
   std::thread thread_;
