@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/text.h"
+#include "tools/file_tool_support.h"
 
 namespace mecha::tools {
 namespace {
@@ -62,45 +63,6 @@ std::string iconv_name(const std::string& label) {
     return "SHIFT_JIS";
   }
   return label;
-}
-
-// Valid UTF-8 of `in`, each byte of a bad sequence replaced by U+FFFD.
-std::string page_utf8(std::string_view in) {
-  std::string out;
-  out.reserve(in.size());
-  size_t i = 0;
-  while (i < in.size()) {
-    auto c = static_cast<unsigned char>(in[i]);
-    if (c < 0x80) {
-      // Copy the run of ASCII at once: most pages are mostly ASCII.
-      size_t j = i;
-      while (j < in.size() && static_cast<unsigned char>(in[j]) < 0x80) ++j;
-      out.append(in.data() + i, j - i);
-      i = j;
-      continue;
-    }
-    size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-    bool ok = n != 0 && i + n <= in.size();
-    for (size_t k = 1; ok && k < n; ++k) {
-      ok = (static_cast<unsigned char>(in[i + k]) & 0xc0) == 0x80;
-    }
-    if (ok && n >= 3) {
-      auto c1 = static_cast<unsigned char>(in[i + 1]);
-      if (c == 0xe0 && c1 < 0xa0) ok = false;   // overlong
-      if (c == 0xed && c1 >= 0xa0) ok = false;  // surrogate
-      if (c == 0xf0 && c1 < 0x90) ok = false;   // overlong
-      if (c == 0xf4 && c1 >= 0x90) ok = false;  // past U+10FFFF
-      if (c >= 0xf5) ok = false;
-    }
-    if (!ok) {
-      out += kReplacement;
-      ++i;
-      continue;
-    }
-    out.append(in.data() + i, n);
-    i += n;
-  }
-  return out;
 }
 
 bool has_nul(std::string_view body) { return body.find('\0') != std::string_view::npos; }
@@ -621,9 +583,9 @@ std::string charset_of(std::string_view content_type, std::string_view body) {
 
 std::string to_utf8(std::string_view bytes, const std::string& charset) {
   std::string name = iconv_name(charset);
-  if (name == "utf-8" || name == "utf8") return page_utf8(bytes);
+  if (name == "utf-8" || name == "utf8") return valid_utf8(bytes);
   iconv_t cd = iconv_open("UTF-8", name.c_str());
-  if (cd == reinterpret_cast<iconv_t>(-1)) return page_utf8(bytes);
+  if (cd == reinterpret_cast<iconv_t>(-1)) return valid_utf8(bytes);
   std::unique_ptr<void, int (*)(iconv_t)> owned(cd, iconv_close);
   std::string out;
   out.resize(bytes.size() * 2 + 16);
