@@ -36,6 +36,7 @@ Result<RunStores> open_run_stores(const std::filesystem::path& store_path,
   RunStores stores;
   auto sessions = store::SessionStore::open(store_path, work_tree.string());
   if (!sessions) return sessions.status();
+  MECHA_RETURN_IF_ERROR((*sessions)->prepare_sync());
   stores.sessions = std::move(*sessions);
   // Files this run writes while it holds untrusted content are marked there, and files marked
   // there are untrusted to read (DESIGN.md, security model 1).

@@ -61,24 +61,28 @@ int64_t GroupSync::flushes() const {
 
 WalFile::WalFile(std::filesystem::path db) : path_(db += "-wal") {}
 
-Status WalFile::flush() {
-  if (!fd_.valid()) {
-    // Read-only is enough for fdatasync; O_NOFOLLOW for a -wal file that someone replaced
-    // with a link (the store refuses those at open too).
-    UniqueFd fd(::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-    if (!fd.valid()) {
-      return Status::error(
-          fmt::format("cannot open {} to sync it: {}", path_.string(), std::strerror(errno)));
-    }
-    // The folder's entry for the -wal file, which may be new, must reach the disk too.
-    UniqueFd dir(::open(path_.parent_path().empty() ? "." : path_.parent_path().c_str(),
-                        O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!dir.valid() || ::fsync(dir.get()) != 0) {
-      return Status::error(
-          fmt::format("cannot sync the folder of {}: {}", path_.string(), std::strerror(errno)));
-    }
-    fd_ = std::move(fd);
+Status WalFile::open() {
+  if (fd_.valid()) return ok_status();
+  // Read-only is enough for fdatasync; O_NOFOLLOW for a -wal file that someone replaced
+  // with a link (the store refuses those at open too).
+  UniqueFd fd(::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd.valid()) {
+    return Status::error(
+        fmt::format("cannot open {} to sync it: {}", path_.string(), std::strerror(errno)));
   }
+  // The folder's entry for the -wal file, which may be new, must reach the disk too.
+  UniqueFd dir(::open(path_.parent_path().empty() ? "." : path_.parent_path().c_str(),
+                      O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir.valid() || ::fsync(dir.get()) != 0) {
+    return Status::error(
+        fmt::format("cannot sync the folder of {}: {}", path_.string(), std::strerror(errno)));
+  }
+  fd_ = std::move(fd);
+  return ok_status();
+}
+
+Status WalFile::flush() {
+  MECHA_RETURN_IF_ERROR(open());
   if (::fdatasync(fd_.get()) != 0) {
     return Status::error(fmt::format("cannot sync {}: {}", path_.string(), std::strerror(errno)));
   }

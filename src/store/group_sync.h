@@ -66,8 +66,8 @@ class GroupSync {
   Status failed_;           // GUARDED_BY(mu_): the first failed flush (invariant 2)
 };
 
-// The -wal file of a database, opened on the first flush and kept open. The first flush also
-// fsyncs the folder, so a -wal file made by this run is found after a power loss.
+// The -wal file of a database, opened by open() or the first flush and kept open. Opening
+// also fsyncs the folder, so a -wal file made by this run is found after a power loss.
 // SQLite keeps the -wal file (rewinding it, never unlinking it) while any connection to the
 // database is open, so while the store's own connection lives this descriptor names the file
 // SQLite writes. Thread-safety: flush() may be called from one thread at a time (GroupSync
@@ -78,11 +78,14 @@ class WalFile {
   WalFile(const WalFile&) = delete;
   WalFile& operator=(const WalFile&) = delete;
 
+  // Opens the file for the flushes to come and fsyncs its folder; the first flush does it
+  // when nobody did before. Same thread rule as flush().
+  Status open();
   Status flush();
 
  private:
   const std::filesystem::path path_;  // <db>-wal
-  UniqueFd fd_;                       // opened by the first flush
+  UniqueFd fd_;                       // opened by open() or the first flush
 };
 
 }  // namespace mecha::store

@@ -371,6 +371,11 @@ Status Session::sync() {
 SessionStore::SessionStore(std::filesystem::path path, std::string work_tree, Database db)
     : path_(std::move(path)), work_tree_(std::move(work_tree)), db_(std::move(db)), wal_(path_) {}
 
+Status SessionStore::prepare_sync() {
+  return wal_.open().prefixed(
+      fmt::format("preparing to sync the session store {}", path_.string()));
+}
+
 Status SessionStore::sync() {
   return sync_.sync_all().prefixed(fmt::format("syncing the session store {}", path_.string()));
 }

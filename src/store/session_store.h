@@ -194,6 +194,11 @@ class SessionStore {
   // Session::sync() for every session of this store: returns once everything committed
   // through this store so far is on disk.
   Status sync();
+  // What the first sync would do besides its fdatasync: open the -wal file and fsync its
+  // folder. A run calls it as it opens the store, off the path to its first model request.
+  // REQUIRES: no sync of this store has begun (the -wal file is flushed by one thread at a
+  // time, and this is the one).
+  Status prepare_sync();
   // How many fdatasyncs the barrier ran, and how many statements the connection compiled:
   // for tests that check a step costs one sync and that statements are reused.
   int64_t flushes() const { return sync_.flushes(); }

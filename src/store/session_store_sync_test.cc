@@ -130,5 +130,34 @@ TEST(SessionStoreSync, AppendsReuseTheirCompiledStatements) {
   EXPECT_EQ((*s)->record_count(), 51);
 }
 
+TEST(SessionStoreSync, PreparedAheadTheFirstSyncIsOnlyItsFlushAndALinkedWalIsRefused) {
+  TempDir dir;
+  const auto path = dir.path() / "s.db";
+  auto store = open_sync_store(path);
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->prepare_sync().ok());
+  ASSERT_TRUE(store->prepare_sync().ok());  // a second time costs nothing
+  auto s = store->create("t");
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_TRUE((*s)->append(Record::note("main", "x")).ok());
+  ASSERT_TRUE((*s)->sync().ok());
+  EXPECT_EQ(store->flushes(), 1);
+
+  // A -wal path swapped for a link after SQLite opened it: the sync must not follow it.
+  const auto other = dir.path() / "t.db";
+  auto victim = open_sync_store(other);
+  ASSERT_TRUE(victim);
+  auto wal = other;
+  wal += "-wal";
+  const auto elsewhere = dir.path() / "elsewhere";
+  std::filesystem::rename(wal, elsewhere);
+  std::filesystem::create_symlink(elsewhere, wal);
+  Status refused = victim->prepare_sync();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.message(), fmt::format("preparing to sync the session store {}: cannot open "
+                                           "{} to sync it: Too many levels of symbolic links",
+                                           other.string(), wal.string()));
+}
+
 }  // namespace
 }  // namespace mecha::store
