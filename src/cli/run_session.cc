@@ -39,8 +39,8 @@ Result<RunStores> open_run_stores(const std::filesystem::path& store_path,
   MECHA_RETURN_IF_ERROR((*sessions)->prepare_sync());
   stores.sessions = std::move(*sessions);
   // Files this run writes while it holds untrusted content are marked there, and files marked
-  // there are untrusted to read (DESIGN.md, security model 1).
-  // Connected by the first file tool that asks: a run that touches no file pays nothing.
+  // there are untrusted to read (DESIGN.md, security model 1). It connects when a file tool
+  // first asks: a run that touches no file pays nothing for it.
   stores.file_taint = store::FileTaint::open_on_first_use(store_path);
   return stores;
 }
