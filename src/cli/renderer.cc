@@ -131,7 +131,10 @@ void HumanRenderer::render(const agent::Event& event, int depth) {
           [&](const agent::ToolCallEvent& e) {
             if (depth == 0) end_stream();
             flush_pending(depth);
-            tool_names_[e.agent + "/" + e.id] = e.name;
+            const std::string key = e.agent + "/" + e.id;
+            const std::string argument = printable(key_argument(e.name, e.input, 100));
+            calls_[key] = {e.name, fmt::format("{}({})", printable(e.name), argument)};
+            last_call_[depth] = key;
             if (e.name == "TodoWrite") {
               if (auto list = todo_checklist(e.input, indent + "    ", p_)) {
                 fmt::print(err_, "{}{}● TodoWrite{}\n{}", indent, p_.bold, p_.reset, *list);
@@ -140,20 +143,26 @@ void HumanRenderer::render(const agent::Event& event, int depth) {
               }
             }
             fmt::print(err_, "{}{}● {}{}({})\n", indent, p_.bold, printable(e.name), p_.reset,
-                       printable(key_argument(e.name, e.input, 100)));
+                       argument);
             std::fputs(diff_preview(e.name, e.input, indent + "    ", kDiffLines, p_).c_str(),
                        err_);
             wait_for(e.name);
           },
           [&](const agent::ToolResultEvent& e) {
-            render_result(e, indent);
+            render_result(e, depth);
             wait_for(kWaitingForModel);
           },
           [&](const agent::RefusalEvent& e) {
-            tool_names_.erase(e.agent + "/" + e.id);
-            refused_.insert(e.agent + "/" + e.id);
+            const std::string key = e.agent + "/" + e.id;
+            std::string owner;
+            if (auto found = calls_.find(key); found != calls_.end()) {
+              if (key != last_call_[depth]) owner = found->second.label + ": ";
+              calls_.erase(found);
+            }
+            last_call_.erase(depth);
+            refused_.insert(key);
             std::string why = first_line(e.message, 160);
-            fmt::print(err_, "{}  {}⎿ refused by rule '{}'{}{}{}\n", indent, p_.magenta,
+            fmt::print(err_, "{}  {}⎿ {}refused by rule '{}'{}{}{}\n", indent, p_.magenta, owner,
                        printable(e.rule), why.empty() ? "" : ": ", printable(why), p_.reset);
             wait_for(kWaitingForModel);
           },
@@ -190,28 +199,36 @@ void HumanRenderer::render(const agent::Event& event, int depth) {
       event.kind());
 }
 
-void HumanRenderer::render_result(const agent::ToolResultEvent& e, const std::string& indent) {
+void HumanRenderer::render_result(const agent::ToolResultEvent& e, int depth) {
+  const std::string indent(depth * 2, ' ');
+  const std::string key = e.agent + "/" + e.id;
   // A refused call's error result says again what its refusal said.
-  if (e.is_error && refused_.erase(e.agent + "/" + e.id) > 0) return;
-  auto name = tool_names_.find(e.agent + "/" + e.id);
-  const bool bash = name != tool_names_.end() && name->second == "Bash";
+  if (e.is_error && refused_.erase(key) > 0) return;
+  ShownCall shown;
+  if (auto found = calls_.find(key); found != calls_.end()) {
+    shown = std::move(found->second);
+    calls_.erase(found);
+  }
+  // A result right under its call needs no name; one that lands below other lines of its
+  // agent (calls made at once) says again which call it answers.
+  const std::string owner =
+      key == last_call_[depth] || shown.label.empty() ? "" : fmt::format("{}: ", shown.label);
+  last_call_.erase(depth);
   // The checklist drawn for the call says it all.
-  const bool todo = name != tool_names_.end() && name->second == "TodoWrite";
-  if (name != tool_names_.end()) tool_names_.erase(name);
-  if (todo && !e.is_error) return;
+  if (shown.name == "TodoWrite" && !e.is_error) return;
   std::string labels;
   if (e.untrusted) labels += fmt::format(", {}untrusted{}", p_.yellow, p_.reset);
   if (e.private_data) labels += fmt::format(", {}private data{}", p_.yellow, p_.reset);
   if (e.is_error) {
-    fmt::print(err_, "{}  {}⎿ error: {}{}{}\n", indent, p_.red,
+    fmt::print(err_, "{}  {}⎿ {}error: {}{}{}\n", indent, p_.red, owner,
                printable(first_line(e.content, 160)), p_.reset, labels);
-  } else if (bash) {
+  } else if (shown.name == "Bash") {
     std::string preview =
-        head_preview(printable(e.content), indent + "  ⎿ ", indent + "    ", kBashLines);
+        head_preview(printable(e.content), indent + "  ⎿ " + owner, indent + "    ", kBashLines);
     fmt::print(err_, "{}{}{}", p_.dim, preview, p_.reset);
     if (!labels.empty()) fmt::print(err_, "{}    ({}){}\n", indent, labels.substr(2), p_.reset);
   } else {
-    fmt::print(err_, "{}  {}⎿ {} ({}){}{}\n", indent, p_.dim,
+    fmt::print(err_, "{}  {}⎿ {}{} ({}){}{}\n", indent, p_.dim, owner,
                count_of(static_cast<long long>(count_lines(e.content)), "line", "lines"),
                human_size(e.content.size()), p_.reset, labels);
   }

@@ -78,7 +78,7 @@ class HumanRenderer final : public agent::EventSink {
  private:
   void render(const agent::Event& event, int depth);
   void flush_pending(int depth);
-  void render_result(const agent::ToolResultEvent& e, const std::string& indent);
+  void render_result(const agent::ToolResultEvent& e, int depth);
   void render_done(const agent::DoneEvent& e, bool streamed);  // streamed: the answer was
   void wait_for(std::string label);  // what the spinner shows after this event
 
@@ -92,8 +92,15 @@ class HumanRenderer final : public agent::EventSink {
   bool restart_clock_ = false;        // GUARDED_BY(mu_)
   std::string pending_text_;          // the latest text, printed once we know it is not the answer
   std::string streamed_;              // text streamed since the last tool call
-  std::map<std::string, std::string> tool_names_;  // "agent/id" -> tool, for results
-  std::set<std::string> refused_;                  // "agent/id" of refused calls
+  struct ShownCall {
+    std::string name;   // the tool
+    std::string label;  // as its line showed it: "Read(src/a.cc)"
+  };
+  std::map<std::string, ShownCall> calls_;  // "agent/id" -> the call, until its result
+  // Per depth of nesting, the "agent/id" of the call whose line is the last printed there,
+  // else none. A subagent's lines sit indented under its call, so only a level's own count.
+  std::map<int, std::string> last_call_;
+  std::set<std::string> refused_;  // "agent/id" of refused calls
 };
 
 }  // namespace mecha::cli

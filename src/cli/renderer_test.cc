@@ -171,6 +171,26 @@ TEST(HumanRenderer, OtherResultsAreOneLineAndUntrustedIsMarked) {
       << coloured_got.err;
 }
 
+TEST(HumanRenderer, AResultBelowOtherLinesSaysWhichCallItAnswers) {
+  // Two reads made at once, answered in the other order, then a refusal of a third call and
+  // a Bash result that lands under it.
+  auto got = render(
+      {call("Read", {{"file_path", "a.cc"}}, "t1"), call("Read", {{"file_path", "b.cc"}}, "t2"),
+       result("x\ny\n", "t2"), result("no such file: a.cc", "t1", true),
+       call("Bash", {{"command", "make"}}, "t3"), call("Bash", {{"command", "curl x"}}, "t4"),
+       agent::RefusalEvent{"main", "t4", "no-net", "network is off"}, result("built", "t3")},
+      plain());
+  EXPECT_EQ(got.err,
+            "● Read(a.cc)\n"
+            "● Read(b.cc)\n"
+            "  ⎿ 2 lines (4 B)\n"
+            "  ⎿ Read(a.cc): error: no such file: a.cc\n"
+            "● Bash(make)\n"
+            "● Bash(curl x)\n"
+            "  ⎿ refused by rule 'no-net': network is off\n"
+            "  ⎿ Bash(make): built\n");
+}
+
 TEST(HumanRenderer, ErrorsAreRed) {
   auto e = result("no such file: a\nmore", "t1", true);
   EXPECT_EQ(render({call("Read", {{"file_path", "a"}}), e}, plain()).err,
