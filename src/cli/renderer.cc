@@ -209,8 +209,8 @@ void HumanRenderer::render_result(const agent::ToolResultEvent& e, int depth) {
     shown = std::move(found->second);
     calls_.erase(found);
   }
-  // A result right under its call needs no name; one that lands below other lines of its
-  // agent (calls made at once) says again which call it answers.
+  // A result right under its call needs no name; one that lands below other calls of its
+  // level (calls made at once) says again which call it answers.
   const std::string owner =
       key == last_call_[depth] || shown.label.empty() ? "" : fmt::format("{}: ", shown.label);
   last_call_.erase(depth);
