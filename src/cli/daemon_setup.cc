@@ -76,6 +76,9 @@ Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags,
       return shared;
     };
   }
+  options.turns.max_cost_usd = (*first)->max_cost_usd;
+  options.turns.max_time_s = (*first)->max_time_s;
+  options.turns.max_turns = (*first)->agent->spec().max_turns;
   options.turns.approval_timeout =
       std::chrono::milliseconds(static_cast<int64_t>(flags.approval_timeout_s * 1000));
   options.grace = std::chrono::milliseconds(static_cast<int64_t>(flags.grace_s * 1000));

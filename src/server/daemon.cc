@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "server/history_frames.h"
 #include "server/unix_socket.h"
 
 namespace mecha::server {
@@ -220,16 +221,18 @@ void Daemon::handle(const std::shared_ptr<Connection>& c, wire::Frame frame) {
     wire::Sessions out;
     for (const auto& s : *list) {
       auto it = open_sessions_.find(s.id);
-      out.sessions.push_back(
-          {s.id, s.records, s.untrusted, it != open_sessions_.end() && !it->second.expired()});
+      out.sessions.push_back({s.id, s.title, s.started_ms, s.updated_ms, s.records, s.turns,
+                              s.cost(), s.untrusted,
+                              it != open_sessions_.end() && !it->second.expired()});
     }
     return c->send(out);
   }
+  if (std::holds_alternative<wire::History>(frame)) return replay_history(c);
   if (std::holds_alternative<wire::CostQuery>(frame)) {
     if (!c->session) {
       return c->send(error(wire::codes::kNoSession, "no session is open: send open first"));
     }
-    return c->send(cost_of(*c->session));
+    return c->send(cost_of(options_.turns, *c->session));
   }
   c->send(error(wire::codes::kUnexpectedFrame,
                 fmt::format("a client does not send {} frames", wire::kind_of(frame))));
@@ -300,6 +303,41 @@ void Daemon::start_turn(const std::shared_ptr<Connection>& c, const wire::UserTu
     session->end_turn();
     for (const wire::Frame& f : closing) c->send_waiting(f);
     // Last, so a drain waits until the turn's turn_done went out.
+    std::lock_guard<std::mutex> lock(running_mu_);
+    running_.erase(session);
+  });
+}
+
+void Daemon::replay_history(const std::shared_ptr<Connection>& c) {
+  if (!c->session) {
+    return c->send(error(wire::codes::kNoSession, "no session is open: send open first"));
+  }
+  std::shared_ptr<LiveSession> session = c->session;
+  // The turn's slot, so no turn's frames interleave with the replay.
+  if (!session->begin_turn()) {
+    return c->send(error(wire::codes::kTurnRunning,
+                         fmt::format("a turn is running in session {}: its history can be "
+                                     "asked for once its turn_done has arrived",
+                                     session->id())));
+  }
+  {
+    std::lock_guard<std::mutex> lock(running_mu_);
+    running_.insert(session);
+  }
+  // Reading and parsing the log is a worker's job: the loop never waits on it.
+  workers_->post([this, c, session] {
+    std::vector<wire::Frame> frames;
+    auto records = session->log().records();
+    if (records) {
+      frames = history_frames(*records);
+    } else {
+      frames.push_back(error(wire::codes::kInternal, records.message()));
+    }
+    // The last frame (history_done, or the error) goes once the session is free again: a
+    // client may answer it with a user_turn.
+    for (size_t i = 0; i + 1 < frames.size(); ++i) c->send_waiting(frames[i]);
+    session->end_turn();
+    c->send_waiting(frames.back());
     std::lock_guard<std::mutex> lock(running_mu_);
     running_.erase(session);
   });

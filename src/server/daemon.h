@@ -82,6 +82,7 @@ class Daemon {
   void handle(const std::shared_ptr<Connection>& c, wire::Frame frame);
   void open_session(const std::shared_ptr<Connection>& c, const wire::Open& open);
   void start_turn(const std::shared_ptr<Connection>& c, const wire::UserTurn& turn);
+  void replay_history(const std::shared_ptr<Connection>& c);
   void detach(const std::shared_ptr<Connection>& c);
   // Why a peer that connected to the listener may not be served, or nullopt.
   std::optional<wire::Error> refusal_of(int fd) const;

@@ -201,7 +201,7 @@ TEST(Daemon, AVersionMismatchIsRefusedNamingBothVersions) {
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.message(),
             "the daemon refused: protocol version mismatch: the client speaks version 7, this "
-            "daemon speaks version 4 (version_mismatch)");
+            "daemon speaks version 5 (version_mismatch)");
 }
 
 TEST(Daemon, FramesBeforeHelloAreRefused) {
@@ -214,7 +214,7 @@ TEST(Daemon, FramesBeforeHelloAreRefused) {
   ASSERT_TRUE(d && d->ok());
   EXPECT_EQ(std::get<wire::Error>(*d->frame),
             (wire::Error{"hello_required",
-                         "the first frame must be hello (protocol version 4), not open"}));
+                         "the first frame must be hello (protocol version 5), not open"}));
 }
 
 TEST(Daemon, FramesOnlyTheDaemonSendsAreRefusedAndTheConnectionGoesOn) {
@@ -374,8 +374,95 @@ TEST(Daemon, ListsSessionsAndReportsCost) {
   ASSERT_TRUE(c->send(wire::ListSessions{}).ok());
   auto list = c->receive();
   ASSERT_TRUE(list && list->ok());
-  EXPECT_EQ(std::get<wire::Sessions>(*list->frame),
-            (wire::Sessions{{{opened->session_id, 8, false, true}}}));
+  const auto& sessions = std::get<wire::Sessions>(*list->frame).sessions;
+  ASSERT_EQ(sessions.size(), 1u);
+  const wire::SessionSummary& s = sessions[0];
+  EXPECT_EQ(s.session_id, opened->session_id);
+  EXPECT_EQ(s.title, "task");
+  EXPECT_GT(s.started_ms, 0);
+  EXPECT_GE(s.updated_ms, s.started_ms);
+  EXPECT_EQ(s.records, 8);
+  EXPECT_EQ(s.turns, 2);
+  EXPECT_EQ(s.cost_usd, std::nullopt);
+  EXPECT_FALSE(s.untrusted);
+  EXPECT_TRUE(s.attached);
+}
+
+TEST(Daemon, TheCostReportCarriesThePerTurnBudget) {
+  DaemonHarness h(noop_cassette(), [](DaemonOptions& o) {
+    o.turns.max_cost_usd = 0.5;
+    o.turns.max_turns = 12;
+  });
+  auto c = h.connect();
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(c->open("").ok());
+  ASSERT_TRUE(c->send(wire::CostQuery{}).ok());
+  auto cost = c->receive();
+  ASSERT_TRUE(cost && cost->ok());
+  const auto& report = std::get<wire::CostReport>(*cost->frame);
+  EXPECT_EQ(report.max_cost_usd, 0.5);
+  EXPECT_EQ(report.max_turns, 12);
+  EXPECT_EQ(report.max_time_s, std::nullopt);
+}
+
+// A client that resumes a session (the web gateway) shows what was said before: the past
+// turns come back as the frames a live turn sends, each closed by turn_done.
+TEST(Daemon, HistoryReplaysThePastTurnsOfAResumedSessionAsTheirFrames) {
+  std::string cassette = cassette_header() +
+                         cassette_line(Json::array({text_block("first answer")}), "end_turn", 5, 1) +
+                         cassette_line(Json::array({tool_use("t1", "Fetch", {{"url", "http://x"}})}),
+                                       "tool_use", 5, 1) +
+                         cassette_line(Json::array({text_block("read it")}), "end_turn", 5, 1);
+  DaemonHarness h(cassette);
+  std::string id;
+  {
+    auto c = h.connect();
+    ASSERT_TRUE(c);
+    auto opened = c->open("");
+    ASSERT_TRUE(opened.ok());
+    id = opened->session_id;
+    testing::run_turn(*c, "hello there");
+    testing::run_turn(*c, "fetch it");
+    ASSERT_TRUE(c->open("").ok());  // lets the session go before the next connection asks
+  }
+  auto c = h.connect();
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(c->open(id).ok());
+  ASSERT_TRUE(c->send(wire::History{}).ok());
+  std::vector<wire::Frame> frames;
+  while (auto d = c->receive()) {
+    ASSERT_TRUE(d->ok()) << d->error.message;
+    frames.push_back(*d->frame);
+    if (std::holds_alternative<wire::HistoryDone>(frames.back())) break;
+  }
+  ASSERT_EQ(frames.size(), 9u) << dump(frames);
+  EXPECT_EQ(std::get<wire::PastTurn>(frames[0]).text, "hello there");
+  EXPECT_EQ(std::get<wire::Text>(frames[1]), (wire::Text{"main", "first answer"}));
+  EXPECT_EQ(std::get<wire::TurnDone>(frames[2]),
+            (wire::TurnDone{"first answer", Usage{5, 1, 0, 0}, false}));
+  EXPECT_EQ(std::get<wire::PastTurn>(frames[3]).text, "fetch it");
+  EXPECT_EQ(std::get<wire::ToolCall>(frames[4]).name, "Fetch");
+  const auto& result = std::get<wire::ToolResult>(frames[5]);
+  EXPECT_EQ(result.id, "t1");
+  EXPECT_TRUE(result.untrusted);
+  EXPECT_EQ(std::get<wire::Text>(frames[6]).text, "read it");
+  EXPECT_EQ(std::get<wire::TurnDone>(frames[7]),
+            (wire::TurnDone{"read it", Usage{10, 2, 0, 0}, true}));
+  EXPECT_EQ(std::get<wire::HistoryDone>(frames[8]).turns, 2);
+
+  // The session takes a turn the moment history_done has arrived.
+  ASSERT_TRUE(c->send(wire::History{}).ok());
+  ASSERT_TRUE(c->send(wire::UserTurn{"x"}).ok());
+  bool refused_as_running = false;
+  while (auto d = c->receive()) {
+    ASSERT_TRUE(d->ok());
+    if (const auto* e = std::get_if<wire::Error>(&*d->frame)) {
+      refused_as_running = e->code == wire::codes::kTurnRunning;
+      break;
+    }
+    if (std::holds_alternative<wire::TurnDone>(*d->frame) && refused_as_running) break;
+  }
+  EXPECT_TRUE(refused_as_running) << "a turn is refused while history replays";
 }
 
 // The lock files of the store's sessions, by name.

@@ -186,8 +186,11 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
   return closing;
 }
 
-wire::CostReport cost_of(LiveSession& session) {
+wire::CostReport cost_of(const TurnSettings& settings, LiveSession& session) {
   wire::CostReport report;
+  report.max_cost_usd = settings.max_cost_usd;
+  report.max_turns = settings.max_turns;
+  report.max_time_s = settings.max_time_s;
   report.session_id = session.id();
   const store::Session::UsageTotals totals = session.log().usage_totals();
   report.usage = totals.usage;

@@ -20,6 +20,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "agent/agent.h"
@@ -38,6 +39,11 @@ using PlanFactory = std::function<Result<std::shared_ptr<const agent::RunPlan>>(
 struct TurnSettings {
   PlanFactory make_plan;
   std::chrono::milliseconds approval_timeout{60000};  // Default: 60 s, then a denial
+  // The limits each turn runs under, as a client is told them (cost_report); the plan
+  // enforces them. Default: none known.
+  std::optional<double> max_cost_usd;
+  std::optional<int64_t> max_turns;
+  std::optional<double> max_time_s;
   // Where files a turn writes while its session holds untrusted content are marked, and
   // marked files are untrusted to read (store/file_taint.h). Null: no file taint is kept.
   std::shared_ptr<store::FileTaint> file_taint;
@@ -51,7 +57,7 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
                                   const std::shared_ptr<Connection>& connection,
                                   const std::string& text);
 
-// The spend recorded in a session's log.
-wire::CostReport cost_of(LiveSession& session);
+// The spend recorded in a session's log, and the limits of its turns.
+wire::CostReport cost_of(const TurnSettings& settings, LiveSession& session);
 
 }  // namespace mecha::server

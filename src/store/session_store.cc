@@ -644,15 +644,24 @@ Result<uint64_t> SessionStore::append_locked(const std::string& id, const Record
       "UPDATE sessions SET records = records + 1, "
       "updated_ms = MAX(?, (SELECT MAX(updated_ms) FROM sessions) + 1), turns = turns + ?, "
       "cost_usd = cost_usd + ?, priced_calls = priced_calls + ?, "
-      "unpriced_calls = unpriced_calls + ?, untrusted = MAX(untrusted, ?) WHERE id = ?");
+      "unpriced_calls = unpriced_calls + ?, untrusted = MAX(untrusted, ?), "
+      // A session created without a title (a daemon's) takes its first prompt's.
+      "title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?");
   if (!upd) return upd.status();
+  std::string title;
+  if (r.kind == RecordKind::kUserMessage) {
+    if (auto m = r.body.find("message"); m != r.body.end()) {
+      if (auto message = message_from_json(*m, "message")) title = make_title(message->text());
+    }
+  }
   upd->bind(1, r.at_ms);
   upd->bind(2, delta.turns);
   upd->bind(3, delta.cost_usd);
   upd->bind(4, delta.priced_calls);
   upd->bind(5, delta.unpriced_calls);
   upd->bind(6, static_cast<int64_t>(delta.untrusted ? 1 : 0));
-  upd->bind(7, id);
+  upd->bind(7, title);
+  upd->bind(8, id);
   MECHA_RETURN_IF_ERROR(upd->run());
   if (db_.changes() != 1) return Status::error("the session was removed");
   MECHA_RETURN_IF_ERROR(tx->commit());

@@ -67,6 +67,30 @@ TEST(SessionStore, AppendsAreNumberedAndReadBackWhole) {
                     {"content", {{{"type", "text"}, {"text", "fix the failing test"}}}}}}}));
 }
 
+// A daemon creates its sessions before their first prompt arrives: without this they were
+// listed untitled for good.
+TEST(SessionStore, ASessionCreatedUntitledTakesItsFirstPromptsTitleAndKeepsIt) {
+  TempDir dir;
+  auto store = open_store(dir.path() / "sessions.db");
+  ASSERT_TRUE(store);
+  auto s = store->create("");
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_TRUE((*s)->append(Record::note("main", "before any prompt")).ok());
+  auto before = store->summary((*s)->id());
+  ASSERT_TRUE(before.ok()) << before.message();
+  EXPECT_EQ(before->title, "");
+  ASSERT_TRUE((*s)->append(Record::user_message(Message::user_text("\n  why is CI red?\nmore"))).ok());
+  ASSERT_TRUE((*s)->append(Record::user_message(Message::user_text("and the second"))).ok());
+  auto after = store->summary((*s)->id());
+  ASSERT_TRUE(after.ok()) << after.message();
+  EXPECT_EQ(after->title, "why is CI red?");
+
+  auto titled = store->create("given at start");
+  ASSERT_TRUE(titled.ok()) << titled.message();
+  ASSERT_TRUE((*titled)->append(Record::user_message(Message::user_text("other"))).ok());
+  EXPECT_EQ(store->summary((*titled)->id())->title, "given at start");
+}
+
 // A body nested past the limit would overflow the stack of whoever copies it.
 TEST(SessionStore, ARecordBodyTooDeepOrNotJsonIsAnErrorNamingIt) {
   StoredRecord deep;

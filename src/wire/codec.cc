@@ -57,6 +57,26 @@ Status get_nullable(StrictObject& o, std::string_view key, std::optional<double>
   return ok_status();
 }
 
+Json nullable(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+// A required field whose value is an integer or null.
+Status get_nullable(StrictObject& o, std::string_view key, std::optional<int64_t>* out) {
+  const Json* v = o.find(key);
+  if (v == nullptr) return Status::error(fmt::format("{}: missing field \"{}\"", o.where(), key));
+  if (v->is_null()) {
+    out->reset();
+    return ok_status();
+  }
+  if (!v->is_number_integer()) {
+    return Status::error(fmt::format("{}: expected an integer or null, got {}", o.where_of(key),
+                                     json_type_name(*v)));
+  }
+  *out = v->get<int64_t>();
+  return ok_status();
+}
+
+Json nullable(const std::optional<int64_t>& v) { return v ? Json(*v) : Json(nullptr); }
+
 // ---- one reader and one writer per body ----
 
 Status read(StrictObject& o, Hello* b) {
@@ -209,7 +229,12 @@ Status read(StrictObject& o, Sessions* b) {
     if (!s) return s.status();
     SessionSummary sum;
     MECHA_RETURN_IF_ERROR(s->get("session_id", &sum.session_id));
+    MECHA_RETURN_IF_ERROR(s->get("title", &sum.title));
+    MECHA_RETURN_IF_ERROR(s->get("started_ms", &sum.started_ms));
+    MECHA_RETURN_IF_ERROR(s->get("updated_ms", &sum.updated_ms));
     MECHA_RETURN_IF_ERROR(s->get("records", &sum.records));
+    MECHA_RETURN_IF_ERROR(s->get("turns", &sum.turns));
+    MECHA_RETURN_IF_ERROR(get_nullable(*s, "cost_usd", &sum.cost_usd));
     MECHA_RETURN_IF_ERROR(s->get("untrusted", &sum.untrusted));
     MECHA_RETURN_IF_ERROR(s->get("attached", &sum.attached));
     MECHA_RETURN_IF_ERROR(s->finish());
@@ -221,7 +246,12 @@ Json write(const Sessions& b) {
   Json list = Json::array();
   for (const auto& s : b.sessions) {
     list.push_back({{"session_id", s.session_id},
+                    {"title", s.title},
+                    {"started_ms", s.started_ms},
+                    {"updated_ms", s.updated_ms},
                     {"records", s.records},
+                    {"turns", s.turns},
+                    {"cost_usd", nullable(s.cost_usd)},
                     {"untrusted", s.untrusted},
                     {"attached", s.attached}});
   }
@@ -235,14 +265,32 @@ Status read(StrictObject& o, CostReport* b) {
   MECHA_RETURN_IF_ERROR(o.get("session_id", &b->session_id));
   MECHA_RETURN_IF_ERROR(read_usage(o, "usage", &b->usage));
   MECHA_RETURN_IF_ERROR(get_nullable(o, "cost_usd", &b->cost_usd));
-  return o.get("unpriced_calls", &b->unpriced_calls);
+  MECHA_RETURN_IF_ERROR(o.get("unpriced_calls", &b->unpriced_calls));
+  MECHA_RETURN_IF_ERROR(get_nullable(o, "max_cost_usd", &b->max_cost_usd));
+  MECHA_RETURN_IF_ERROR(get_nullable(o, "max_turns", &b->max_turns));
+  return get_nullable(o, "max_time_s", &b->max_time_s);
 }
 Json write(const CostReport& b) {
   return {{"session_id", b.session_id},
           {"usage", usage_json(b.usage)},
-          {"cost_usd", b.cost_usd ? Json(*b.cost_usd) : Json(nullptr)},
-          {"unpriced_calls", b.unpriced_calls}};
+          {"cost_usd", nullable(b.cost_usd)},
+          {"unpriced_calls", b.unpriced_calls},
+          {"max_cost_usd", nullable(b.max_cost_usd)},
+          {"max_turns", nullable(b.max_turns)},
+          {"max_time_s", nullable(b.max_time_s)}};
 }
+
+Status read(StrictObject&, History*) { return ok_status(); }
+Json write(const History&) { return Json::object(); }
+
+Status read(StrictObject& o, PastTurn* b) {
+  MECHA_RETURN_IF_ERROR(o.get("text", &b->text));
+  return o.get("at_ms", &b->at_ms);
+}
+Json write(const PastTurn& b) { return {{"text", b.text}, {"at_ms", b.at_ms}}; }
+
+Status read(StrictObject& o, HistoryDone* b) { return o.get("turns", &b->turns); }
+Json write(const HistoryDone& b) { return {{"turns", b.turns}}; }
 
 // ---- dispatch by kind ----
 

@@ -25,10 +25,14 @@ std::vector<Frame> one_of_each() {
       Error{"bad_frame", "turn_done: missing field \"untrusted\""},
       Cancel{},
       ListSessions{},
-      Sessions{{{"s-1", 4, false, true}, {"s-2", 0, true, false}}},
+      Sessions{{{"s-1", "fix the build", 1000, 2000, 4, 1, 0.5, false, true},
+                {"s-2", "", 3000, 3000, 0, 0, std::nullopt, true, false}}},
       CostQuery{},
-      CostReport{"s-1", usage, 0.25, 1},
-      CostReport{"s-1", usage, std::nullopt, 3},
+      CostReport{"s-1", usage, 0.25, 1, 1.0, 30, std::nullopt},
+      CostReport{"s-1", usage, std::nullopt, 3, std::nullopt, std::nullopt, 60.0},
+      History{},
+      PastTurn{"what changed?", 1764950000000},
+      HistoryDone{3},
   };
 }
 
@@ -92,7 +96,7 @@ TEST(WireCodec, RefusesAnUnknownKindListingTheKnownOnes) {
             "frame.kind: unknown kind \"shutdown\" (expected one of hello, open, opened, "
             "user_turn, text_delta, text, tool_call, tool_result, refusal, note, nested, "
             "approval_request, approval_answer, turn_done, error, cancel, list_sessions, "
-            "sessions, cost, cost_report)");
+            "sessions, cost, cost_report, history, past_turn, history_done)");
 }
 
 TEST(WireCodec, RefusesInvalidJsonAndNonObjects) {

@@ -114,6 +114,8 @@ Frame fit_one(Frame frame, const Limits& limits) {
     fitted = cut_to_fit(&frame, &e->message, over, limits);
   } else if (auto* u = std::get_if<UserTurn>(&frame)) {
     fitted = cut_to_fit(&frame, &u->text, over, limits);
+  } else if (auto* p = std::get_if<PastTurn>(&frame)) {
+    fitted = cut_to_fit(&frame, &p->text, over, limits);
   } else if (auto* call = std::get_if<ToolCall>(&frame)) {
     call->input = not_shown(fmt::format(
         "input not shown: the frame would have been {} bytes, and a frame may hold at most {}",

@@ -8,9 +8,11 @@
 // not say whether the session read untrusted content is refused, never read as clean.
 //
 // Who sends what:
-//   client -> daemon: hello, open, user_turn, approval_answer, cancel, list_sessions, cost
+//   client -> daemon: hello, open, user_turn, approval_answer, cancel, list_sessions, cost,
+//                     history
 //   daemon -> client: hello, opened, text_delta, text, tool_call, tool_result, refusal, note,
-//                     nested, approval_request, turn_done, error, sessions, cost_report
+//                     nested, approval_request, turn_done, error, sessions, cost_report,
+//                     past_turn, history_done
 #pragma once
 
 #include <cstdint>
@@ -32,7 +34,10 @@ namespace mecha::wire {
 // asks); approval_answer carries "always" (remember the answer for the session).
 // Version 4: approval_request's action may be "state_change" (rule_of_two holds a change of
 // state of a tainted run); a "send" may be a message waiting in the outbox.
-inline constexpr int64_t kProtocolVersion = 4;
+// Version 5: a sessions entry carries title, times, turns and cost; cost_report carries the
+// per-turn budget; history replays an open session's past turns (past_turn, the event
+// frames, turn_done, then history_done).
+inline constexpr int64_t kProtocolVersion = 5;
 
 // The `code` of an error frame.
 namespace codes {
@@ -207,7 +212,12 @@ struct ListSessions {
 
 struct SessionSummary {
   std::string session_id;
+  std::string title;  // the first prompt's first line, shortened; "" before any
+  int64_t started_ms = 0;  // Unix milliseconds
+  int64_t updated_ms = 0;  // the time of the last record
   int64_t records = 0;
+  int64_t turns = 0;               // model calls
+  std::optional<double> cost_usd;  // null when no call was priced
   bool untrusted = false;
   bool attached = false;  // open on a connection now
   bool operator==(const SessionSummary&) const = default;
@@ -231,12 +241,40 @@ struct CostReport {
   Usage usage;
   std::optional<double> cost_usd;  // null when no call was priced
   int64_t unpriced_calls = 0;
+  // The limits each turn of the session runs under; null where there is none.
+  std::optional<double> max_cost_usd;
+  std::optional<int64_t> max_turns;  // model calls per turn
+  std::optional<double> max_time_s;
   bool operator==(const CostReport&) const = default;
+};
+
+// Asks for the open session's past turns, replayed from its log: for each, past_turn, its
+// events as the usual frames (text, tool_call, tool_result, refusal, note), and turn_done with
+// its usage and whether the session had read untrusted content by its end; then
+// history_done. Refused while a turn runs, and a turn is refused while history replays.
+struct History {
+  static constexpr std::string_view kKind = "history";
+  bool operator==(const History&) const = default;
+};
+
+// A past turn begins: what the user wrote, and when.
+struct PastTurn {
+  static constexpr std::string_view kKind = "past_turn";
+  std::string text;
+  int64_t at_ms = 0;
+  bool operator==(const PastTurn&) const = default;
+};
+
+struct HistoryDone {
+  static constexpr std::string_view kKind = "history_done";
+  int64_t turns = 0;  // past turns replayed
+  bool operator==(const HistoryDone&) const = default;
 };
 
 using Frame = std::variant<Hello, Open, Opened, UserTurn, TextDelta, Text, ToolCall, ToolResult,
                            Refusal, Note, Nested, ApprovalRequest, ApprovalAnswer, TurnDone, Error,
-                           Cancel, ListSessions, Sessions, CostQuery, CostReport>;
+                           Cancel, ListSessions, Sessions, CostQuery, CostReport, History,
+                           PastTurn, HistoryDone>;
 
 // The frame's kind, as on the wire.
 std::string_view kind_of(const Frame& frame);
