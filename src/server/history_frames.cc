@@ -112,9 +112,9 @@ class Replay {
         return;
       case K::kCompaction:
         ensure_open(r);
-        out_.push_back(wire::Note{string_at(b, "agent"),
-                                  fmt::format("the conversation was compacted ({})",
-                                              string_at(b, "trigger"))});
+        out_.push_back(wire::Note{
+            string_at(b, "agent"),
+            fmt::format("the conversation was compacted ({})", string_at(b, "trigger"))});
         return;
       case K::kRunStart:
         return;
@@ -149,9 +149,8 @@ class Replay {
 
   void unreadable(const store::Record& r) {
     ensure_open(r);
-    out_.push_back(wire::Note{
-        "mecha", fmt::format("record {} ({}) could not be read", r.seq,
-                             store::record_kind_name(r.kind))});
+    out_.push_back(wire::Note{"mecha", fmt::format("record {} ({}) could not be read", r.seq,
+                                                   store::record_kind_name(r.kind))});
   }
 
   std::vector<wire::Frame> out_;

@@ -135,7 +135,8 @@ TEST(FrameFit, ANestedEventIsFittedInsideItsWrapper) {
 TEST(FrameFit, WhatCannotBeCutIsRefusedWithAnErrorFrameNamingIt) {
   Sessions many;
   for (int i = 0; i < 2000; ++i)
-    many.sessions.push_back({"session-" + std::to_string(i), "", 0, 0, 1, 0, std::nullopt, false, false});
+    many.sessions.push_back(
+        {"session-" + std::to_string(i), "", 0, 0, 1, 0, std::nullopt, false, false});
   auto frames = decode_all(fit_frame(many, kSmall), kSmall);
   ASSERT_EQ(frames.size(), 1u);
   const auto& e = std::get<Error>(frames[0]);

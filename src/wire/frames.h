@@ -212,7 +212,7 @@ struct ListSessions {
 
 struct SessionSummary {
   std::string session_id;
-  std::string title;  // the first prompt's first line, shortened; "" before any
+  std::string title;       // the first prompt's first line, shortened; "" before any
   int64_t started_ms = 0;  // Unix milliseconds
   int64_t updated_ms = 0;  // the time of the last record
   int64_t records = 0;
@@ -271,10 +271,10 @@ struct HistoryDone {
   bool operator==(const HistoryDone&) const = default;
 };
 
-using Frame = std::variant<Hello, Open, Opened, UserTurn, TextDelta, Text, ToolCall, ToolResult,
-                           Refusal, Note, Nested, ApprovalRequest, ApprovalAnswer, TurnDone, Error,
-                           Cancel, ListSessions, Sessions, CostQuery, CostReport, History,
-                           PastTurn, HistoryDone>;
+using Frame =
+    std::variant<Hello, Open, Opened, UserTurn, TextDelta, Text, ToolCall, ToolResult, Refusal,
+                 Note, Nested, ApprovalRequest, ApprovalAnswer, TurnDone, Error, Cancel,
+                 ListSessions, Sessions, CostQuery, CostReport, History, PastTurn, HistoryDone>;
 
 // The frame's kind, as on the wire.
 std::string_view kind_of(const Frame& frame);
