@@ -106,6 +106,26 @@ TEST(Daemon, AnApprovalNotAnsweredInTimeIsADenial) {
   EXPECT_EQ(h.sends().load(), 0);
 }
 
+// Regression: each turn numbered its approval requests from 1 again, so a client that tells
+// requests apart by id (the web page) took the next turn's first ask for one already answered.
+TEST(Daemon, ApprovalRequestIdsAreNeverReusedWithinASession) {
+  std::string twice = trifecta_cassette();
+  twice += twice.substr(twice.find('\n') + 1);
+  DaemonHarness h(twice);
+  auto c = h.connect();
+  ASSERT_TRUE(c);
+  ASSERT_TRUE(c->open("").ok());
+  std::vector<std::string> ids;
+  for (int turn = 0; turn < 2; ++turn) {
+    testing::run_turn(*c, "go", [&](const wire::ApprovalRequest& r) {
+      ids.push_back(r.request_id);
+      return false;
+    });
+  }
+  ASSERT_EQ(ids.size(), 2u);
+  EXPECT_NE(ids[0], ids[1]);
+}
+
 // Regression (issue 13): the private label used to be a key the strict encoder did not know,
 // so a private result reached the client as a note holding raw JSON.
 TEST(Daemon, APrivateToolResultReachesTheClientAsAToolResultWithItsLabels) {
@@ -408,11 +428,12 @@ TEST(Daemon, TheCostReportCarriesThePerTurnBudget) {
 // A client that resumes a session (the web gateway) shows what was said before: the past
 // turns come back as the frames a live turn sends, each closed by turn_done.
 TEST(Daemon, HistoryReplaysThePastTurnsOfAResumedSessionAsTheirFrames) {
-  std::string cassette = cassette_header() +
-                         cassette_line(Json::array({text_block("first answer")}), "end_turn", 5, 1) +
-                         cassette_line(Json::array({tool_use("t1", "Fetch", {{"url", "http://x"}})}),
-                                       "tool_use", 5, 1) +
-                         cassette_line(Json::array({text_block("read it")}), "end_turn", 5, 1);
+  std::string cassette =
+      cassette_header() +
+      cassette_line(Json::array({text_block("first answer")}), "end_turn", 5, 1) +
+      cassette_line(Json::array({tool_use("t1", "Fetch", {{"url", "http://x"}})}), "tool_use", 5,
+                    1) +
+      cassette_line(Json::array({text_block("read it")}), "end_turn", 5, 1);
   DaemonHarness h(cassette);
   std::string id;
   {

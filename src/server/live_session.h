@@ -62,6 +62,9 @@ class LiveSession {
   // How many turns had their conversation rebuilt from the log (they did not end cleanly).
   int rebuilds() const { return rebuilds_; }
   void count_rebuild() { ++rebuilds_; }
+  // A new approval request's id, "<session id>-a<n>", never the same twice in the session
+  // (a client tells its requests apart by id, across turns too). Thread-safe.
+  std::string next_request_id() { return id() + "-a" + std::to_string(requests_.fetch_add(1) + 1); }
   // "Always allow this" answers, for the rest of the session. Thread-safe.
   const std::shared_ptr<agent::SessionGrants>& grants() const { return grants_; }
 
@@ -75,6 +78,7 @@ class LiveSession {
   agent::Taint taint_;
   std::set<std::string> user_urls_;
   int rebuilds_ = 0;
+  std::atomic<int64_t> requests_{0};
   const std::shared_ptr<agent::SessionGrants> grants_ =
       std::make_shared<agent::SessionGrants>(agent::home_directory());
 };

@@ -30,16 +30,13 @@ class FrameSink final : public agent::EventSink {
 // Asks the connected person, through approval_request frames.
 class ConnectionApprover final : public agent::Approver {
  public:
-  ConnectionApprover(std::shared_ptr<Connection> connection, std::string session_id,
+  ConnectionApprover(std::shared_ptr<Connection> connection, LiveSession& session,
                      std::chrono::milliseconds timeout, const CancelToken& cancel)
-      : connection_(std::move(connection)),
-        session_id_(std::move(session_id)),
-        timeout_(timeout),
-        cancel_(cancel) {}
+      : connection_(std::move(connection)), session_(session), timeout_(timeout), cancel_(cancel) {}
 
   agent::ApprovalReply approve(const agent::ApprovalRequest& request) override {
     wire::ApprovalRequest r;
-    r.request_id = fmt::format("{}-a{}", session_id_, ++count_);
+    r.request_id = session_.next_request_id();
     r.action = std::string(agent::approval_kind_name(request.kind));
     r.agent = request.agent;
     r.tool = request.tool;
@@ -53,10 +50,9 @@ class ConnectionApprover final : public agent::Approver {
 
  private:
   std::shared_ptr<Connection> connection_;
-  const std::string session_id_;
+  LiveSession& session_;
   const std::chrono::milliseconds timeout_;
   const CancelToken& cancel_;
-  std::atomic<int> count_{0};
 };
 
 std::optional<wire::Error> error_for(const agent::Outcome& o) {
@@ -135,7 +131,7 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
   const size_t scanned = conv.messages().empty() ? 0 : conv.messages().size() - 1;
 
   const CancelToken& cancel = *session.turn_cancel();
-  ConnectionApprover approver(connection, session.id(), settings.approval_timeout, cancel);
+  ConnectionApprover approver(connection, session, settings.approval_timeout, cancel);
   // Each message is committed as it joins the conversation, before the next model call.
   agent::SessionJournal journal(&session.log());
   agent::RunContext ctx;
