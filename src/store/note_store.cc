@@ -47,7 +47,7 @@ CREATE TRIGGER IF NOT EXISTS notes_never_updated BEFORE UPDATE ON notes BEGIN
 END;
 )sql";
 
-constexpr int64_t kSchemaVersion = 1;
+constexpr int64_t kNoteSchemaVersion = 1;
 constexpr std::string_view kNoteColumns = "id, created, text, tags, tainted, session";
 
 std::vector<std::string> split_tags(std::string_view joined) {
@@ -70,14 +70,6 @@ Note read_note(const Statement& st) {
   n.tainted = st.column_int(4) != 0;
   n.session = std::string(st.column_text(5));
   return n;
-}
-
-Result<int64_t> schema_version(Database& db) {
-  auto st = db.prepare("PRAGMA user_version");
-  if (!st) return st.status();
-  auto row = st->step();
-  if (!row) return row.status();
-  return *row ? st->column_int(0) : 0;
 }
 
 Status check_tags(const std::vector<std::string>& tags) {
@@ -128,23 +120,23 @@ Result<std::unique_ptr<NoteStore>> NoteStore::open(const std::filesystem::path& 
   const std::string where = fmt::format("note store {}", path.string());
   auto db = open_private_database(path, kBusyTimeoutMs, where);
   if (!db) return db.status();
-  auto version = schema_version(*db);
+  auto version = db->user_version();
   if (!version) return version.status().prefixed(where);
-  if (*version > kSchemaVersion) {
+  if (*version > kNoteSchemaVersion) {
     return Status::error(
         fmt::format("{}: written by a newer mecha (schema version {}, this one "
                     "reads {})",
-                    where, *version, kSchemaVersion));
+                    where, *version, kNoteSchemaVersion));
   }
-  if (*version < kSchemaVersion) {
+  if (*version < kNoteSchemaVersion) {
     auto tx = Transaction::begin(*db);
     if (!tx) return tx.status().prefixed(where);
-    version = schema_version(*db);  // another process may have made it meanwhile
+    version = db->user_version();  // another process may have made it meanwhile
     if (!version) return version.status().prefixed(where);
     if (*version < 1) {
       MECHA_RETURN_IF_ERROR(db->exec(kNoteSchema).prefixed(where));
       MECHA_RETURN_IF_ERROR(
-          db->exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion)).prefixed(where));
+          db->exec(fmt::format("PRAGMA user_version = {}", kNoteSchemaVersion)).prefixed(where));
     }
     MECHA_RETURN_IF_ERROR(tx->commit().prefixed(where));
   }

@@ -70,14 +70,6 @@ CREATE INDEX IF NOT EXISTS sessions_by_tree ON sessions(work_tree, started_ms);
 
 constexpr int64_t kSchemaVersion = 2;  // PRAGMA user_version of a store with every step
 
-Result<int64_t> schema_version(Database& db) {
-  auto st = db.prepare("PRAGMA user_version");
-  if (!st) return st.status();
-  auto row = st->step();
-  if (!row) return row.status();
-  return *row ? st->column_int(0) : 0;
-}
-
 constexpr std::string_view kSummaryColumns =
     "id, started_ms, updated_ms, title, records, turns, cost_usd, priced_calls, unpriced_calls, "
     "untrusted, work_tree";
@@ -407,7 +399,7 @@ Result<std::unique_ptr<SessionStore>> SessionStore::open(const std::filesystem::
   // SQLite's default checkpoint threshold keeps that under a millisecond; the checkpoints
   // it adds (about one per dozen short runs) cost less than the replays they save.
   MECHA_RETURN_IF_ERROR(db->exec("PRAGMA wal_autocheckpoint=256").prefixed(where));
-  auto version = schema_version(*db);
+  auto version = db->user_version();
   if (!version) return version.status().prefixed(where);
   if (*version > kSchemaVersion) {
     return Status::error(
@@ -420,7 +412,7 @@ Result<std::unique_ptr<SessionStore>> SessionStore::open(const std::filesystem::
     auto tx = Transaction::begin(*db);
     if (!tx) return tx.status().prefixed(where);
     // Read again under the write lock: another process may have migrated meanwhile.
-    version = schema_version(*db);
+    version = db->user_version();
     if (!version) return version.status().prefixed(where);
     if (*version < 1) MECHA_RETURN_IF_ERROR(db->exec(kSessionSchema).prefixed(where));
     if (*version < 2) MECHA_RETURN_IF_ERROR(db->exec(kSchemaV2).prefixed(where));

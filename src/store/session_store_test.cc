@@ -79,7 +79,8 @@ TEST(SessionStore, ASessionCreatedUntitledTakesItsFirstPromptsTitleAndKeepsIt) {
   auto before = store->summary((*s)->id());
   ASSERT_TRUE(before.ok()) << before.message();
   EXPECT_EQ(before->title, "");
-  ASSERT_TRUE((*s)->append(Record::user_message(Message::user_text("\n  why is CI red?\nmore"))).ok());
+  ASSERT_TRUE(
+      (*s)->append(Record::user_message(Message::user_text("\n  why is CI red?\nmore"))).ok());
   ASSERT_TRUE((*s)->append(Record::user_message(Message::user_text("and the second"))).ok());
   auto after = store->summary((*s)->id());
   ASSERT_TRUE(after.ok()) << after.message();

@@ -117,6 +117,14 @@ Result<Statement> Database::prepare_cached(std::string_view sql) {
   return Statement(db_.get(), it->second.stmt.get(), it->second.lent.get());
 }
 
+Result<int64_t> Database::user_version() {
+  auto st = prepare("PRAGMA user_version");
+  if (!st) return st.status();
+  auto row = st->step();
+  if (!row) return row.status();
+  return *row ? st->column_int(0) : 0;
+}
+
 Status Database::exec_cached(std::string_view sql) {
   auto st = prepare_cached(sql);
   if (!st) return st.status();

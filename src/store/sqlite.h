@@ -91,6 +91,8 @@ class Database {
   int64_t statements_prepared() const { return prepared_; }
   // Rows changed by the last INSERT, UPDATE or DELETE.
   int64_t changes() const;
+  // PRAGMA user_version: the schema version a store wrote there (0 for a new file).
+  Result<int64_t> user_version();
   const std::filesystem::path& path() const { return path_; }
   // The connection, for the SQLite APIs this wrapper does not cover (FTS5's tokenizer).
   sqlite3* handle() const { return db_.get(); }
