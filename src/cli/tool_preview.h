@@ -5,18 +5,14 @@
 #include <string>
 #include <string_view>
 
+#include "agent/call_summary.h"
 #include "base/strict_json.h"
 #include "cli/palette.h"
 
 namespace mecha::cli {
 
-// The argument that says what a call does, on one line cut at `width`: Bash's command,
-// Read/Write/Edit's file_path, Grep's and Glob's pattern, Task's "subagent_type: description",
-// a subagent's task; for any other tool, summarize_input().
-std::string key_argument(std::string_view tool, const Json& input, size_t width);
-
-// A one-line summary of a tool's input: `pattern="ERROR", path="log.txt"`, cut at `width`.
-std::string summarize_input(const Json& input, size_t width);
+using agent::key_argument;
+using agent::summarize_input;
 
 // Edit's old_string as "- " lines and new_string as "+ " lines, Write's content as "+ "
 // lines, at most `max_lines` of them, then "… +N more lines"; each line begins with
