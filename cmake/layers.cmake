@@ -10,6 +10,13 @@
 # compile a library's implementation from its headers keep a compiler run of their own.
 set_source_files_properties(${PROJECT_SOURCE_DIR}/src/base/fmt_library.cc
   ${PROJECT_SOURCE_DIR}/src/config/toml_library.cc PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+# What mecha-gateway uses of the layers below it, each an object of its own: a batch would
+# bring its neighbours (the daemon, the agent, every tool) into the gateway's binary, and
+# their code and relocations into its memory.
+set_source_files_properties(
+  ${PROJECT_SOURCE_DIR}/src/server/client.cc ${PROJECT_SOURCE_DIR}/src/server/frame_channel.cc
+  ${PROJECT_SOURCE_DIR}/src/server/unix_socket.cc ${PROJECT_SOURCE_DIR}/src/agent/call_summary.cc
+  PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 
 function(mecha_unity target)
   if(MECHA_UNITY)
@@ -31,7 +38,7 @@ function(mecha_layer name)
     list(REMOVE_ITEM lib_sources ${test_sources})
   endif()
   if(name STREQUAL "cli")
-    list(REMOVE_ITEM lib_sources ${dir}/main.cc)
+    list(REMOVE_ITEM lib_sources ${dir}/main.cc ${dir}/gateway_main.cc)
   endif()
 
   if(lib_sources)

@@ -39,6 +39,8 @@ int run_app(int argc, char** argv) {
       {"serve", "Host sessions for clients on a Unix socket", define_serve_command},
       {"chat", "Chat with an agent in the terminal, through the daemon (or one of its own)",
        define_chat_command},
+      {"gateway", "Serve the web page for the daemon's sessions: chat, approvals, transcripts",
+       define_gateway_command},
       {"sessions", "The recorded sessions of runs", define_sessions_command},
       {"agents", "List the agent definitions, with their effective tools and capabilities",
        define_agents_command},

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The gateway's browser test (browser_test.js): Playwright driving Debian's chromium against
+# `mecha serve` and `mecha gateway`. Exits 77 (CTest's skip) with one line when chromium or
+# playwright-core is missing; the test itself never skips a check.
+set -euo pipefail
+mecha=$1
+out=$2
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+chromium=${MECHA_CHROMIUM:-/usr/bin/chromium}
+if [ ! -x "$chromium" ]; then
+  echo "SKIP: gateway browser test: $chromium is not installed (apt-get install chromium)"
+  exit 77
+fi
+if [ ! -d "$root/third_party/node_modules/playwright-core" ]; then
+  echo "SKIP: gateway browser test: playwright-core is not installed (scripts/setup)"
+  exit 77
+fi
+if ! "$chromium" --headless --no-sandbox --disable-gpu --dump-dom about:blank >/dev/null 2>&1; then
+  echo "SKIP: gateway browser test: $chromium cannot start here"
+  exit 77
+fi
+mkdir -p "$out"
+exec node "$here/browser_test.js" "$mecha" "$out" "$chromium"
