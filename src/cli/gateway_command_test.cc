@@ -1,13 +1,22 @@
 // `mecha gateway` through the binary: it runs mecha-gateway with its arguments, and the
 // gateway refuses what would expose it before it binds anything.
-#include <gtest/gtest.h>
+#include <signal.h>
 
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <regex>
+#include <thread>
+
+#include "base/strict_json.h"
 #include "cli/testing/run_binary.h"
 
 namespace mecha::cli {
 namespace {
 
 using testing::run_mecha;
+using testing::RunningMecha;
 using testing::TempDir;
 
 TEST(GatewayCommand, HelpComesFromTheGatewayItself) {
@@ -39,6 +48,42 @@ TEST(GatewayCommand, BadListenAndTokenFilesAreUsageErrorsNamingThem) {
   auto token = run_mecha({"gateway", "--token-file", (dir.path() / "short").string()}, dir.path());
   EXPECT_EQ(token.exit_code, 2);
   EXPECT_NE(token.err.find("at least 16 characters"), std::string::npos) << token.err;
+}
+
+// --serve: the gateway starts mecha serve beside it, serves its sessions, and stops it when
+// it stops itself.
+TEST(GatewayCommand, WithServeItStartsTheDaemonAndStopsItOnTheWayOut) {
+  TempDir dir;
+  dir.write("c.jsonl",
+            "{\"mecha_cassette\": 1}\n"
+            "{\"response\": {\"content\": [{\"type\": \"text\", \"text\": \"hi\"}], "
+            "\"stop_reason\": \"end_turn\", \"usage\": {\"input_tokens\": 1, "
+            "\"output_tokens\": 1}}}\n");
+  const std::string socket = (dir.path() / "d.sock").string();
+  RunningMecha gateway({"gateway", "--listen", "127.0.0.1:0", "--socket", socket, "--serve",
+                        "--model", "cassette:c.jsonl", "--store", "s.db"},
+                       dir.path());
+  std::smatch m;
+  std::string out;
+  const std::regex login(R"(http://127\.0\.0\.1:(\d+)/login\?token=(\w+))");
+  for (int i = 0; i < 300 && !std::regex_search(out, m, login); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    out = gateway.out_so_far();
+  }
+  ASSERT_TRUE(std::regex_search(out, m, login)) << out;
+  httplib::Client http("127.0.0.1", std::stoi(m[1]));
+  const httplib::Headers bearer{{"Authorization", "Bearer " + m[2].str()}};
+  auto list = http.Get("/api/sessions", bearer);
+  ASSERT_TRUE(list);
+  EXPECT_EQ(Json::parse(list->body)["daemon"], "connected") << list->body;
+  auto opened = http.Post("/api/sessions", bearer, "{}", "application/json");
+  ASSERT_TRUE(opened);
+  EXPECT_EQ(opened->status, 200) << opened->body;
+
+  gateway.signal(SIGTERM);
+  auto r = gateway.wait();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(socket)) << "the daemon it started removed its socket";
 }
 
 }  // namespace

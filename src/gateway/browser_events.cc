@@ -16,6 +16,8 @@ constexpr size_t kMaxShownBytes = 64 * 1024;
 // inputs ("![[]()" repeated: 0.1 s at 64 KB, 80 s at 1 MB), and a reply is the model's,
 // which an injection may write.
 constexpr size_t kMaxMarkdownBytes = 64 * 1024;
+// And past this it is cut: the page and the session's event log hold what a person reads.
+constexpr size_t kMaxPlainReplyBytes = 1024 * 1024;
 
 std::string escape_html(std::string_view text) {
   std::string out;
@@ -69,9 +71,11 @@ void BrowserEvents::begin_history() {
 
 Json BrowserEvents::text_event(const ShownText& t, bool untrusted) const {
   // Plain text has no links to defang: the browser shows it as text.
-  std::string html = t.text.size() <= kMaxMarkdownBytes
-                         ? render_markdown(t.text, untrusted)
-                         : "<pre>" + escape_html(replace_invalid_utf8(t.text)) + "</pre>\n";
+  std::string html =
+      t.text.size() <= kMaxMarkdownBytes
+          ? render_markdown(t.text, untrusted)
+          : "<pre>" + escape_html(shown_text(replace_invalid_utf8(t.text), kMaxPlainReplyBytes)) +
+                "</pre>\n";
   return Json{{"type", "text"},          {"key", t.key},           {"agent", t.agent},
               {"html", std::move(html)}, {"untrusted", untrusted}, {"parent", t.parent}};
 }

@@ -108,6 +108,10 @@ TEST(BrowserEvents, AHugeReplyIsShownAsEscapedPlainText) {
   EXPECT_TRUE(html.starts_with("<pre>![[]()"));
   EXPECT_NE(html.find("&lt;script&gt;"), std::string::npos);
   EXPECT_EQ(html.find("<script>"), std::string::npos);
+  auto huge = feed(b, {wire::Text{"main", std::string(3 << 20, 'x')}});
+  const std::string cut = huge[0]["html"];
+  EXPECT_LT(cut.size(), size_t{1100} * 1024);
+  EXPECT_NE(cut.find("more bytes not shown"), std::string::npos);
 }
 
 TEST(BrowserEvents, ToolOutputTravelsAsPlainTextCutToABound) {
