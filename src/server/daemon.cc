@@ -284,20 +284,9 @@ void Daemon::start_turn(const std::shared_ptr<Connection>& c, const wire::UserTu
     return c->send(
         error(wire::codes::kShuttingDown, "the daemon is shutting down and takes no new turns"));
   }
-  if (!c->session) {
-    return c->send(error(wire::codes::kNoSession, "no session is open: send open first"));
-  }
-  std::shared_ptr<LiveSession> session = c->session;
-  if (!session->begin_turn()) {
-    return c->send(error(wire::codes::kTurnRunning,
-                         fmt::format("a turn is running in session {}: wait for its turn_done "
-                                     "or cancel it first",
-                                     session->id())));
-  }
-  {
-    std::lock_guard<std::mutex> lock(running_mu_);
-    running_.insert(session);
-  }
+  std::shared_ptr<LiveSession> session =
+      take_turn_slot(c, "wait for its turn_done or cancel it first");
+  if (!session) return;
   workers_->post([this, c, session, text = turn.text] {
     std::vector<wire::Frame> closing = run_turn(options_.turns, *session, c, text);
     session->end_turn();
@@ -308,22 +297,28 @@ void Daemon::start_turn(const std::shared_ptr<Connection>& c, const wire::UserTu
   });
 }
 
-void Daemon::replay_history(const std::shared_ptr<Connection>& c) {
+std::shared_ptr<LiveSession> Daemon::take_turn_slot(const std::shared_ptr<Connection>& c,
+                                                    std::string_view when_busy) {
   if (!c->session) {
-    return c->send(error(wire::codes::kNoSession, "no session is open: send open first"));
+    c->send(error(wire::codes::kNoSession, "no session is open: send open first"));
+    return nullptr;
   }
   std::shared_ptr<LiveSession> session = c->session;
-  // The turn's slot, so no turn's frames interleave with the replay.
   if (!session->begin_turn()) {
-    return c->send(error(wire::codes::kTurnRunning,
-                         fmt::format("a turn is running in session {}: its history can be "
-                                     "asked for once its turn_done has arrived",
-                                     session->id())));
+    c->send(error(wire::codes::kTurnRunning,
+                  fmt::format("a turn is running in session {}: {}", session->id(), when_busy)));
+    return nullptr;
   }
-  {
-    std::lock_guard<std::mutex> lock(running_mu_);
-    running_.insert(session);
-  }
+  std::lock_guard<std::mutex> lock(running_mu_);
+  running_.insert(session);
+  return session;
+}
+
+void Daemon::replay_history(const std::shared_ptr<Connection>& c) {
+  // The turn's slot, so no turn's frames interleave with the replay.
+  std::shared_ptr<LiveSession> session =
+      take_turn_slot(c, "its history can be asked for once its turn_done has arrived");
+  if (!session) return;
   // Reading and parsing the log is a worker's job: the loop never waits on it.
   workers_->post([this, c, session] {
     std::vector<wire::Frame> frames;

@@ -83,6 +83,11 @@ class Daemon {
   void open_session(const std::shared_ptr<Connection>& c, const wire::Open& open);
   void start_turn(const std::shared_ptr<Connection>& c, const wire::UserTurn& turn);
   void replay_history(const std::shared_ptr<Connection>& c);
+  // The connection's session with its one turn slot taken and counted as running (a drain
+  // waits for it), or null once the client was told why not (`when_busy` ends the message
+  // for a session whose slot is taken). The worker that gets it ends the turn and uncounts it.
+  std::shared_ptr<LiveSession> take_turn_slot(const std::shared_ptr<Connection>& c,
+                                              std::string_view when_busy);
   void detach(const std::shared_ptr<Connection>& c);
   // Why a peer that connected to the listener may not be served, or nullopt.
   std::optional<wire::Error> refusal_of(int fd) const;
