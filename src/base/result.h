@@ -54,6 +54,9 @@ class [[nodiscard]] Status {
 
 inline Status ok_status() { return Status(); }
 
+// A failed system call as an error: "<what>: <strerror(errno)>". Reads errno.
+Status errno_status(const std::string& what);
+
 template <class T>
 class [[nodiscard]] Result {
  public:

@@ -11,6 +11,11 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+std::string_view trimmed_tail(std::string_view s, size_t max) {
+  s = trim(s);
+  return s.size() > max ? s.substr(s.size() - max) : s;
+}
+
 std::string ascii_lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

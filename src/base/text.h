@@ -10,6 +10,10 @@ namespace mecha {
 // `s` without leading and trailing whitespace (space, \t, \n, \v, \f, \r).
 std::string_view trim(std::string_view s);
 
+// The end of a long message (what a failed command wrote on stderr) for an error: trimmed,
+// and at most its last `max` bytes.
+std::string_view trimmed_tail(std::string_view s, size_t max);
+
 // `s` with ASCII letters in lower case ("Content-Type" as "content-type").
 std::string ascii_lower(std::string_view s);
 

@@ -41,6 +41,8 @@ int run_app(int argc, char** argv) {
        define_chat_command},
       {"gateway", "Serve the web page for the daemon's sessions: chat, approvals, transcripts",
        define_gateway_command},
+      {"batch", "Run many tasks, each in its own work tree, with budgets; shards for job arrays",
+       define_batch_command},
       {"sessions", "The recorded sessions of runs", define_sessions_command},
       {"agents", "List the agent definitions, with their effective tools and capabilities",
        define_agents_command},

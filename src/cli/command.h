@@ -32,6 +32,7 @@ void define_mcp_command(CLI::App& sub, Action* chosen);
 void define_memory_command(CLI::App& sub, Action* chosen);
 void define_outbox_command(CLI::App& sub, Action* chosen);
 void define_gateway_command(CLI::App& sub, Action* chosen);
+void define_batch_command(CLI::App& sub, Action* chosen);
 
 // What `mecha --version` prints after "mecha ", and MCP's serverInfo.version.
 inline constexpr const char* kMechaVersion = "0.1.0";

@@ -1,0 +1,407 @@
+#include "batch/work_tree.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "base/sha256.h"
+#include "base/subprocess.h"
+#include "base/text.h"
+#include "base/unique_fd.h"
+
+extern char** environ;
+
+namespace mecha::batch {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kEmptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+// Long enough for a large repository's checkout or `git add`, short enough that a tree the
+// run filled with something git chokes on (a FIFO, a huge sparse file) does not hang the batch.
+constexpr std::chrono::minutes kGitTimeout{5};
+
+// The environment git runs in: the caller's without GIT_* (a GIT_DIR or GIT_INDEX_FILE of
+// the user's shell must not redirect the batch's commands), plus `extra`.
+std::vector<std::string> git_environment(const std::vector<std::string>& extra) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "GIT_", 4) != 0) env.emplace_back(*e);
+  env.emplace_back("GIT_TERMINAL_PROMPT=0");
+  env.emplace_back("GIT_CONFIG_NOSYSTEM=1");
+  env.insert(env.end(), extra.begin(), extra.end());
+  return env;
+}
+
+// The options that keep git from running anything a tree could name.
+const std::vector<std::string>& safe_config() {
+  static const std::vector<std::string> args = {
+      "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "diff.external=",
+      "-c", "diff.noprefix=false",      "-c", "protocol.allow=never"};
+  return args;
+}
+
+struct GitCall {
+  GitCall(std::vector<std::string> a, std::vector<std::string> e = {})
+      : args(std::move(a)), env(std::move(e)) {}
+  std::vector<std::string> args;  // after `git` and the safe config
+  std::vector<std::string> env;   // extra NAME=VALUE
+  size_t cap = 1 << 20;           // stdout bytes kept
+  bool* truncated = nullptr;      // set when stdout passed cap (then it was stopped)
+};
+
+Result<std::string> git(const GitCall& call) {
+  SubprocessOptions o;
+  o.argv = {"git"};
+  o.argv.insert(o.argv.end(), safe_config().begin(), safe_config().end());
+  o.argv.insert(o.argv.end(), call.args.begin(), call.args.end());
+  o.env = git_environment(call.env);
+  o.timeout = kGitTimeout;
+  std::string out;
+  bool cut = false;
+  o.on_stdout = [&](std::string_view chunk) {
+    size_t room = call.cap - out.size();
+    out.append(chunk.substr(0, room));
+    if (chunk.size() > room) cut = true;
+    return !cut;
+  };
+  auto r = run_subprocess(o);
+  std::string shown = "git " + (call.args.empty() ? std::string() : call.args.front());
+  if (!r) return r.status().prefixed(shown);
+  if (cut && call.truncated) {
+    *call.truncated = true;
+    return out;
+  }
+  if (r->timed_out)
+    return Status::error(
+        fmt::format("{}: took longer than {} minutes", shown, kGitTimeout.count()));
+  if (r->exit_code != 0) {
+    std::string err(trimmed_tail(r->err.text(), 2000));
+    return Status::error(fmt::format(
+        "{} failed ({}): {}", shown,
+        r->signal ? fmt::format("signal {}", r->signal) : fmt::format("exit {}", r->exit_code),
+        err));
+  }
+  return out;
+}
+
+// Holds an exclusive flock on a file for its lifetime: baselines are made once per cache,
+// whichever process or thread gets there first.
+class CacheLock {
+ public:
+  static Result<CacheLock> take(const fs::path& file) {
+    UniqueFd fd(::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+    if (!fd.valid()) return errno_status("opening " + file.string());
+    while (::flock(fd.get(), LOCK_EX) != 0)
+      if (errno != EINTR) return errno_status("locking " + file.string());
+    return CacheLock(std::move(fd));
+  }
+
+ private:
+  explicit CacheLock(UniqueFd fd) : fd_(std::move(fd)) {}
+  UniqueFd fd_;  // closing it lets go
+};
+
+Result<std::string> read_small_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return Status::error("reading " + p.string() + ": cannot open");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Status write_small_file(const fs::path& p, std::string_view text) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return Status::error("writing " + p.string() + ": failed");
+  return ok_status();
+}
+
+std::string first_line(std::string_view s) {
+  size_t end = s.find_first_of("\r\n");
+  return std::string(s.substr(0, end));
+}
+
+Status copy_file(const fs::path& from, const fs::path& to, mode_t mode) {
+  UniqueFd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!in.valid()) return errno_status("reading " + from.string());
+  UniqueFd out(
+      ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode & 07777));
+  if (!out.valid()) return errno_status("creating " + to.string());
+  for (;;) {
+    ssize_t n = ::copy_file_range(in.get(), nullptr, out.get(), nullptr, 1 << 30, 0);
+    if (n == 0) break;
+    if (n > 0) continue;
+    if (errno == EINTR) continue;
+    if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+      return errno_status("copying " + from.string());
+    // Fall back to read and write (older kernels, some file systems).
+    char buf[1 << 16];
+    for (;;) {
+      ssize_t r = ::read(in.get(), buf, sizeof buf);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) return errno_status("reading " + from.string());
+      if (r == 0) break;
+      for (ssize_t done = 0; done < r;) {
+        ssize_t w = ::write(out.get(), buf + done, static_cast<size_t>(r - done));
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return errno_status("writing " + to.string());
+        done += w;
+      }
+    }
+    break;
+  }
+  // The umask may have narrowed the mode at creation.
+  if (::fchmod(out.get(), mode & 07777) != 0) return errno_status("chmod " + to.string());
+  return ok_status();
+}
+
+}  // namespace
+
+Status copy_tree(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  fs::create_directories(to, ec);
+  if (ec) return Status::error(fmt::format("creating {}: {}", to.string(), ec.message()));
+  for (auto it = fs::recursive_directory_iterator(from, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    const fs::path& src = it->path();
+    fs::path dst = to / src.lexically_relative(from);
+    struct stat st {};
+    if (::lstat(src.c_str(), &st) != 0) return errno_status("reading " + src.string());
+    if (S_ISDIR(st.st_mode)) {
+      if (::mkdir(dst.c_str(), st.st_mode & 07777) != 0 && errno != EEXIST)
+        return errno_status("creating " + dst.string());
+      // mkdir's mode passes through the umask; and a folder the copy cannot write into
+      // would stop it: write access until the end, then the folder's own mode.
+      ::chmod(dst.c_str(), (st.st_mode & 07777) | S_IRWXU);
+    } else if (S_ISREG(st.st_mode)) {
+      MECHA_RETURN_IF_ERROR(copy_file(src, dst, st.st_mode));
+    } else if (S_ISLNK(st.st_mode)) {
+      std::string target(static_cast<size_t>(st.st_size) + 1, '\0');
+      ssize_t n = ::readlink(src.c_str(), target.data(), target.size());
+      if (n < 0) return errno_status("reading " + src.string());
+      target.resize(static_cast<size_t>(n));
+      if (::symlink(target.c_str(), dst.c_str()) != 0)
+        return errno_status("creating " + dst.string());
+    }
+    // Sockets, FIFOs and devices are not a project's files: skipped.
+  }
+  if (ec) return Status::error(fmt::format("reading {}: {}", from.string(), ec.message()));
+  return ok_status();
+}
+
+Status remove_tree(const fs::path& path) {
+  std::error_code ec;
+  fs::remove_all(path, ec);
+  if (!ec) return ok_status();
+  // A folder the run made unwritable (or unreadable) stops remove_all: open every folder
+  // up to its owner, then try again. Symlinks are neither followed nor changed.
+  for (auto it = fs::recursive_directory_iterator(
+           path, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::end(it); it.increment(ec)) {
+    if (it->is_directory(ec) && !it->is_symlink(ec)) ::chmod(it->path().c_str(), 0700);
+  }
+  ::chmod(path.c_str(), 0700);
+  ec.clear();
+  fs::remove_all(path, ec);
+  if (ec) return Status::error(fmt::format("removing {}: {}", path.string(), ec.message()));
+  return ok_status();
+}
+
+WorkTrees::WorkTrees(fs::path cache, fs::path trees)
+    : cache_(std::move(cache)), trees_(std::move(trees)) {}
+
+Result<fs::path> WorkTrees::shadow_repo() {
+  fs::path repo = cache_ / "shadow.git";
+  auto lock = CacheLock::take(cache_ / "shadow.lock");
+  if (!lock) return lock.status();
+  if (fs::exists(repo / "HEAD")) return repo;
+  auto made = git({{"init", "-q", "--bare", repo.string()}});
+  if (!made) return made.status();
+  return repo;
+}
+
+Result<std::shared_ptr<const Baseline>> WorkTrees::make_repo_baseline(const Task& task) {
+  std::string ref = task.ref.empty() ? "HEAD" : task.ref;
+  auto git_dir =
+      git({{"-C", task.repo, "rev-parse", "--path-format=absolute", "--git-common-dir"}});
+  if (!git_dir) return git_dir.status().prefixed(fmt::format("repo {}", task.repo));
+  auto commit = git({{"-C", task.repo, "rev-parse", "--verify", "--quiet", "--end-of-options",
+                      ref + "^{commit}"}});
+  if (!commit || first_line(*commit).empty())
+    return Status::error(fmt::format("repo {}: no commit named '{}'", task.repo, ref));
+  auto b = std::make_shared<Baseline>();
+  b->git_dir = first_line(*git_dir);
+  b->treeish = first_line(*commit);
+  b->repo = task.repo;
+  b->git_env = {"GIT_OBJECT_DIRECTORY=" + (cache_ / "objects").string(),
+                "GIT_ALTERNATE_OBJECT_DIRECTORIES=" + (b->git_dir / "objects").string()};
+  fs::path home = cache_ / ("commit-" + b->treeish);
+  b->files = home / "files";
+  b->index = home / "index";
+  auto lock = CacheLock::take(cache_ / ("commit-" + b->treeish + ".lock"));
+  if (!lock) return lock.status();
+  if (fs::exists(home / "ready")) return std::shared_ptr<const Baseline>(b);
+  MECHA_RETURN_IF_ERROR(remove_tree(home));
+  std::error_code ec;
+  fs::create_directories(b->files, ec);
+  fs::create_directories(cache_ / "objects", ec);
+  if (ec) return Status::error(fmt::format("creating {}: {}", home.string(), ec.message()));
+  std::vector<std::string> env = {"GIT_INDEX_FILE=" + b->index.string()};
+  std::vector<std::string> where = {"--git-dir=" + b->git_dir.string(),
+                                    "--work-tree=" + b->files.string()};
+  auto with = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), where.begin(), where.end());
+    return GitCall{std::move(args), env};
+  };
+  if (auto r = git(with({"read-tree", b->treeish})); !r) return r.status();
+  if (auto r = git(with({"checkout-index", "-a", "-f"})); !r) return r.status();
+  MECHA_RETURN_IF_ERROR(write_small_file(home / "ready", b->treeish + "\n"));
+  return std::shared_ptr<const Baseline>(b);
+}
+
+Result<std::shared_ptr<const Baseline>> WorkTrees::make_dir_baseline(const Task& task) {
+  auto shadow = shadow_repo();
+  if (!shadow) return shadow.status();
+  auto b = std::make_shared<Baseline>();
+  b->git_dir = *shadow;
+  std::error_code ec;
+  if (task.dir.empty()) {
+    b->files = cache_ / "empty";
+    fs::create_directories(b->files, ec);
+    b->treeish = kEmptyTree;
+    return std::shared_ptr<const Baseline>(b);
+  }
+  if (!fs::is_directory(task.dir, ec))
+    return Status::error(fmt::format("dir {}: not a folder", task.dir));
+  b->files = task.dir;
+  std::string key = sha256_hex(fs::absolute(task.dir).string()).substr(0, 16);
+  fs::path home = cache_ / ("dir-" + key);
+  b->index = home / "index";
+  auto lock = CacheLock::take(cache_ / ("dir-" + key + ".lock"));
+  if (!lock) return lock.status();
+  if (auto done = read_small_file(home / "ready"); done && !first_line(*done).empty()) {
+    b->treeish = first_line(*done);
+    return std::shared_ptr<const Baseline>(b);
+  }
+  MECHA_RETURN_IF_ERROR(remove_tree(home));
+  fs::create_directories(home, ec);
+  if (ec) return Status::error(fmt::format("creating {}: {}", home.string(), ec.message()));
+  GitCall add{{"--git-dir=" + b->git_dir.string(), "--work-tree=" + task.dir, "add", "-A", "."},
+              {"GIT_INDEX_FILE=" + b->index.string()}};
+  // `add .` names the work tree as cwd-relative: run from inside it.
+  add.args.insert(add.args.begin(), {"-C", task.dir});
+  if (auto r = git(add); !r) return r.status().prefixed(fmt::format("dir {}", task.dir));
+  GitCall write{{"--git-dir=" + b->git_dir.string(), "write-tree"},
+                {"GIT_INDEX_FILE=" + b->index.string()}};
+  auto tree = git(write);
+  if (!tree) return tree.status();
+  b->treeish = first_line(*tree);
+  MECHA_RETURN_IF_ERROR(write_small_file(home / "ready", b->treeish + "\n"));
+  return std::shared_ptr<const Baseline>(b);
+}
+
+Result<std::shared_ptr<const Baseline>> WorkTrees::baseline_for(const Task& task) {
+  std::string key = task.repo.empty() ? "dir:" + task.dir : "repo:" + task.repo + "\n" + task.ref;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [k, b] : baselines_)
+      if (k == key) return b;
+  }
+  auto made = task.repo.empty() ? make_dir_baseline(task) : make_repo_baseline(task);
+  if (!made) return made.status();
+  std::lock_guard lock(mu_);
+  baselines_.emplace_back(key, *made);
+  return *made;
+}
+
+Result<WorkTree> WorkTrees::make(const Task& task) {
+  auto baseline = baseline_for(task);
+  if (!baseline) return baseline.status();
+  WorkTree tree;
+  tree.baseline = *baseline;
+  tree.path = trees_ / task.id;
+  std::error_code ec;
+  fs::create_directories(trees_, ec);
+  if (ec) return Status::error(fmt::format("creating {}: {}", trees_.string(), ec.message()));
+  // What a killed earlier run of this task left.
+  MECHA_RETURN_IF_ERROR(remove_tree(tree.path));
+  const Baseline& b = **baseline;
+  if (!b.repo.empty()) {
+    auto added = git({{"-C", b.repo, "worktree", "add", "-q", "--no-checkout", "--detach",
+                       tree.path.string(), b.treeish}});
+    if (!added) {
+      // A registration left by a killed run of this task points here: forget it, once.
+      (void)git({{"-C", b.repo, "worktree", "prune"}});
+      added = git({{"-C", b.repo, "worktree", "add", "-q", "--no-checkout", "--detach",
+                    tree.path.string(), b.treeish}});
+    }
+    if (!added) return added.status().prefixed(fmt::format("repo {}", b.repo));
+    auto dot_git = read_small_file(tree.path / ".git");
+    if (!dot_git) return dot_git.status();
+    std::string line = first_line(*dot_git);
+    if (line.rfind("gitdir: ", 0) != 0)
+      return Status::error("git worktree add: unexpected " + (tree.path / ".git").string());
+    tree.worktree_git_dir = line.substr(8);
+    fs::copy_file(b.index, tree.worktree_git_dir / "index", fs::copy_options::overwrite_existing,
+                  ec);
+    if (ec)
+      return Status::error(fmt::format("copying the index into {}: {}",
+                                       tree.worktree_git_dir.string(), ec.message()));
+  }
+  MECHA_RETURN_IF_ERROR(copy_tree(b.files, tree.path));
+  return tree;
+}
+
+Result<Diff> WorkTrees::diff(const WorkTree& tree, size_t cap) {
+  const Baseline& b = *tree.baseline;
+  // A scratch index beside the tree, outside it, seeded with the baseline's (git then only
+  // hashes what the index cannot vouch for).
+  fs::path index = trees_ / (tree.path.filename().string() + ".diff-index");
+  std::error_code ec;
+  fs::remove(index, ec);
+  if (!b.index.empty()) {
+    fs::copy_file(b.index, index, ec);
+    if (ec) return Status::error(fmt::format("copying {}: {}", b.index.string(), ec.message()));
+  }
+  std::vector<std::string> env = b.git_env;
+  env.push_back("GIT_INDEX_FILE=" + index.string());
+  std::vector<std::string> where = {"-C", tree.path.string(), "--git-dir=" + b.git_dir.string(),
+                                    "--work-tree=" + tree.path.string()};
+  auto call = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), where.begin(), where.end());
+    return GitCall{std::move(args), env};
+  };
+  Diff d;
+  auto added = git(call({"add", "-A", "--ignore-errors", "."}));
+  if (!added) return added.status().prefixed("the diff of " + tree.path.string());
+  GitCall show = call({"diff", "--cached", "--binary", "--no-color", "--no-ext-diff",
+                       "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", b.treeish});
+  show.cap = cap;
+  show.truncated = &d.truncated;
+  auto patch = git(show);
+  fs::remove(index, ec);
+  if (!patch) return patch.status().prefixed("the diff of " + tree.path.string());
+  d.patch = std::move(*patch);
+  return d;
+}
+
+Status WorkTrees::remove(const WorkTree& tree) {
+  MECHA_RETURN_IF_ERROR(remove_tree(tree.path));
+  if (!tree.worktree_git_dir.empty()) {
+    // Only a folder git itself would have made for this worktree.
+    if (tree.worktree_git_dir.parent_path().filename() == "worktrees")
+      MECHA_RETURN_IF_ERROR(remove_tree(tree.worktree_git_dir));
+  }
+  return ok_status();
+}
+
+}  // namespace mecha::batch
