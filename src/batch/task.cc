@@ -90,7 +90,7 @@ Result<std::vector<Task>> parse_tasks(std::string_view text, const std::string& 
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     std::string at = fmt::format("{}: line {}", where, line_no);
     auto task = parse_line(line, at);
-    if (!task) return task.status();
+    if (!task) return Status::usage(task.status().message());  // the user's input, as a flag is
     if (!ids.insert(task->id).second)
       return Status::usage(fmt::format("{}.id: \"{}\" was used by an earlier line", at, task->id));
     task->repo = resolve(base_dir, task->repo);

@@ -164,6 +164,15 @@ Status copy_file(const fs::path& from, const fs::path& to, mode_t mode) {
   return ok_status();
 }
 
+// Removes the repository's registrations of a worktree at `tree` (what a killed run left).
+void forget_worktree(const fs::path& git_dir, const fs::path& tree) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(git_dir / "worktrees", ec)) {
+    auto where = read_small_file(entry.path() / "gitdir");
+    if (where && fs::path(first_line(*where)) == tree / ".git") (void)remove_tree(entry.path());
+  }
+}
+
 }  // namespace
 
 Status copy_tree(const fs::path& from, const fs::path& to) {
@@ -324,25 +333,29 @@ Result<std::shared_ptr<const Baseline>> WorkTrees::baseline_for(const Task& task
 }
 
 Result<WorkTree> WorkTrees::make(const Task& task) {
+  std::error_code ec;
+  fs::create_directories(cache_, ec);
+  if (ec) return Status::error(fmt::format("creating {}: {}", cache_.string(), ec.message()));
   auto baseline = baseline_for(task);
   if (!baseline) return baseline.status();
   WorkTree tree;
   tree.baseline = *baseline;
   tree.path = trees_ / task.id;
-  std::error_code ec;
   fs::create_directories(trees_, ec);
   if (ec) return Status::error(fmt::format("creating {}: {}", trees_.string(), ec.message()));
   // What a killed earlier run of this task left.
   MECHA_RETURN_IF_ERROR(remove_tree(tree.path));
   const Baseline& b = **baseline;
   if (!b.repo.empty()) {
-    auto added = git({{"-C", b.repo, "worktree", "add", "-q", "--no-checkout", "--detach",
-                       tree.path.string(), b.treeish}});
+    std::vector<std::string> add = {"-C",     b.repo,          "worktree", "add",
+                                    "-q",     "--no-checkout", "--detach", tree.path.string(),
+                                    b.treeish};
+    auto added = git({add});
     if (!added) {
-      // A registration left by a killed run of this task points here: forget it, once.
-      (void)git({{"-C", b.repo, "worktree", "prune"}});
-      added = git({{"-C", b.repo, "worktree", "add", "-q", "--no-checkout", "--detach",
-                    tree.path.string(), b.treeish}});
+      // A run killed while its tree was being added leaves the registration behind, locked
+      // ("initializing"), which neither add nor prune will touch: forget it, then add again.
+      forget_worktree(b.git_dir, tree.path);
+      added = git({add});
     }
     if (!added) return added.status().prefixed(fmt::format("repo {}", b.repo));
     auto dot_git = read_small_file(tree.path / ".git");
