@@ -130,7 +130,10 @@ std::string first_line(std::string_view s) {
   return std::string(s.substr(0, end));
 }
 
-Status copy_file(const fs::path& from, const fs::path& to, mode_t mode) {
+// Copies a regular file with its mode and modification time (the diff's index vouches for a
+// file by its size and mtime, see WorkTrees::diff).
+Status copy_file(const fs::path& from, const fs::path& to, const struct stat& st) {
+  const mode_t mode = st.st_mode;
   UniqueFd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
   if (!in.valid()) return errno_status("reading " + from.string());
   UniqueFd out(
@@ -161,6 +164,27 @@ Status copy_file(const fs::path& from, const fs::path& to, mode_t mode) {
   }
   // The umask may have narrowed the mode at creation.
   if (::fchmod(out.get(), mode & 07777) != 0) return errno_status("chmod " + to.string());
+  const struct timespec times[2] = {st.st_atim, st.st_mtim};
+  if (::futimens(out.get(), times) != 0) return errno_status("setting the time of " + to.string());
+  return ok_status();
+}
+
+// Sets the mtime of every regular file under `dir` to a different whole second, the first a
+// minute ago and the rest before it.
+Status date_in_the_past(const fs::path& dir) {
+  struct timespec now {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  int64_t i = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
+    struct timespec t = {now.tv_sec - 60 - i++, 0};
+    const struct timespec times[2] = {t, t};
+    if (::utimensat(AT_FDCWD, it->path().c_str(), times, AT_SYMLINK_NOFOLLOW) != 0)
+      return errno_status("setting the time of " + it->path().string());
+  }
+  if (ec) return Status::error(fmt::format("reading {}: {}", dir.string(), ec.message()));
   return ok_status();
 }
 
@@ -192,7 +216,7 @@ Status copy_tree(const fs::path& from, const fs::path& to) {
       // would stop it: write access until the end, then the folder's own mode.
       ::chmod(dst.c_str(), (st.st_mode & 07777) | S_IRWXU);
     } else if (S_ISREG(st.st_mode)) {
-      MECHA_RETURN_IF_ERROR(copy_file(src, dst, st.st_mode));
+      MECHA_RETURN_IF_ERROR(copy_file(src, dst, st));
     } else if (S_ISLNK(st.st_mode)) {
       std::string target(static_cast<size_t>(st.st_size) + 1, '\0');
       ssize_t n = ::readlink(src.c_str(), target.data(), target.size());
@@ -273,6 +297,12 @@ Result<std::shared_ptr<const Baseline>> WorkTrees::make_repo_baseline(const Task
   };
   if (auto r = git(with({"read-tree", b->treeish})); !r) return r.status();
   if (auto r = git(with({"checkout-index", "-a", "-f"})); !r) return r.status();
+  // A checkout's files all have this second's mtime, as the index written with them does, so
+  // git would take every entry for racily clean and hash every file of every tree's diff.
+  // Dated in the past, each a different second (so `cp -p` of one same-size file onto
+  // another still shows), and the index refreshed, they are vouched for by size and mtime.
+  MECHA_RETURN_IF_ERROR(date_in_the_past(b->files));
+  if (auto r = git(with({"update-index", "-q", "--refresh"})); !r) return r.status();
   MECHA_RETURN_IF_ERROR(write_small_file(home / "ready", b->treeish + "\n"));
   return std::shared_ptr<const Baseline>(b);
 }
@@ -394,7 +424,11 @@ Result<Diff> WorkTrees::diff(const WorkTree& tree, size_t cap) {
     return GitCall{std::move(args), env};
   };
   Diff d;
-  auto added = git(call({"add", "-A", "--ignore-errors", "."}));
+  // The copies carry their baseline's sizes and mtimes, so with only those two compared
+  // (inode and ctime differ in every copy) git hashes just the files the run touched. A
+  // run that restores both on purpose hides a change from its own patch, nothing more.
+  auto added = git(call({"-c", "core.checkStat=minimal", "-c", "core.trustctime=false", "add", "-A",
+                         "--ignore-errors", "."}));
   if (!added) return added.status().prefixed("the diff of " + tree.path.string());
   GitCall show = call({"diff", "--cached", "--binary", "--no-color", "--no-ext-diff",
                        "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", b.treeish});

@@ -38,6 +38,8 @@ class WorkTreesTest : public ::testing::Test {
     dir_.write("repo/src/a.txt", "alpha\n");
     dir_.write("repo/b.txt", "beta\n");
     dir_.write("repo/.gitignore", "*.log\n");
+    dir_.write("repo/c1.txt", "one\n");
+    dir_.write("repo/c2.txt", "two\n");
     sh("git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm one && git "
        "tag v1 "
        "&& echo changed > b.txt && git -c user.name=t -c user.email=t@t commit -qam two",
@@ -75,13 +77,15 @@ TEST_F(WorkTreesTest, ARepositoryTaskGetsACleanWorktreeAtItsRef) {
 TEST_F(WorkTreesTest, TheDiffHasEditsNewFilesAndDeletionsAndApplies) {
   auto tree = trees_.make(repo_task("t2"));
   ASSERT_TRUE(tree.ok()) << tree.status().message();
-  sh("echo more >> src/a.txt && rm b.txt && mkdir -p new && echo n > new/n.txt && echo x > "
+  sh("cp -p c1.txt c2.txt && echo more >> src/a.txt && rm b.txt && mkdir -p new && echo n > "
+     "new/n.txt && echo x > "
      "ignored.log && printf '\\0\\1' > bin.dat",
      tree->path);
   auto d = trees_.diff(*tree, 1 << 20);
   ASSERT_TRUE(d.ok()) << d.status().message();
   EXPECT_NE(d->patch.find("+more"), std::string::npos) << d->patch;
   EXPECT_NE(d->patch.find("deleted file mode"), std::string::npos);
+  EXPECT_NE(d->patch.find("-two\n+one"), std::string::npos);  // same size, another file's mtime
   EXPECT_NE(d->patch.find("b/new/n.txt"), std::string::npos);
   EXPECT_NE(d->patch.find("GIT binary patch"), std::string::npos);
   EXPECT_EQ(d->patch.find("ignored.log"), std::string::npos);
