@@ -14,6 +14,11 @@ std::string_view trim(std::string_view s);
 // and at most its last `max` bytes.
 std::string_view trimmed_tail(std::string_view s, size_t max);
 
+// Text made safe to put in HTML or XML, as element content or a quoted attribute: & < > " '
+// become references, and the control bytes XML forbids (all below 0x20 but tab, newline and
+// carriage return) are dropped.
+std::string escape_markup(std::string_view s);
+
 // `s` with ASCII letters in lower case ("Content-Type" as "content-type").
 std::string ascii_lower(std::string_view s);
 

@@ -6,35 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "base/text.h"
+
 namespace mecha::batch {
 namespace {
-
-std::string escape_xml(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        // Control bytes are not allowed in XML 1.0.
-        if (static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n') out += c;
-    }
-  }
-  return out;
-}
 
 std::string first_line(std::string_view s, size_t max) {
   s = s.substr(0, s.find('\n'));
@@ -76,7 +51,7 @@ std::string bars(double x, double y, double w, double h, const std::string& titl
                  const std::string& colour) {
   std::string s = fmt::format(
       "<g><text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"15\" font-weight=\"bold\">{}</text>\n", x,
-      y - 8, escape_xml(title));
+      y - 8, escape_markup(title));
   int64_t top =
       counts.empty() ? 1 : std::max<int64_t>(1, *std::max_element(counts.begin(), counts.end()));
   double plot_h = h - 40;
@@ -102,7 +77,7 @@ std::string bars(double x, double y, double w, double h, const std::string& titl
         "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\" text-anchor=\"middle\">{}</text>\n",
         bx + slot * 0.4,
         y + plot_h + 14 + (counts.size() > 6 ? 12.0 * static_cast<double>(i % 2) : 0.0),
-        escape_xml(labels[i]));
+        escape_markup(labels[i]));
   }
   return s + "</g>\n";
 }

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "base/subprocess.h"
+#include "batch/testing/shell.h"
 #include "store/testing/temp_dir.h"
 
 namespace mecha::batch {
@@ -15,22 +15,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using store::testing::TempDir;
-
-std::string sh(const std::string& script, const fs::path& cwd) {
-  SubprocessOptions o;
-  o.argv = {"sh", "-c", script};
-  o.cwd = cwd;
-  o.merge_stderr = true;
-  auto r = run_subprocess(o);
-  EXPECT_TRUE(r.ok());
-  EXPECT_EQ(r->exit_code, 0) << script << ": " << r->out.text();
-  return r->out.text();
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using testing::read_text;
+using testing::sh;
 
 class WorkTreesTest : public ::testing::Test {
  protected:
@@ -60,8 +46,8 @@ class WorkTreesTest : public ::testing::Test {
 TEST_F(WorkTreesTest, ARepositoryTaskGetsACleanWorktreeAtItsRef) {
   auto tree = trees_.make(repo_task("t1", "v1"));
   ASSERT_TRUE(tree.ok()) << tree.status().message();
-  EXPECT_EQ(read(tree->path / "src/a.txt"), "alpha\n");
-  EXPECT_EQ(read(tree->path / "b.txt"), "beta\n");  // v1, not HEAD
+  EXPECT_EQ(read_text(tree->path / "src/a.txt"), "alpha\n");
+  EXPECT_EQ(read_text(tree->path / "b.txt"), "beta\n");  // v1, not HEAD
   // A real worktree whose index matches its files: git in the tree sees nothing changed.
   EXPECT_EQ(sh("git status --porcelain", tree->path), "");
   EXPECT_NE(sh("git -C ../../../repo worktree list", tree->path).find(tree->path.string()),
@@ -159,7 +145,7 @@ TEST_F(WorkTreesTest, AFolderTaskGetsACopyAndADiffAgainstTheFolder) {
   t.dir = (dir_.path() / "proj").string();
   auto tree = trees_.make(t);
   ASSERT_TRUE(tree.ok()) << tree.status().message();
-  EXPECT_EQ(read(tree->path / "sub/y.txt"), "y\n");
+  EXPECT_EQ(read_text(tree->path / "sub/y.txt"), "y\n");
   EXPECT_EQ(fs::read_symlink(tree->path / "link"), "x.txt");
   EXPECT_EQ(fs::status(tree->path / "x.txt").permissions() & fs::perms::owner_exec,
             fs::perms::owner_exec);
@@ -169,7 +155,7 @@ TEST_F(WorkTreesTest, AFolderTaskGetsACopyAndADiffAgainstTheFolder) {
   EXPECT_NE(d->patch.find("-y\n+z"), std::string::npos) << d->patch;
   EXPECT_EQ(d->patch.find("x.txt"), std::string::npos) << d->patch;
   // The folder itself is untouched.
-  EXPECT_EQ(read(dir_.path() / "proj/sub/y.txt"), "y\n");
+  EXPECT_EQ(read_text(dir_.path() / "proj/sub/y.txt"), "y\n");
   // A second task of the folder reuses the baseline and starts clean.
   t.id = "d2";
   auto second = trees_.make(t);

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "batch/testing/shell.h"
 #include "cli/testing/cassette_run.h"
 #include "cli/testing/run_binary.h"
 
@@ -16,28 +17,14 @@ namespace mecha::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using batch::testing::read_text;
+using batch::testing::sh;
 using testing::json_lines;
 using testing::run_mecha;
 using testing::RunningMecha;
 using testing::TempDir;
 using testing::text_line;
 using testing::tool_line;
-
-std::string sh(const std::string& script, const fs::path& cwd) {
-  SubprocessOptions o;
-  o.argv = {"sh", "-c", script};
-  o.cwd = cwd;
-  o.merge_stderr = true;
-  auto r = run_subprocess(o);
-  EXPECT_TRUE(r.ok());
-  EXPECT_EQ(r->exit_code, 0) << script << ": " << r->out.text();
-  return r->out.text();
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 class BatchTest : public ::testing::Test {
  protected:
@@ -94,7 +81,7 @@ TEST_F(BatchTest, EachTaskRunsInItsOwnTreeAndLeavesAResultAPatchAndASession) {
     EXPECT_EQ(j["turns"], 2);
     EXPECT_EQ(j["text"], "wrote new.txt");
     EXPECT_NE(j["diff"].get<std::string>().find("+++ b/new.txt"), std::string::npos);
-    EXPECT_EQ(read(dir_.path() / "out/patches" / (std::string(id) + ".diff")),
+    EXPECT_EQ(read_text(dir_.path() / "out/patches" / (std::string(id) + ".diff")),
               j["diff"].get<std::string>());
     EXPECT_FALSE(j["session"].get<std::string>().empty());
   }
@@ -121,7 +108,7 @@ TEST_F(BatchTest, EachTaskRunsInItsOwnTreeAndLeavesAResultAPatchAndASession) {
   auto report = run_mecha({"batch", "report", "out"}, dir_.path());
   ASSERT_EQ(report.exit_code, 0) << report.err;
   EXPECT_NE(report.out.find("completed                4   66.7%"), std::string::npos) << report.out;
-  EXPECT_NE(read(dir_.path() / "out/report.svg").find("turns per task"), std::string::npos);
+  EXPECT_NE(read_text(dir_.path() / "out/report.svg").find("turns per task"), std::string::npos);
 }
 
 TEST_F(BatchTest, ShardsRunningAtOnceTakeEveryTaskExactlyOnce) {
@@ -161,7 +148,7 @@ TEST_F(BatchTest, AKilledBatchResumesAndEveryTaskEndsUpDoneOnce) {
   {
     RunningMecha batch(args, dir_.path());
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (read(dir_.path() / "out/results.jsonl").empty() &&
+    while (read_text(dir_.path() / "out/results.jsonl").empty() &&
            std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     batch.signal(SIGKILL);
@@ -210,8 +197,9 @@ TEST_F(BatchTest, WhatARunDoesToItsTreeCannotReachTheHost) {
   ASSERT_EQ(rs.size(), 1u);
   EXPECT_NE(rs["evil"]["diff"].get<std::string>().find("+changed"), std::string::npos)
       << rs["evil"].dump();
-  EXPECT_EQ(read(dir_.path() / "out/results.jsonl").find("TOP-SECRET-VALUE"), std::string::npos);
-  EXPECT_EQ(read(dir_.path() / "out/patches/evil.diff").find("TOP-SECRET-VALUE"),
+  EXPECT_EQ(read_text(dir_.path() / "out/results.jsonl").find("TOP-SECRET-VALUE"),
+            std::string::npos);
+  EXPECT_EQ(read_text(dir_.path() / "out/patches/evil.diff").find("TOP-SECRET-VALUE"),
             std::string::npos);
   EXPECT_EQ(sh("git status --porcelain && git worktree list | wc -l", dir_.path() / "repo"), "1\n");
 }

@@ -4,6 +4,7 @@
 
 #include "agent/call_summary.h"
 #include "base/json_limits.h"
+#include "base/text.h"
 #include "gateway/markdown.h"
 #include "wire/codec.h"
 
@@ -18,33 +19,6 @@ constexpr size_t kMaxShownBytes = 64 * 1024;
 constexpr size_t kMaxMarkdownBytes = 64 * 1024;
 // And past this it is cut: the page and the session's event log hold what a person reads.
 constexpr size_t kMaxPlainReplyBytes = 1024 * 1024;
-
-std::string escape_html(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 Json usage_json(const Usage& u) {
   return Json{{"input_tokens", u.input_tokens},
@@ -74,7 +48,7 @@ Json BrowserEvents::text_event(const ShownText& t, bool untrusted) const {
   std::string html =
       t.text.size() <= kMaxMarkdownBytes
           ? render_markdown(t.text, untrusted)
-          : "<pre>" + escape_html(shown_text(replace_invalid_utf8(t.text), kMaxPlainReplyBytes)) +
+          : "<pre>" + escape_markup(shown_text(replace_invalid_utf8(t.text), kMaxPlainReplyBytes)) +
                 "</pre>\n";
   return Json{{"type", "text"},          {"key", t.key},           {"agent", t.agent},
               {"html", std::move(html)}, {"untrusted", untrusted}, {"parent", t.parent}};
