@@ -182,15 +182,17 @@ submitted=1
 # Runs the array (its outputs are $out/$1-JOB_INDEX.out); fails with the logs' tails.
 submit() {
   local rc=0
-  # In the background, so that an interrupted test's cleanup can stop it.
-  (cd "$out" && exec timeout 240 sbatch --wait --export=ALL --array=0-3 \
+  # In the background, so that an interrupted test's cleanup can stop it. 100 s each (a run
+  # takes about 10): both, with the cluster's start and the cleanup, must end before CTest's
+  # TIMEOUT (300), whose kill skips the cleanup and would leave the jobs' slurmstepd running.
+  (cd "$out" && exec timeout 100 sbatch --wait --export=ALL --array=0-3 \
     --output="$out/$1-%A_%a.out" "$root/scripts/slurm/mecha-array.sbatch") &
   waiting=$!
   wait "$waiting" || rc=$?
   waiting=
   [ "$rc" -eq 0 ] && return 0
   if [ "$rc" -eq 124 ]; then
-    echo "FAIL: slurm array test: the $1 array job did not finish in 240 s" >&2
+    echo "FAIL: slurm array test: the $1 array job did not finish in 100 s" >&2
   else
     echo "FAIL: slurm array test: sbatch --wait exited $rc for the $1 array job" >&2
   fi
