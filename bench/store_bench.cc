@@ -20,6 +20,7 @@
 
 #include "store/conversation_log.h"
 #include "store/session_store.h"
+#include "store/sqlite.h"
 
 namespace mecha::store {
 namespace {

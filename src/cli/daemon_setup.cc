@@ -8,9 +8,11 @@
 #include "agent/run_pipeline.h"
 #include "cli/command.h"
 #include "cli/option_checks.h"
+#include "cli/run_session.h"
 #include "cli/workspace.h"
 #include "server/unix_socket.h"
 #include "store/file_taint.h"
+#include "store/open_store.h"
 
 namespace mecha::cli {
 
@@ -25,7 +27,7 @@ void add_daemon_flags(CLI::App* app, DaemonFlags* f) {
       ->check(CLI::ExistingDirectory);
   app->add_option("--store", f->store,
                   "Session store (default $XDG_STATE_HOME/mecha/sessions.db, "
-                  "~/.local/state/mecha/sessions.db)");
+                  "~/.local/state/mecha/sessions.db), or postgresql://...");
   app->add_option("--system", f->run.system_prompt,
                   "Replaces the built-in part of the system prompt (the environment and the "
                   "project's instructions stay; see mecha prompt)");
@@ -90,14 +92,16 @@ Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags,
 
   auto store_path = ws->store_path();
   if (!store_path) return store_path.status();
-  auto store = store::SessionStore::open(*store_path, ws->work_tree().string());
+  auto store = store::open_store(store_path->string(), ws->work_tree().string());
   if (!store) return store.status();
-  auto file_taint = store::FileTaint::open(*store_path);
+  auto taint_path = file_taint_path_for(*store_path);
+  if (!taint_path) return taint_path.status();
+  auto file_taint = store::FileTaint::open(*taint_path);
   if (!file_taint) return file_taint.status();
   options.turns.file_taint = std::move(*file_taint);
   AssembledDaemon out;
+  out.store_path = (*store)->name();  // a URL without its password
   out.daemon = std::make_unique<server::Daemon>(std::move(options), std::move(*store));
-  out.store_path = store_path->string();
   out.model = (*first)->agent->provider()->model();
   return out;
 }

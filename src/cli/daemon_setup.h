@@ -34,8 +34,8 @@ void add_daemon_flags(CLI::App* app, DaemonFlags* flags);
 
 struct AssembledDaemon {
   std::unique_ptr<server::Daemon> daemon;
-  std::string store_path;
-  std::string model;  // the model its provider reports
+  std::string store_path;  // for messages: a URL without its password
+  std::string model;       // the model its provider reports
 };
 
 // Reads the work tree and its config (cli/workspace.h), builds the run once through the run

@@ -158,7 +158,7 @@ void define_run_command(CLI::App& sub, Action* chosen) {
                   "Continue a session with its whole conversation: an id, or \"last\"");
   run->add_option("--store", opt->store,
                   "The session store (default $XDG_STATE_HOME/mecha/sessions.db, "
-                  "~/.local/state/mecha/sessions.db)");
+                  "~/.local/state/mecha/sessions.db), or postgresql://...");
   run->callback([opt, chosen] {
     *chosen = [opt] {
       auto task = task_text(opt->task_words, stdin);

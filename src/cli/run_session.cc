@@ -5,16 +5,24 @@
 #include <fmt/format.h>
 
 #include "base/state_dir.h"
+#include "store/open_store.h"
+#include "store/postgres_url.h"
 #include "store/store_path.h"
 
 namespace mecha::cli {
 
 Result<std::filesystem::path> store_path_for(const std::string& store_flag) {
+  if (store::is_postgres_url(store_flag)) return std::filesystem::path(store_flag);
   if (!store_flag.empty()) return std::filesystem::absolute(store_flag);
   auto path = store::default_store_path();
   if (!path) return path.status();
   MECHA_RETURN_IF_ERROR(make_private_dir(path->parent_path()));
   return path;
+}
+
+Result<std::filesystem::path> file_taint_path_for(const std::filesystem::path& store_path) {
+  if (!store::is_postgres_url(store_path.string())) return store_path;
+  return store_path_for("");
 }
 
 std::string legacy_store_note(const std::filesystem::path& work_tree,
@@ -28,20 +36,22 @@ std::string legacy_store_note(const std::filesystem::path& work_tree,
       "and private labels cannot be vouched for. Sessions are now kept in {store}. To read the "
       "old ones: mecha sessions list --store {old}; to stop this note, move {old} (with its "
       "-wal, -shm and -locks) out of the tree or delete it.\n",
-      fmt::arg("old", old.string()), fmt::arg("store", store_path.string()));
+      fmt::arg("old", old.string()), fmt::arg("store", store::shown_store(store_path.string())));
 }
 
 Result<RunStores> open_run_stores(const std::filesystem::path& store_path,
                                   const std::filesystem::path& work_tree) {
   RunStores stores;
-  auto sessions = store::SessionStore::open(store_path, work_tree.string());
+  auto sessions = store::open_store(store_path.string(), work_tree.string());
   if (!sessions) return sessions.status();
   MECHA_RETURN_IF_ERROR((*sessions)->prepare_sync());
   stores.sessions = std::move(*sessions);
   // Files this run writes while it holds untrusted content are marked there, and files marked
   // there are untrusted to read (DESIGN.md, security model 1). It connects when a file tool
   // first asks: a run that touches no file pays nothing for it.
-  stores.file_taint = store::FileTaint::open_on_first_use(store_path);
+  auto taint_path = file_taint_path_for(store_path);
+  if (!taint_path) return taint_path.status();
+  stores.file_taint = store::FileTaint::open_on_first_use(*taint_path);
   return stores;
 }
 

@@ -18,9 +18,15 @@
 
 namespace mecha::cli {
 
-// `--store PATH` when given (made absolute), else store::default_store_path(), whose
-// directory (the user's state directory) is made private (0700) here.
+// `--store PATH` when given (made absolute), `--store postgresql://...` as given, else
+// store::default_store_path(), whose directory (the user's state directory) is made private
+// (0700) here. What it returns is opened with store::open_store().
 Result<std::filesystem::path> store_path_for(const std::string& store_flag);
+
+// Where the file-taint marks of a run with the store `store_path` live: that SQLite file, or
+// for a PostgreSQL store the user's own (default_store_path()). The marks are about files of
+// this machine's work trees, so they stay on this machine.
+Result<std::filesystem::path> file_taint_path_for(const std::filesystem::path& store_path);
 
 // A note for stderr when `work_tree` still holds a session store of an older mecha
 // (<tree>/.mecha/sessions.db), else "". Its sessions are not imported: sandboxed commands
@@ -28,11 +34,11 @@ Result<std::filesystem::path> store_path_for(const std::string& store_flag);
 std::string legacy_store_note(const std::filesystem::path& work_tree,
                               const std::filesystem::path& store_path);
 
-// The two handles a run writes through, both on the store's SQLite file: its sessions and
-// its file-taint marks. Opening the store (SQLite reads the schema and replays the -wal file)
-// is the largest cost before a run's first model request and needs nothing the run's plan
-// decides, so `mecha run` opens it on a thread of its own while it builds the plan. The
-// file-taint marks connect when a file tool first asks.
+// The two handles a run writes through: its sessions and its file-taint marks (on the
+// store's SQLite file, or on the user's own for a PostgreSQL store). Opening the store (SQLite
+// reads the schema and replays the -wal file) is the largest cost before a run's first model
+// request and needs nothing the run's plan decides, so `mecha run` opens it on a thread of its own
+// while it builds the plan. The file-taint marks connect when a file tool first asks.
 struct RunStores {
   std::unique_ptr<store::SessionStore> sessions;
   std::unique_ptr<store::FileTaint> file_taint;

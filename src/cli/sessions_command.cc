@@ -10,6 +10,8 @@
 #include "cli/renderer.h"
 #include "cli/todo_view.h"
 #include "cli/workspace.h"
+#include "store/open_store.h"
+#include "store/postgres_url.h"
 #include "store/session_store.h"
 
 namespace mecha::cli {
@@ -28,10 +30,10 @@ Result<std::unique_ptr<store::SessionStore>> open_store(const SessionsOptions& o
   if (!tree) return tree.status();
   auto path = Workspace::store_path_of(*tree, opt.store);
   if (!path) return path.status();
-  if (!std::filesystem::exists(*path)) {
+  if (!store::is_postgres_url(path->string()) && !std::filesystem::exists(*path)) {
     return Status::usage(fmt::format("no session store at {} (a run creates it)", path->string()));
   }
-  return store::SessionStore::open(*path, tree->string());
+  return store::open_store(path->string(), tree->string());
 }
 
 // "2026-11-29 19:30" (UTC)
@@ -226,7 +228,7 @@ void add_common(CLI::App* cmd, SessionsOptions* opt) {
   cmd->add_flag("--json", opt->json, "Print JSON for programs");
   cmd->add_option("--store", opt->store,
                   "The session store (default $XDG_STATE_HOME/mecha/sessions.db, "
-                  "~/.local/state/mecha/sessions.db)");
+                  "~/.local/state/mecha/sessions.db), or postgresql://...");
   cmd->add_option("-C,--work-tree", opt->work_tree,
                   "The work tree whose sessions list shows and \"last\" means")
       ->check(CLI::ExistingDirectory);

@@ -30,7 +30,9 @@ struct TaintOptions {
 Result<fs::path> work_tree(const TaintOptions& opt) { return Workspace::tree_of(opt.work_tree); }
 
 Result<std::unique_ptr<store::FileTaint>> open_taint(const TaintOptions& opt) {
-  auto path = store_path_for(opt.store);
+  auto store = store_path_for(opt.store);
+  if (!store) return store.status();
+  auto path = file_taint_path_for(*store);
   if (!path) return path.status();
   std::error_code ec;
   if (!fs::exists(*path, ec)) {

@@ -7,21 +7,17 @@
 #include <mutex>
 #include <string_view>
 
+#include "base/shared_library.h"
+
 namespace mecha::providers {
 namespace {
 
 constexpr const char* kSoname = "libcurl.so.4";
 constexpr const char* kPackage = "libcurl4 (apt-get install libcurl4)";
 
-// Resolves one symbol into `slot`, typed as the header declares it.
 template <class Fn>
 Status resolve(void* handle, const char* file, const char* name, Fn& slot) {
-  void* sym = dlsym(handle, name);
-  if (sym == nullptr) {
-    return Status::error(fmt::format("{} has no {}: it is not a usable libcurl", file, name));
-  }
-  slot = reinterpret_cast<Fn>(sym);
-  return ok_status();
+  return resolve_symbol(handle, file, name, "libcurl", slot);
 }
 
 }  // namespace

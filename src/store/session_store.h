@@ -1,24 +1,27 @@
-// SessionStore: sessions and their append-only records, in one SQLite file.
+// SessionStore: sessions and their append-only records, in one SQLite file or one PostgreSQL
+// database (session_backend.h; open_store.h picks one from a `--store` value).
 //
-// The file is in WAL mode, so readers (`sessions list`, `show`) never wait for a writer and
-// one writer's commit never blocks a reader. Writers of different sessions, in one process
-// or several, take turns on SQLite's write lock and wait for it up to kBusyTimeoutMs.
-// Writing a session needs its SessionLock (session_lock.h): a second process opening a
-// session that is being run is refused with the holder's PID.
-// A closed session leaves no lock file behind.
+// SQLite (sqlite_backend.h): the file is in WAL mode, so readers never wait for a writer;
+// writers of different sessions, in one process or several, take turns on SQLite's write lock
+// and wait for it up to kBusyTimeoutMs. PostgreSQL (postgres_backend.h): several daemons and
+// batch workers, on several machines, share the sessions. Either way, writing a session needs
+// its lock: a second process opening a session that is being run is refused, naming the
+// holder when it can. The lock dies with its holder (SIGKILL included); a closed session
+// leaves nothing behind.
 //
 // Invariants:
 //   1. A session's records are numbered 1, 2, 3, ... without gaps, and are never updated or
-//      deleted (triggers in the schema refuse both); removing the whole session is the one
-//      exception.
+//      deleted (the database refuses both: triggers, and in PostgreSQL a role without the
+//      right); removing the whole session is the one exception.
 //   2. Each append is one committed transaction when append() returns: a record
 //      acknowledged survives the death of the process, SIGKILL included. It survives a power
-//      loss or an OS crash once a sync() that began after it returns (store/group_sync.h): a
-//      run syncs once per step, before the next model request depends on the step's records,
-//      and once at its end. remove() is durable when it returns. A step's records are not
-//      gathered into one transaction: they become known at different moments (the reply,
-//      then each call as it starts and its result as it ends), and each must be committed
-//      when its append() returns; what cost was the fsync each commit made, now one a step.
+//      loss or an OS crash (of the database's machine) once a sync() that began after it
+//      returns (store/group_sync.h): a run syncs once per step, before the next model request
+//      depends on the step's records, and once at its end. remove() is durable when it
+//      returns. A step's records are not gathered into one transaction: they become known at
+//      different moments (the reply, then each call as it starts and its result as it ends),
+//      and each must be committed when its append() returns; what cost was the flush each
+//      commit made, now one a step.
 //   3. The summary columns of a session (records, turns, cost, untrusted) are a cache of
 //      what summarize() derives from its records, updated in the same transaction as each
 //      record. A Session derives its own labels and usage totals from the log it read when
@@ -41,8 +44,6 @@
 #include "base/result.h"
 #include "store/group_sync.h"
 #include "store/record.h"
-#include "store/session_lock.h"
-#include "store/sqlite.h"
 
 namespace mecha::store {
 
@@ -91,12 +92,15 @@ Result<Record> parse_stored(const StoredRecord& stored, std::string_view session
 int64_t records_parsed_in_process();
 
 class SessionStore;
+class SessionBackend;
+class HeldSessionLock;
 
 // One session, open for appending. Holds the session's lock until destroyed.
 class Session {
  public:
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
+  ~Session();
 
   const std::string& id() const { return id_; }
   const std::string& title() const { return title_; }
@@ -133,20 +137,21 @@ class Session {
 
   // Returns once every record this session appended so far is on disk (invariant 2). Costs
   // nothing when another sync (of any session of the store) already covered them; otherwise
-  // one fdatasync, shared with the sessions syncing at the same time. An error names the
-  // session and what failed; after one, every later sync of the store fails too.
+  // one flush (an fdatasync, or a synchronous commit in PostgreSQL), shared with the sessions
+  // syncing at the same time. An error names the session and what failed; after one, every
+  // later sync of the store fails too.
   Status sync();
 
  private:
   friend class SessionStore;
-  Session(SessionStore* store, SessionLock lock, std::string id, std::string title,
-          int64_t started_ms, std::vector<StoredRecord> log);
+  Session(SessionStore* store, std::unique_ptr<HeldSessionLock> lock, std::string id,
+          std::string title, int64_t started_ms, std::vector<StoredRecord> log);
 
   Result<Record> parse(const StoredRecord& stored) const;
   void count_locked(const Record& record);  // REQUIRES: mu_ held
 
   SessionStore* const store_;
-  SessionLock lock_;
+  std::unique_ptr<HeldSessionLock> lock_;  // reset under the store's mutex
   const std::string id_;
   const std::string title_;
   const int64_t started_ms_;
@@ -161,18 +166,23 @@ class Session {
 
 class SessionStore {
  public:
-  // Opens or creates the store at `path`. A missing directory is created 0700
+  // Opens or creates the SQLite store at `path`. A missing directory is created 0700
   // (make_private_dir); the database and its -wal/-shm files are 0600, tightened when
   // looser; a store of an older schema is migrated in place. Sessions created through this
   // store record `work_tree` (canonical and absolute), and "last" means the last session of
   // that tree; an empty `work_tree` records none and "last" is the last of the whole store.
   static Result<std::unique_ptr<SessionStore>> open(const std::filesystem::path& path,
                                                     std::string work_tree = "");
+  // The store kept by `backend` (open_store() in open_store.h picks one from a --store value).
+  static std::unique_ptr<SessionStore> with_backend(std::unique_ptr<SessionBackend> backend,
+                                                    std::string work_tree);
+  ~SessionStore();
 
   SessionStore(const SessionStore&) = delete;
   SessionStore& operator=(const SessionStore&) = delete;
 
-  const std::filesystem::path& path() const { return path_; }
+  // Where the store is, for messages: the SQLite file, or the URL without its password.
+  const std::string& name() const { return name_; }
   const std::string& work_tree() const { return work_tree_; }
 
   // A new session, locked by the caller. `title` is cut to its first line, 80 characters.
@@ -194,33 +204,29 @@ class SessionStore {
   // Session::sync() for every session of this store: returns once everything committed
   // through this store so far is on disk.
   Status sync();
-  // What the first sync would do besides its fdatasync: open the -wal file and fsync its
-  // folder. A run calls it as it opens the store, off the path to its first model request.
-  // REQUIRES: no sync of this store has begun (the -wal file is flushed by one thread at a
-  // time, and this is the one).
+  // What the first sync would do besides its flush (SQLite: open the -wal file and fsync its
+  // folder; PostgreSQL: connect the flushing connection). A run calls it as it opens the
+  // store, off the path to its first model request. REQUIRES: no sync of this store has begun
+  // (the flush is run by one thread at a time, and this is the one).
   Status prepare_sync();
-  // How many fdatasyncs the barrier ran, and how many statements the connection compiled:
-  // for tests that check a step costs one sync and that statements are reused.
+  // How many flushes the barrier ran, and how many statements the connection compiled: for
+  // tests that check a step costs one sync and that statements are reused.
   int64_t flushes() const { return sync_.flushes(); }
   int64_t statements_prepared();
 
  private:
   friend class Session;
-  SessionStore(std::filesystem::path path, std::string work_tree, Database db);
-  std::filesystem::path lock_file(std::string_view id) const;
-  Result<std::vector<StoredRecord>> read_log_locked(std::string_view id);
+  SessionStore(std::unique_ptr<SessionBackend> backend, std::string work_tree);
   Result<SessionSummary> summary_locked(std::string_view id);
-  int64_t count_records_locked(std::string_view id);  // the summary's count, a size hint
   // Commits the record and returns its GroupSync ticket.
   Result<uint64_t> append_locked(const std::string& id, const Record& r,
                                  const StoredRecord& stored);
 
-  const std::filesystem::path path_;
   const std::string work_tree_;
   std::mutex mu_;
-  Database db_;  // GUARDED_BY(mu_)
-  WalFile wal_;
-  GroupSync sync_{[this] { return wal_.flush(); }};  // tickets taken under mu_
+  const std::unique_ptr<SessionBackend> backend_;  // GUARDED_BY(mu_) but for its flushes
+  const std::string name_;
+  GroupSync sync_;  // tickets taken under mu_
 };
 
 }  // namespace mecha::store

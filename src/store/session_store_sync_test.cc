@@ -10,11 +10,13 @@
 #include <fmt/format.h>
 
 #include "store/session_store.h"
+#include "store/testing/store_backends.h"
 #include "store/testing/temp_dir.h"
 
 namespace mecha::store {
 namespace {
 
+using testing::StoreBackendTest;
 using testing::TempDir;
 
 std::unique_ptr<SessionStore> open_sync_store(const std::filesystem::path& path) {
@@ -23,12 +25,10 @@ std::unique_ptr<SessionStore> open_sync_store(const std::filesystem::path& path)
   return s.ok() ? std::move(*s) : nullptr;
 }
 
-TEST(SessionStoreSync, AStepOfRecordsCostsOneFlushAndSurvivesReopening) {
-  TempDir dir;
-  const auto path = dir.path() / "s.db";
+TEST_P(StoreBackendTest, AStepOfRecordsCostsOneFlushAndSurvivesReopening) {
   std::string id;
   {
-    auto store = open_sync_store(path);
+    auto store = open();
     ASSERT_TRUE(store);
     auto s = store->create("step");
     ASSERT_TRUE(s.ok()) << s.message();
@@ -47,7 +47,7 @@ TEST(SessionStoreSync, AStepOfRecordsCostsOneFlushAndSurvivesReopening) {
       EXPECT_EQ(store->flushes(), step + 1);
     }
   }
-  auto store = open_sync_store(path);
+  auto store = open();
   ASSERT_TRUE(store);
   auto records = store->read_records(id);
   ASSERT_TRUE(records.ok()) << records.message();
@@ -55,9 +55,8 @@ TEST(SessionStoreSync, AStepOfRecordsCostsOneFlushAndSurvivesReopening) {
   EXPECT_EQ(records->back().body.value("content", ""), "ok");
 }
 
-TEST(SessionStoreSync, ASyncCoversTheOtherSessionsOfTheStore) {
-  TempDir dir;
-  auto store = open_sync_store(dir.path() / "s.db");
+TEST_P(StoreBackendTest, ASyncCoversTheOtherSessionsOfTheStore) {
+  auto store = open();
   ASSERT_TRUE(store);
   auto a = store->create("a");
   auto b = store->create("b");
@@ -69,15 +68,13 @@ TEST(SessionStoreSync, ASyncCoversTheOtherSessionsOfTheStore) {
   EXPECT_EQ(store->flushes(), 1);
 }
 
-TEST(SessionStoreSync, SessionsSyncingAtOnceShareFlushesAndLoseNothing) {
-  TempDir dir;
-  const auto path = dir.path() / "s.db";
+TEST_P(StoreBackendTest, SessionsSyncingAtOnceShareFlushesAndLoseNothing) {
   constexpr int kSessions = 8;
   constexpr int kSteps = 15;
   std::vector<std::string> ids;
   int64_t flushes = 0;
   {
-    auto store = open_sync_store(path);
+    auto store = open();
     ASSERT_TRUE(store);
     std::vector<std::unique_ptr<Session>> sessions;
     for (int i = 0; i < kSessions; ++i) {
@@ -106,7 +103,7 @@ TEST(SessionStoreSync, SessionsSyncingAtOnceShareFlushesAndLoseNothing) {
   }
   // 120 syncs, far fewer flushes: a flush serves every session that committed before it.
   EXPECT_LT(flushes, kSessions * kSteps) << flushes;
-  auto store = open_sync_store(path);
+  auto store = open();
   ASSERT_TRUE(store);
   for (const std::string& id : ids) {
     auto records = store->read_records(id);
@@ -116,9 +113,8 @@ TEST(SessionStoreSync, SessionsSyncingAtOnceShareFlushesAndLoseNothing) {
   }
 }
 
-TEST(SessionStoreSync, AppendsReuseTheirCompiledStatements) {
-  TempDir dir;
-  auto store = open_sync_store(dir.path() / "s.db");
+TEST_P(StoreBackendTest, AppendsReuseTheirCompiledStatements) {
+  auto store = open();
   ASSERT_TRUE(store);
   auto s = store->create("reuse");
   ASSERT_TRUE(s.ok()) << s.message();
