@@ -25,7 +25,8 @@ TEST(AsciiLower, FoldsAsciiLettersOnly) {
 }
 
 TEST(EscapeMarkup, ReferencesTheFiveAndDropsControlBytes) {
-  EXPECT_EQ(escape_markup("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+  EXPECT_EQ(escape_markup("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
   EXPECT_EQ(escape_markup(std::string("a\0b\x1b[31m\tc\nd\re", 14)), "ab[31m\tc\nd\re");
   EXPECT_EQ(escape_markup("caf\xc3\xa9"), "caf\xc3\xa9");
 }
