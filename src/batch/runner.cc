@@ -8,12 +8,12 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "base/file_text.h"
 #include "base/subprocess.h"
 #include "base/text.h"
 #include "base/unique_fd.h"
@@ -38,21 +38,6 @@ std::string duration_text(milliseconds d) {
   if (s < 60) return fmt::format("{}s", s);
   if (s < 3600) return fmt::format("{}m{:02}s", s / 60, s % 60);
   return fmt::format("{}h{:02}m", s / 3600, (s / 60) % 60);
-}
-
-Status write_file_atomically(const fs::path& path, std::string_view text) {
-  fs::path tmp = path;
-  tmp += fmt::format(".tmp-{}", ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) return Status::error("writing " + tmp.string() + ": failed");
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) return Status::error(fmt::format("writing {}: {}", path.string(), ec.message()));
-  return ok_status();
 }
 
 // A task claimed by this process: an flock held on DIR/claims/ID.lock while it runs.

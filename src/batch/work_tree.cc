@@ -7,11 +7,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "base/file_text.h"
 #include "base/sha256.h"
 #include "base/subprocess.h"
 #include "base/text.h"
@@ -109,22 +108,6 @@ class CacheLock {
   UniqueFd fd_;  // closing it lets go
 };
 
-Result<std::string> read_small_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return Status::error("reading " + p.string() + ": cannot open");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-Status write_small_file(const fs::path& p, std::string_view text) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return Status::error("writing " + p.string() + ": failed");
-  return ok_status();
-}
-
 std::string first_line(std::string_view s) {
   size_t end = s.find_first_of("\r\n");
   return std::string(s.substr(0, end));
@@ -192,7 +175,7 @@ Status date_in_the_past(const fs::path& dir) {
 void forget_worktree(const fs::path& git_dir, const fs::path& tree) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(git_dir / "worktrees", ec)) {
-    auto where = read_small_file(entry.path() / "gitdir");
+    auto where = read_file_text(entry.path() / "gitdir");
     if (where && fs::path(first_line(*where)) == tree / ".git") (void)remove_tree(entry.path());
   }
 }
@@ -303,7 +286,7 @@ Result<std::shared_ptr<const Baseline>> WorkTrees::make_repo_baseline(const Task
   // another still shows), and the index refreshed, they are vouched for by size and mtime.
   MECHA_RETURN_IF_ERROR(date_in_the_past(b->files));
   if (auto r = git(with({"update-index", "-q", "--refresh"})); !r) return r.status();
-  MECHA_RETURN_IF_ERROR(write_small_file(home / "ready", b->treeish + "\n"));
+  MECHA_RETURN_IF_ERROR(write_file_atomically(home / "ready", b->treeish + "\n"));
   return std::shared_ptr<const Baseline>(b);
 }
 
@@ -327,7 +310,7 @@ Result<std::shared_ptr<const Baseline>> WorkTrees::make_dir_baseline(const Task&
   b->index = home / "index";
   auto lock = CacheLock::take(cache_ / ("dir-" + key + ".lock"));
   if (!lock) return lock.status();
-  if (auto done = read_small_file(home / "ready"); done && !first_line(*done).empty()) {
+  if (auto done = read_file_text(home / "ready"); done && !first_line(*done).empty()) {
     b->treeish = first_line(*done);
     return std::shared_ptr<const Baseline>(b);
   }
@@ -344,7 +327,7 @@ Result<std::shared_ptr<const Baseline>> WorkTrees::make_dir_baseline(const Task&
   auto tree = git(write);
   if (!tree) return tree.status();
   b->treeish = first_line(*tree);
-  MECHA_RETURN_IF_ERROR(write_small_file(home / "ready", b->treeish + "\n"));
+  MECHA_RETURN_IF_ERROR(write_file_atomically(home / "ready", b->treeish + "\n"));
   return std::shared_ptr<const Baseline>(b);
 }
 
@@ -388,7 +371,7 @@ Result<WorkTree> WorkTrees::make(const Task& task) {
       added = git({add});
     }
     if (!added) return added.status().prefixed(fmt::format("repo {}", b.repo));
-    auto dot_git = read_small_file(tree.path / ".git");
+    auto dot_git = read_file_text(tree.path / ".git");
     if (!dot_git) return dot_git.status();
     std::string line = first_line(*dot_git);
     if (line.rfind("gitdir: ", 0) != 0)

@@ -9,13 +9,12 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <mutex>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "base/file_text.h"
 #include "batch/report.h"
 #include "batch/runner.h"
 #include "cli/command.h"
@@ -47,14 +46,6 @@ struct BatchCommandOptions {
 
 std::string absolute(const std::string& path) {
   return fs::absolute(path).lexically_normal().string();
-}
-
-Result<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::usage(fmt::format("{}: cannot read it", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // The flags each `mecha run` gets, paths made absolute.
@@ -117,8 +108,8 @@ int batch_main(const BatchCommandOptions& opt) {
     return report_failure(Status::usage("batch: --out DIR is required (where results go)"));
   auto shard = batch::parse_shard(opt.shard);
   if (!shard) return report_failure(shard.status());
-  auto text = read_file(opt.tasks);
-  if (!text) return report_failure(text.status());
+  auto text = read_file_text(opt.tasks);
+  if (!text) return report_failure(Status::usage(fmt::format("{}: cannot read it", opt.tasks)));
   fs::path tasks_path = fs::absolute(opt.tasks);
   auto tasks = batch::parse_tasks(*text, opt.tasks, tasks_path.parent_path().string());
   if (!tasks) return report_failure(tasks.status());
@@ -171,10 +162,8 @@ int report_main(const BatchCommandOptions& opt) {
   if (!rs) return report_failure(rs.status());
   std::fputs(batch::report_text(*rs, unreadable).c_str(), stdout);
   fs::path svg = dir / "report.svg";
-  std::ofstream out(svg, std::ios::binary | std::ios::trunc);
-  out << batch::report_svg(*rs);
-  out.close();
-  if (!out) return report_failure(Status::error("writing " + svg.string() + ": failed"));
+  if (Status s = write_file_atomically(svg, batch::report_svg(*rs)); !s.ok())
+    return report_failure(s);
   std::printf("\nplots: %s\n", svg.c_str());
   return kExitOk;
 }

@@ -1,10 +1,8 @@
 #include "batch/testing/shell.h"
 
-#include <fstream>
-#include <iterator>
-
 #include <gtest/gtest.h>
 
+#include "base/file_text.h"
 #include "base/subprocess.h"
 
 namespace mecha::batch::testing {
@@ -24,8 +22,8 @@ std::string sh(const std::string& script, const std::filesystem::path& cwd) {
 }
 
 std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  auto text = read_file_text(path);
+  return text.ok() ? *text : std::string();
 }
 
 }  // namespace mecha::batch::testing
