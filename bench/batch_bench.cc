@@ -6,7 +6,8 @@
 //   - direct: `mecha run --json` of the task in a ready tree, N times: the task's own work;
 //   - batch -j 1: `mecha batch` of N tasks of the repository; per task, minus direct, is the
 //     overhead (the worktree, the copy, the diff, the removal, the bookkeeping);
-//   - the parts, in process: WorkTrees make, diff and remove of one tree, medians;
+//   - the parts, in process: WorkTrees make, diff and release of one tree, medians (a tree
+//     after the first is the spare put right), and a tree made and removed the long way;
 //   - batch -j 8: N tasks, wall time, and how many did not complete (target: none).
 //
 // Usage: batch_bench [--tasks N] [--files F] [--mecha PATH] [--in DIR]
@@ -81,8 +82,13 @@ int main(int argc, char** argv) {
            "git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm one"},
           repo))
     return 1;
+  // Each task changes one file of the repository and answers, so every diff has git's work.
   std::ofstream(dir.path() / "c.jsonl")
       << "{\"mecha_cassette\": 1}\n"
+         "{\"response\": {\"content\": [{\"type\": \"tool_use\", \"id\": \"w\", \"name\": "
+         "\"Write\", \"input\": {\"file_path\": \"d0/f0.py\", \"content\": \"changed\\n\"}}], "
+         "\"stop_reason\": \"tool_use\", \"usage\": {\"input_tokens\": 10, \"output_tokens\": "
+         "1}}}\n"
          "{\"response\": {\"content\": [{\"type\": \"text\", \"text\": \"done\"}], "
          "\"stop_reason\": "
          "\"end_turn\", \"usage\": {\"input_tokens\": 10, \"output_tokens\": 1}}}\n";
@@ -94,20 +100,25 @@ int main(int argc, char** argv) {
       t << "{\"id\": \"t" << i << "\", \"prompt\": \"p\", \"repo\": \"repo\"}\n";
   }
 
-  // The task's own work: the same run in a tree that is already there.
+  // The task's own work: the same run in a tree that is already there (its one change
+  // undone by git between runs, outside the timing).
   fs::path ready = dir.path() / "ready";
   if (run({"git", "-C", repo.string(), "worktree", "add", "-q", "--detach", ready.string()},
           dir.path()))
     return 1;
+  const std::vector<std::string> undo = {"git", "-C", ready.string(), "checkout", "-q", "--", "."};
   std::vector<std::string> direct_args = {
       mecha.string(), "run", "--json",  "-C",  ready.string(),
       "--model",      model, "--store", store, "--permission-mode",
       "acceptEdits",  "-"};
   run(direct_args, ready, "p");  // warm the page cache and the store
-  auto t0 = Clock::now();
-  for (int i = 0; i < tasks; ++i)
+  double direct = 0;
+  for (int i = 0; i < tasks; ++i) {
+    if (run(undo, ready)) return 1;
+    auto t0 = Clock::now();
     if (run(direct_args, ready, "p")) return 1;
-  double direct = ms_since(t0) / tasks;
+    direct += ms_since(t0) / tasks;
+  }
 
   auto batch = [&](const std::string& out, int jobs, int64_t* failed) {
     auto t = Clock::now();
@@ -129,14 +140,15 @@ int main(int argc, char** argv) {
   double one = batch("out1", 1, &failed1) / tasks;
   double eight = batch("out8", 8, &failed8);
 
-  // The parts, in process.
-  batch::WorkTrees trees(dir.path() / "parts/cache", dir.path() / "parts/trees");
+  // The parts, in process, as `mecha batch -j 1` has them: each tree after the first is the
+  // last one put right.
+  batch::WorkTrees trees(dir.path() / "parts/cache", dir.path() / "parts/trees", 1);
   batch::Task task;
   task.id = "p";
   task.prompt = "p";
   task.repo = repo.string();
   (void)trees.make(task);  // the baseline, made once per batch
-  std::vector<double> make, diff, remove;
+  std::vector<double> make, diff, release, fresh;
   for (int i = 0; i < 15; ++i) {
     task.id = "p" + std::to_string(i);
     auto t = Clock::now();
@@ -151,8 +163,17 @@ int main(int argc, char** argv) {
     (void)trees.diff(*tree, 1 << 20);
     diff.push_back(ms_since(t));
     t = Clock::now();
-    (void)trees.remove(*tree);
-    remove.push_back(ms_since(t));
+    (void)trees.release(std::move(*tree));
+    release.push_back(ms_since(t));
+  }
+  // A tree made the long way (a copy of every file), and removed.
+  batch::WorkTrees no_spares(dir.path() / "parts/cache", dir.path() / "parts/trees", 0);
+  for (int i = 0; i < 5; ++i) {
+    task.id = "q" + std::to_string(i);
+    auto t = Clock::now();
+    auto tree = no_spares.make(task);
+    if (tree) (void)no_spares.remove(*tree);
+    fresh.push_back(ms_since(t));
   }
 
   std::printf("batch of %d tasks, a %d-file repository, cassette model, in %s\n", tasks, files,
@@ -161,8 +182,9 @@ int main(int argc, char** argv) {
   std::printf("  mecha batch -j 1                              %7.1f ms per task\n", one);
   std::printf("  overhead per task (target < 50 ms)            %7.1f ms\n", one - direct);
   std::printf(
-      "    of which: make tree %.1f ms, diff %.1f ms, remove %.1f ms (medians, in process)\n",
-      median(make), median(diff), median(remove));
+      "    of which: make tree %.1f ms, diff %.1f ms, release %.1f ms (medians, in process);\n"
+      "    a tree made and removed without spares: %.1f ms\n",
+      median(make), median(diff), median(release), median(fresh));
   std::printf(
       "  mecha batch -j 8: %d tasks in %.0f ms (%.1f ms per task), %lld not completed "
       "(target 0), %lld with -j 1\n",

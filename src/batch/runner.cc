@@ -174,12 +174,13 @@ Result<BatchSummary> Batch::run(const CancelToken& cancel,
       pending.push_back(&t);
   }
 
-  WorkTrees trees(out / "cache", out / "trees");
+  const int jobs = std::max(1, options_.jobs);
+  // A spare for each job: a finished task's tree is put right for the next.
+  WorkTrees trees(out / "cache", out / "trees", static_cast<size_t>(jobs));
   const Clock::time_point start = Clock::now();
   milliseconds finished_time{0};  // GUARDED_BY(mu): the summed durations of finished tasks
   Status failure;                 // GUARDED_BY(mu): the batch's own first failure
   std::atomic<size_t> next{0};
-  const int jobs = std::max(1, options_.jobs);
 
   // REQUIRES: mu held.
   auto report = [&] {
@@ -280,9 +281,10 @@ Result<BatchSummary> Batch::run(const CancelToken& cancel,
                                                     : std::move(diff->patch);
         }
       }
-      if (!options_.keep_trees || was_cancelled) {
-        if (Status s = trees.remove(*tree); !s.ok() && r.error.empty()) r.error = s.message();
-      }
+      Status let_go = was_cancelled          ? trees.remove(*tree)
+                      : !options_.keep_trees ? trees.release(std::move(*tree))
+                                             : ok_status();
+      if (!let_go.ok() && r.error.empty()) r.error = let_go.message();
     }
     r.duration_ms = std::chrono::duration_cast<milliseconds>(Clock::now() - t0).count();
     if (!was_cancelled) {

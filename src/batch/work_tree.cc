@@ -5,8 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -15,6 +18,7 @@
 #include "base/subprocess.h"
 #include "base/text.h"
 #include "base/unique_fd.h"
+#include "batch/tree_files.h"
 
 extern char** environ;
 
@@ -113,45 +117,6 @@ std::string first_line(std::string_view s) {
   return std::string(s.substr(0, end));
 }
 
-// Copies a regular file with its mode and modification time (the diff's index vouches for a
-// file by its size and mtime, see WorkTrees::diff).
-Status copy_file(const fs::path& from, const fs::path& to, const struct stat& st) {
-  const mode_t mode = st.st_mode;
-  UniqueFd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-  if (!in.valid()) return errno_status("reading " + from.string());
-  UniqueFd out(
-      ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode & 07777));
-  if (!out.valid()) return errno_status("creating " + to.string());
-  for (;;) {
-    ssize_t n = ::copy_file_range(in.get(), nullptr, out.get(), nullptr, 1 << 30, 0);
-    if (n == 0) break;
-    if (n > 0) continue;
-    if (errno == EINTR) continue;
-    if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
-      return errno_status("copying " + from.string());
-    // Fall back to read and write (older kernels, some file systems).
-    char buf[1 << 16];
-    for (;;) {
-      ssize_t r = ::read(in.get(), buf, sizeof buf);
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) return errno_status("reading " + from.string());
-      if (r == 0) break;
-      for (ssize_t done = 0; done < r;) {
-        ssize_t w = ::write(out.get(), buf + done, static_cast<size_t>(r - done));
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0) return errno_status("writing " + to.string());
-        done += w;
-      }
-    }
-    break;
-  }
-  // The umask may have narrowed the mode at creation.
-  if (::fchmod(out.get(), mode & 07777) != 0) return errno_status("chmod " + to.string());
-  const struct timespec times[2] = {st.st_atim, st.st_mtim};
-  if (::futimens(out.get(), times) != 0) return errno_status("setting the time of " + to.string());
-  return ok_status();
-}
-
 // Sets the mtime of every regular file under `dir` to a different whole second, the first a
 // minute ago and the rest before it.
 Status date_in_the_past(const fs::path& dir) {
@@ -182,58 +147,106 @@ void forget_worktree(const fs::path& git_dir, const fs::path& tree) {
 
 }  // namespace
 
-Status copy_tree(const fs::path& from, const fs::path& to) {
+WorkTrees::WorkTrees(fs::path cache, fs::path trees, size_t spares)
+    : cache_(std::move(cache)), trees_(std::move(trees)), max_spares_(spares) {}
+
+WorkTrees::~WorkTrees() {
+  std::lock_guard lock(mu_);
+  for (const WorkTree& t : spares_) (void)remove(t);
+  spares_.clear();
+  if (!spare_dir_.empty()) (void)remove_tree(spare_dir_);
+}
+
+void WorkTrees::remove_stale_spares() {
   std::error_code ec;
-  fs::create_directories(to, ec);
-  if (ec) return Status::error(fmt::format("creating {}: {}", to.string(), ec.message()));
-  for (auto it = fs::recursive_directory_iterator(from, ec); !ec && it != fs::end(it);
-       it.increment(ec)) {
-    const fs::path& src = it->path();
-    fs::path dst = to / src.lexically_relative(from);
-    struct stat st {};
-    if (::lstat(src.c_str(), &st) != 0) return errno_status("reading " + src.string());
-    if (S_ISDIR(st.st_mode)) {
-      if (::mkdir(dst.c_str(), st.st_mode & 07777) != 0 && errno != EEXIST)
-        return errno_status("creating " + dst.string());
-      // mkdir's mode passes through the umask; and a folder the copy cannot write into
-      // would stop it: write access until the end, then the folder's own mode.
-      ::chmod(dst.c_str(), (st.st_mode & 07777) | S_IRWXU);
-    } else if (S_ISREG(st.st_mode)) {
-      MECHA_RETURN_IF_ERROR(copy_file(src, dst, st));
-    } else if (S_ISLNK(st.st_mode)) {
-      std::string target(static_cast<size_t>(st.st_size) + 1, '\0');
-      ssize_t n = ::readlink(src.c_str(), target.data(), target.size());
-      if (n < 0) return errno_status("reading " + src.string());
-      target.resize(static_cast<size_t>(n));
-      if (::symlink(target.c_str(), dst.c_str()) != 0)
-        return errno_status("creating " + dst.string());
+  for (const auto& entry : fs::directory_iterator(cache_, ec)) {
+    if (entry.path().filename().string().rfind("spares-", 0) != 0) continue;
+    UniqueFd fd(::open(entry.path().c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd.valid() || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) continue;  // its owner lives
+    // The records are mecha's own (the runs never see this folder), so what they name is
+    // a worktree's folder in a repository; still, only one that looks like one goes.
+    for (const auto& record : fs::directory_iterator(entry.path(), ec)) {
+      if (record.path().extension() != ".gitdir") continue;
+      auto text = read_file_text(record.path());
+      fs::path gitdir = text ? fs::path(first_line(*text)) : fs::path();
+      if (gitdir.is_absolute() && gitdir.parent_path().filename() == "worktrees")
+        (void)remove_tree(gitdir);
     }
-    // Sockets, FIFOs and devices are not a project's files: skipped.
+    (void)remove_tree(entry.path());
   }
-  if (ec) return Status::error(fmt::format("reading {}: {}", from.string(), ec.message()));
+}
+
+Status WorkTrees::open_spares() {
+  if (!spare_dir_.empty()) return ok_status();
+  remove_stale_spares();
+  // Made under another name and renamed once locked, so no process ever sees it unlocked.
+  std::string made = (cache_ / "new-spares-XXXXXX").string();
+  if (::mkdtemp(made.data()) == nullptr) return errno_status("creating " + made);
+  UniqueFd fd(::open(made.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  fs::path name = cache_ / fs::path(made).filename().string().substr(4);
+  if (!fd.valid() || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0 ||
+      ::rename(made.c_str(), name.c_str()) != 0) {
+    Status s = errno_status("setting up " + name.string());
+    ::rmdir(made.c_str());
+    return s;
+  }
+  spare_dir_ = std::move(name);
+  spare_lock_ = std::move(fd);
   return ok_status();
 }
 
-Status remove_tree(const fs::path& path) {
+Status WorkTrees::release(WorkTree tree) {
+  if (!tree.stamp || max_spares_ == 0) return remove(tree);
+  {
+    std::lock_guard lock(mu_);
+    if (spares_.size() < max_spares_ && open_spares().ok()) {
+      std::string name = std::to_string(spare_names_++);
+      fs::path to = spare_dir_ / name;
+      if (::rename(tree.path.c_str(), to.c_str()) == 0) {
+        tree.path = to;
+        if (!tree.worktree_git_dir.empty()) {
+          // Where its registration is, for removing it if this process dies; and the
+          // registration's way back to the tree, so `git worktree prune` leaves it be.
+          (void)write_file_atomically(spare_dir_ / (name + ".gitdir"),
+                                      tree.worktree_git_dir.string() + "\n");
+          (void)write_file_atomically(tree.worktree_git_dir / "gitdir",
+                                      (to / ".git").string() + "\n");
+        }
+        spares_.push_back(std::move(tree));
+        return ok_status();
+      }
+    }
+  }
+  return remove(tree);
+}
+
+Status WorkTrees::put_right(WorkTree& tree) {
+  const Baseline& b = *tree.baseline;
+  MECHA_RETURN_IF_ERROR(
+      tree.stamp->restore(tree.path, [&](const std::string& rel, const fs::path& to) -> Status {
+        if (rel == ".git" && !tree.dot_git.empty()) return write_file_atomically(to, tree.dot_git);
+        fs::path from = b.files / rel;
+        struct stat st {};
+        if (::lstat(from.c_str(), &st) != 0) return errno_status("reading " + from.string());
+        return copy_entry(from, to, st);
+      }));
+  if (tree.worktree_git_dir.empty()) return ok_status();
+  // The worktree's own folder as `git worktree add` left it: a detached HEAD at the
+  // baseline, the baseline's index, and the way back to the tree; nothing else of the run's.
   std::error_code ec;
-  fs::remove_all(path, ec);
-  if (!ec) return ok_status();
-  // A folder the run made unwritable (or unreadable) stops remove_all: open every folder
-  // up to its owner, then try again. Symlinks are neither followed nor changed.
-  for (auto it = fs::recursive_directory_iterator(
-           path, fs::directory_options::skip_permission_denied, ec);
-       !ec && it != fs::end(it); it.increment(ec)) {
-    if (it->is_directory(ec) && !it->is_symlink(ec)) ::chmod(it->path().c_str(), 0700);
+  for (const auto& entry : fs::directory_iterator(tree.worktree_git_dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name != "commondir" && name != "gitdir" && name != "logs")
+      MECHA_RETURN_IF_ERROR(remove_tree(entry.path()));
   }
-  ::chmod(path.c_str(), 0700);
-  ec.clear();
-  fs::remove_all(path, ec);
-  if (ec) return Status::error(fmt::format("removing {}: {}", path.string(), ec.message()));
+  if (ec) return Status::error("reading " + tree.worktree_git_dir.string() + ": " + ec.message());
+  MECHA_RETURN_IF_ERROR(write_file_atomically(tree.worktree_git_dir / "HEAD", b.treeish + "\n"));
+  MECHA_RETURN_IF_ERROR(write_file_atomically(tree.worktree_git_dir / "gitdir",
+                                              (tree.path / ".git").string() + "\n"));
+  fs::copy_file(b.index, tree.worktree_git_dir / "index", ec);
+  if (ec) return Status::error("copying the index into " + tree.worktree_git_dir.string());
   return ok_status();
 }
-
-WorkTrees::WorkTrees(fs::path cache, fs::path trees)
-    : cache_(std::move(cache)), trees_(std::move(trees)) {}
 
 Result<fs::path> WorkTrees::shadow_repo() {
   fs::path repo = cache_ / "shadow.git";
@@ -358,6 +371,30 @@ Result<WorkTree> WorkTrees::make(const Task& task) {
   if (ec) return Status::error(fmt::format("creating {}: {}", trees_.string(), ec.message()));
   // What a killed earlier run of this task left.
   MECHA_RETURN_IF_ERROR(remove_tree(tree.path));
+  std::optional<WorkTree> spare;
+  {
+    std::lock_guard lock(mu_);
+    auto it = std::find_if(spares_.begin(), spares_.end(),
+                           [&](const WorkTree& t) { return t.baseline == *baseline; });
+    if (it != spares_.end()) {
+      spare = std::move(*it);
+      spares_.erase(it);
+    }
+  }
+  if (spare) {
+    fs::path record = spare->path;
+    record += ".gitdir";
+    if (::rename(spare->path.c_str(), tree.path.c_str()) == 0) {
+      spare->path = tree.path;
+      if (put_right(*spare).ok()) {
+        fs::remove(record, ec);
+        return std::move(*spare);
+      }
+    }
+    // Whatever stopped it, a new tree is made the long way.
+    (void)remove(*spare);
+    fs::remove(record, ec);
+  }
   const Baseline& b = **baseline;
   if (!b.repo.empty()) {
     std::vector<std::string> add = {"-C",     b.repo,          "worktree", "add",
@@ -377,6 +414,7 @@ Result<WorkTree> WorkTrees::make(const Task& task) {
     if (line.rfind("gitdir: ", 0) != 0)
       return Status::error("git worktree add: unexpected " + (tree.path / ".git").string());
     tree.worktree_git_dir = line.substr(8);
+    tree.dot_git = std::move(*dot_git);
     fs::copy_file(b.index, tree.worktree_git_dir / "index", fs::copy_options::overwrite_existing,
                   ec);
     if (ec)
@@ -384,10 +422,16 @@ Result<WorkTree> WorkTrees::make(const Task& task) {
                                        tree.worktree_git_dir.string(), ec.message()));
   }
   MECHA_RETURN_IF_ERROR(copy_tree(b.files, tree.path));
+  if (max_spares_ > 0) {
+    auto stamp = TreeStamp::take(tree.path);
+    if (stamp) tree.stamp = std::make_shared<TreeStamp>(std::move(*stamp));
+  }
   return tree;
 }
 
 Result<Diff> WorkTrees::diff(const WorkTree& tree, size_t cap) {
+  // Every entry the very one the tree was handed out with: nothing to ask git.
+  if (tree.stamp && tree.stamp->unchanged(tree.path)) return Diff{};
   const Baseline& b = *tree.baseline;
   // A scratch index beside the tree, outside it, seeded with the baseline's (git then only
   // hashes what the index cannot vouch for).

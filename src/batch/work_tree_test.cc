@@ -1,5 +1,6 @@
 #include "batch/work_tree.h"
 
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -7,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include "base/unique_fd.h"
 #include "batch/testing/shell.h"
+#include "batch/tree_files.h"
 #include "store/testing/temp_dir.h"
 
 namespace mecha::batch {
@@ -15,6 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using store::testing::TempDir;
+using testing::inode_of;
 using testing::read_text;
 using testing::sh;
 
@@ -216,6 +220,107 @@ TEST_F(WorkTreesTest, ATreeLeftByAKilledRunIsReplaced) {
   ASSERT_TRUE(third.ok()) << third.status().message();
   ASSERT_TRUE(trees_.remove(*third).ok());
   EXPECT_EQ(sh("git worktree list | wc -l", dir_.path() / "repo"), "1\n");
+}
+
+TEST_F(WorkTreesTest, AReleasedTreeIsPutRightForTheNextTaskOfItsBaseline) {
+  auto first = trees_.make(repo_task("s1", "v1"));
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  const fs::path registration = first->worktree_git_dir;
+  const ino_t untouched = inode_of(first->path / "src/a.txt");
+  // The run edits, adds, deletes, and leaves git state in its worktree.
+  sh("echo edited > b.txt && echo new > new.txt && rm c1.txt && echo x > debug.log", first->path);
+  std::ofstream(registration / "ORIG_HEAD") << "0000000000000000000000000000000000000000\n";
+  auto d = trees_.diff(*first, 1 << 20);
+  ASSERT_TRUE(d.ok());
+  EXPECT_NE(d->patch.find("+edited"), std::string::npos);
+  ASSERT_TRUE(trees_.release(std::move(*first)).ok());
+  EXPECT_FALSE(fs::exists(dir_.path() / "out/trees/s1"));
+
+  auto second = trees_.make(repo_task("s2", "v1"));
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_EQ(second->path, dir_.path() / "out/trees/s2");
+  EXPECT_EQ(second->worktree_git_dir, registration);           // the same worktree
+  EXPECT_EQ(inode_of(second->path / "src/a.txt"), untouched);  // the same files
+  EXPECT_EQ(read_text(second->path / "b.txt"), "beta\n");      // put right
+  EXPECT_EQ(read_text(second->path / "c1.txt"), "one\n");
+  EXPECT_FALSE(fs::exists(second->path / "new.txt"));
+  EXPECT_FALSE(fs::exists(second->path / "debug.log"));  // ignored files too
+  EXPECT_FALSE(fs::exists(registration / "ORIG_HEAD"));
+  EXPECT_EQ(sh("git status --porcelain", second->path), "");
+  EXPECT_EQ(sh("git rev-parse HEAD", second->path), sh("git rev-parse v1", dir_.path() / "repo"));
+  EXPECT_NE(sh("git worktree list", dir_.path() / "repo").find(second->path.string()),
+            std::string::npos);
+  auto none = trees_.diff(*second, 1 << 20);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->patch, "");
+
+  // Another ref is another baseline: not this spare.
+  ASSERT_TRUE(trees_.release(std::move(*second)).ok());
+  auto head = trees_.make(repo_task("s3"));
+  ASSERT_TRUE(head.ok());
+  EXPECT_NE(head->worktree_git_dir, registration);
+  EXPECT_EQ(read_text(head->path / "b.txt"), "changed\n");
+}
+
+TEST_F(WorkTreesTest, ASpareWhoseGitFileTheRunRewroteGetsItsOwnBack) {
+  auto first = trees_.make(repo_task("g1"));
+  ASSERT_TRUE(first.ok());
+  const std::string dot_git = read_text(first->path / ".git");
+  sh("mkdir -p evil && git init -q evil && rm .git && ln -s evil/.git .git", first->path);
+  ASSERT_TRUE(trees_.release(std::move(*first)).ok());
+  auto second = trees_.make(repo_task("g2"));
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_EQ(read_text(second->path / ".git"), dot_git);
+  EXPECT_FALSE(fs::is_symlink(second->path / ".git"));
+  EXPECT_FALSE(fs::exists(second->path / "evil"));
+  EXPECT_EQ(sh("git status --porcelain", second->path), "");
+}
+
+TEST_F(WorkTreesTest, SparesGoWithTheirOwnerAndADeadOwnersAreRemovedByTheNext) {
+  fs::path cache = dir_.path() / "out/cache";
+  {
+    WorkTrees mine(cache, dir_.path() / "out/trees", 2);
+    auto t = mine.make(repo_task("o1"));
+    ASSERT_TRUE(t.ok());
+    ASSERT_TRUE(mine.release(std::move(*t)).ok());
+    EXPECT_EQ(sh("ls -d spares-* | wc -l", cache), "1\n");
+    EXPECT_EQ(sh("git worktree list | wc -l", dir_.path() / "repo"), "2\n");
+  }
+  EXPECT_EQ(sh("ls -d spares-* 2>/dev/null | wc -l", cache), "0\n");
+  EXPECT_EQ(sh("git worktree list | wc -l", dir_.path() / "repo"), "1\n");
+
+  // What a process killed with spares leaves: its folder (unlocked now), a tree in it, and
+  // the record of the tree's registration.
+  auto t = trees_.make(repo_task("o2"));
+  ASSERT_TRUE(t.ok());
+  fs::create_directories(cache / "spares-dead");
+  fs::rename(t->path, cache / "spares-dead/0");
+  std::ofstream(cache / "spares-dead/0.gitdir") << t->worktree_git_dir.string() << "\n";
+  // And a live process's, whose folder is locked.
+  fs::create_directories(cache / "spares-alive/0");
+  UniqueFd held(::open((cache / "spares-alive").c_str(), O_RDONLY | O_DIRECTORY));
+  ASSERT_EQ(::flock(held.get(), LOCK_EX), 0);
+
+  WorkTrees next(cache, dir_.path() / "out/trees", 2);
+  auto n = next.make(repo_task("o3"));
+  ASSERT_TRUE(n.ok());
+  ASSERT_TRUE(next.release(std::move(*n)).ok());
+  EXPECT_FALSE(fs::exists(cache / "spares-dead"));
+  EXPECT_FALSE(fs::exists(t->worktree_git_dir));
+  EXPECT_TRUE(fs::exists(cache / "spares-alive/0"));
+}
+
+TEST_F(WorkTreesTest, PastTheSpareLimitAReleasedTreeIsRemoved) {
+  WorkTrees one(dir_.path() / "out/cache", dir_.path() / "out/trees", 1);
+  auto a = one.make(repo_task("l1"));
+  auto b = one.make(repo_task("l2"));
+  ASSERT_TRUE(a.ok() && b.ok());
+  fs::path b_git = b->worktree_git_dir;
+  ASSERT_TRUE(one.release(std::move(*a)).ok());
+  ASSERT_TRUE(one.release(std::move(*b)).ok());
+  EXPECT_FALSE(fs::exists(dir_.path() / "out/trees/l2"));
+  EXPECT_FALSE(fs::exists(b_git));
+  EXPECT_EQ(sh("git worktree list | wc -l", dir_.path() / "repo"), "2\n");  // the spare
 }
 
 }  // namespace

@@ -179,24 +179,32 @@ TEST_F(BatchTest, WhatARunDoesToItsTreeCannotReachTheHost) {
   std::string config =
       "[core]\n\trepositoryformatversion = 0\n\tbare = true\n\tfsmonitor = touch " +
       marker.string() + "; false\n";
-  std::string attack = "mkdir -p evil/objects evil/refs; printf 'gitdir: evil\\n' > .git; ln -s " +
-                       (dir_.path() / "secret.txt").string() + " leak; echo changed > a.txt";
+  // What the tree held at the start goes into the patch (seen.txt): the second task gets
+  // the first's tree put right, and must start from where the first did.
+  std::string attack =
+      "ls -A > seen.txt; mkdir -p evil/objects evil/refs; printf 'gitdir: evil\\n' > .git; "
+      "ln -s " +
+      (dir_.path() / "secret.txt").string() + " leak; echo changed >> a.txt";
   write_cassette(
       "c.jsonl",
       tool_line("main", "w1", "Write", {{"file_path", "evil/config"}, {"content", config}}) +
           tool_line("main", "w2", "Write",
                     {{"file_path", "evil/HEAD"}, {"content", "ref: refs/heads/main\n"}}) +
           tool_line("main", "b1", "Bash", {{"command", attack}}) + text_line("main", "done"));
-  dir_.write("tasks.jsonl", R"({"id": "evil", "prompt": "x", "repo": "repo"})");
+  dir_.write("tasks.jsonl", R"({"id": "evil", "prompt": "x", "repo": "repo"}
+{"id": "after", "prompt": "x", "repo": "repo"})");
   auto r = run_mecha({"batch", "tasks.jsonl", "--out", "out", "--model", "cassette:c.jsonl",
-                      "--store", "s.db", "--permission-mode", "bypassPermissions"},
+                      "--store", "s.db", "--permission-mode", "bypassPermissions", "-j", "1"},
                      dir_.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(marker));
   auto rs = results();
-  ASSERT_EQ(rs.size(), 1u);
-  EXPECT_NE(rs["evil"]["diff"].get<std::string>().find("+changed"), std::string::npos)
-      << rs["evil"].dump();
+  ASSERT_EQ(rs.size(), 2u);
+  const std::string patch = rs["evil"]["diff"].get<std::string>();
+  EXPECT_NE(patch.find("+changed"), std::string::npos) << rs["evil"].dump();
+  EXPECT_EQ(patch.find("+changed"), patch.rfind("+changed")) << patch;
+  EXPECT_EQ(patch.find("+leak"), std::string::npos) << patch;  // not there at the start
+  EXPECT_EQ(rs["after"]["diff"], patch);
   EXPECT_EQ(read_text(dir_.path() / "out/results.jsonl").find("TOP-SECRET-VALUE"),
             std::string::npos);
   EXPECT_EQ(read_text(dir_.path() / "out/patches/evil.diff").find("TOP-SECRET-VALUE"),

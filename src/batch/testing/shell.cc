@@ -1,5 +1,7 @@
 #include "batch/testing/shell.h"
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include "base/file_text.h"
@@ -24,6 +26,11 @@ std::string sh(const std::string& script, const std::filesystem::path& cwd) {
 std::string read_text(const std::filesystem::path& path) {
   auto text = read_file_text(path);
   return text.ok() ? *text : std::string();
+}
+
+ino_t inode_of(const std::filesystem::path& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 ? st.st_ino : 0;
 }
 
 }  // namespace mecha::batch::testing

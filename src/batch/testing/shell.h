@@ -2,6 +2,8 @@
 // what a run did to its tree, in a few lines of sh.
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <string>
 
@@ -13,5 +15,8 @@ std::string sh(const std::string& script, const std::filesystem::path& cwd);
 
 // The whole file; empty when it cannot be read.
 std::string read_text(const std::filesystem::path& path);
+
+// The inode number of `path` itself (a symlink's own); 0 when it cannot be read.
+ino_t inode_of(const std::filesystem::path& path);
 
 }  // namespace mecha::batch::testing
