@@ -82,11 +82,11 @@ int main(int argc, char** argv) {
            "git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm one"},
           repo))
     return 1;
-  // Each task changes one file of the repository and answers, so every diff has git's work.
+  // Each task adds a file to the repository and answers, so every diff has git's work.
   std::ofstream(dir.path() / "c.jsonl")
       << "{\"mecha_cassette\": 1}\n"
          "{\"response\": {\"content\": [{\"type\": \"tool_use\", \"id\": \"w\", \"name\": "
-         "\"Write\", \"input\": {\"file_path\": \"d0/f0.py\", \"content\": \"changed\\n\"}}], "
+         "\"Write\", \"input\": {\"file_path\": \"d0/new.py\", \"content\": \"changed\\n\"}}], "
          "\"stop_reason\": \"tool_use\", \"usage\": {\"input_tokens\": 10, \"output_tokens\": "
          "1}}}\n"
          "{\"response\": {\"content\": [{\"type\": \"text\", \"text\": \"done\"}], "
@@ -100,13 +100,13 @@ int main(int argc, char** argv) {
       t << "{\"id\": \"t" << i << "\", \"prompt\": \"p\", \"repo\": \"repo\"}\n";
   }
 
-  // The task's own work: the same run in a tree that is already there (its one change
-  // undone by git between runs, outside the timing).
+  // The task's own work: the same run in a tree that is already there (its new file
+  // removed between runs, outside the timing).
   fs::path ready = dir.path() / "ready";
   if (run({"git", "-C", repo.string(), "worktree", "add", "-q", "--detach", ready.string()},
           dir.path()))
     return 1;
-  const std::vector<std::string> undo = {"git", "-C", ready.string(), "checkout", "-q", "--", "."};
+  const std::vector<std::string> undo = {"rm", "-f", (ready / "d0/new.py").string()};
   std::vector<std::string> direct_args = {
       mecha.string(), "run", "--json",  "-C",  ready.string(),
       "--model",      model, "--store", store, "--permission-mode",
@@ -132,7 +132,9 @@ int main(int argc, char** argv) {
     auto results = batch::ResultsFile::open(dir.path() / out / "results.jsonl");
     auto rs = results->read();
     *failed = tasks - static_cast<int64_t>(rs->size());
-    for (const auto& x : *rs) *failed += x.status != "completed";
+    // A task whose patch lacks its new file did not do the work measured.
+    for (const auto& x : *rs)
+      *failed += x.status != "completed" || x.diff.find("+++ b/d0/new.py") == std::string::npos;
     if (!r) *failed = tasks;
     return wall;
   };

@@ -175,8 +175,9 @@ Result<BatchSummary> Batch::run(const CancelToken& cancel,
   }
 
   const int jobs = std::max(1, options_.jobs);
-  // A spare for each job: a finished task's tree is put right for the next.
-  WorkTrees trees(out / "cache", out / "trees", static_cast<size_t>(jobs));
+  // Two spares for each job: a worker runs its next task while its last is finished, so
+  // the tree it gets back is the one from two tasks before.
+  WorkTrees trees(out / "cache", out / "trees", 2 * static_cast<size_t>(jobs));
   const Clock::time_point start = Clock::now();
   milliseconds finished_time{0};  // GUARDED_BY(mu): the summed durations of finished tasks
   Status failure;                 // GUARDED_BY(mu): the batch's own first failure
@@ -195,7 +196,20 @@ Result<BatchSummary> Batch::run(const CancelToken& cancel,
     if (on_progress) on_progress(progress);
   };
 
-  auto run_one = [&](const Task& task) -> Status {
+  // A task whose run has ended, on its way to a result: what finish() needs.
+  struct Ran {
+    const Task* task = nullptr;
+    std::optional<Claim> claim;  // held until the result is appended
+    std::optional<WorkTree> tree;
+    TaskResult r;
+    Clock::time_point t0;
+    bool ran = false;  // the run happened (and was not cancelled): its tree has a diff
+    bool was_cancelled = false;
+  };
+
+  // Claims the task, makes its tree and runs it. nullopt when there is nothing to finish
+  // (another process has the task, or it has a result already).
+  auto start_one = [&](const Task& task) -> Result<std::optional<Ran>> {
     auto claim = Claim::take(out / "claims" / (task.id + ".lock"));
     if (!claim) return claim.status();
     auto done = results->has(task.id);
@@ -204,96 +218,110 @@ Result<BatchSummary> Batch::run(const CancelToken& cancel,
       std::lock_guard lock(mu);
       ++progress.skipped;
       report();
-      return ok_status();
+      return std::optional<Ran>();
     }
     {
       std::lock_guard lock(mu);
       ++progress.running;
       report();
     }
-    const Clock::time_point t0 = Clock::now();
-    TaskResult r;
+    Ran x;
+    x.task = &task;
+    x.claim.emplace(std::move(**claim));
+    x.t0 = Clock::now();
+    TaskResult& r = x.r;
     r.id = task.id;
-    bool was_cancelled = false;
     auto tree = trees.make(task);
     if (!tree) {
       r.status = "error";
       r.error = "setting up the work tree: " + tree.status().message();
-    } else {
-      SubprocessOptions o;
-      o.argv = {options_.mecha.string(), "run", "--json", "-C", tree->path.string()};
-      o.argv.insert(o.argv.end(), options_.run_args.begin(), options_.run_args.end());
-      auto turns = task.max_turns ? task.max_turns : options_.max_turns;
-      auto time = task.max_time ? task.max_time : options_.max_time;
-      auto cost = task.max_cost ? task.max_cost : options_.max_cost;
-      const std::string& agent = task.agent.empty() ? options_.agent : task.agent;
-      if (turns) o.argv.insert(o.argv.end(), {"--max-turns", std::to_string(*turns)});
-      if (time) o.argv.insert(o.argv.end(), {"--max-time", number_text(*time)});
-      if (cost) o.argv.insert(o.argv.end(), {"--max-cost", number_text(*cost)});
-      if (!agent.empty()) o.argv.insert(o.argv.end(), {"--agent", agent});
-      o.argv.push_back("-");  // the prompt on stdin: no length limit, never taken for an option
-      o.stdin_data = task.prompt;
-      o.cwd = tree->path;
-      o.cancel = &cancel;
-      o.kill_grace = std::chrono::seconds(5);  // time to record the cancellation
-      o.output_cap = 64 << 10;                 // of stderr
-      if (time)
-        o.timeout = std::chrono::duration_cast<milliseconds>(std::chrono::duration<double>(*time) +
-                                                             kTimeSlack);
-      EventReader events;
-      o.on_stdout = [&](std::string_view chunk) {
-        double added = events.feed(chunk);
-        if (added > 0) {
-          std::lock_guard lock(mu);
-          progress.cost_usd += added;
-          report();
-        }
-        return true;
-      };
-      auto ran = run_subprocess(o);
-      if (!ran) {
-        r.status = "error";
-        r.error = "starting mecha run: " + ran.status().message();
-      } else if (ran->cancelled) {
-        was_cancelled = true;
-      } else {
-        r.exit_code = ran->exit_code;
-        events.finish(&r);
-        std::string err = ran->err.text();
-        if (!err.empty()) (void)write_file_atomically(out / "logs" / (task.id + ".log"), err);
-        if (!events.saw_done()) {
-          r.error = ran->timed_out
-                        ? fmt::format("mecha run did not stop at its time limit and was killed")
-                    : ran->signal
-                        ? fmt::format("mecha run was ended by signal {}", ran->signal)
-                        : fmt::format("mecha run exited with {} without a result", ran->exit_code);
-          if (!err.empty()) r.error += ": " + std::string(trimmed_tail(err, 2000));
-        }
-        auto diff = trees.diff(*tree, options_.diff_cap);
-        if (!diff) {
-          if (!r.error.empty()) r.error += "; ";
-          r.error += diff.status().message();
-        } else {
-          MECHA_RETURN_IF_ERROR(
-              write_file_atomically(out / "patches" / (task.id + ".diff"), diff->patch));
-          r.diff_truncated = diff->truncated || diff->patch.size() > kInlineDiff;
-          r.diff = diff->patch.size() > kInlineDiff ? diff->patch.substr(0, kInlineDiff)
-                                                    : std::move(diff->patch);
-        }
+      return std::optional<Ran>(std::move(x));
+    }
+    x.tree = std::move(*tree);
+    SubprocessOptions o;
+    o.argv = {options_.mecha.string(), "run", "--json", "-C", x.tree->path.string()};
+    o.argv.insert(o.argv.end(), options_.run_args.begin(), options_.run_args.end());
+    auto turns = task.max_turns ? task.max_turns : options_.max_turns;
+    auto time = task.max_time ? task.max_time : options_.max_time;
+    auto cost = task.max_cost ? task.max_cost : options_.max_cost;
+    const std::string& agent = task.agent.empty() ? options_.agent : task.agent;
+    if (turns) o.argv.insert(o.argv.end(), {"--max-turns", std::to_string(*turns)});
+    if (time) o.argv.insert(o.argv.end(), {"--max-time", number_text(*time)});
+    if (cost) o.argv.insert(o.argv.end(), {"--max-cost", number_text(*cost)});
+    if (!agent.empty()) o.argv.insert(o.argv.end(), {"--agent", agent});
+    o.argv.push_back("-");  // the prompt on stdin: no length limit, never taken for an option
+    o.stdin_data = task.prompt;
+    o.cwd = x.tree->path;
+    o.cancel = &cancel;
+    o.kill_grace = std::chrono::seconds(5);  // time to record the cancellation
+    o.output_cap = 64 << 10;                 // of stderr
+    if (time)
+      o.timeout = std::chrono::duration_cast<milliseconds>(std::chrono::duration<double>(*time) +
+                                                           kTimeSlack);
+    EventReader events;
+    o.on_stdout = [&](std::string_view chunk) {
+      double added = events.feed(chunk);
+      if (added > 0) {
+        std::lock_guard lock(mu);
+        progress.cost_usd += added;
+        report();
       }
-      Status let_go = was_cancelled          ? trees.remove(*tree)
-                      : !options_.keep_trees ? trees.release(std::move(*tree))
+      return true;
+    };
+    auto ran = run_subprocess(o);
+    if (!ran) {
+      r.status = "error";
+      r.error = "starting mecha run: " + ran.status().message();
+    } else if (ran->cancelled) {
+      x.was_cancelled = true;
+    } else {
+      x.ran = true;
+      r.exit_code = ran->exit_code;
+      events.finish(&r);
+      std::string err = ran->err.text();
+      if (!err.empty()) (void)write_file_atomically(out / "logs" / (task.id + ".log"), err);
+      if (!events.saw_done()) {
+        r.error = ran->timed_out
+                      ? fmt::format("mecha run did not stop at its time limit and was killed")
+                  : ran->signal
+                      ? fmt::format("mecha run was ended by signal {}", ran->signal)
+                      : fmt::format("mecha run exited with {} without a result", ran->exit_code);
+        if (!err.empty()) r.error += ": " + std::string(trimmed_tail(err, 2000));
+      }
+    }
+    return std::optional<Ran>(std::move(x));
+  };
+
+  // The diff, the patch, the tree let go, the result appended, and then the claim.
+  auto finish_one = [&](Ran x) -> Status {
+    TaskResult& r = x.r;
+    if (x.ran) {
+      auto diff = trees.diff(*x.tree, options_.diff_cap);
+      if (!diff) {
+        if (!r.error.empty()) r.error += "; ";
+        r.error += diff.status().message();
+      } else {
+        MECHA_RETURN_IF_ERROR(
+            write_file_atomically(out / "patches" / (x.task->id + ".diff"), diff->patch));
+        r.diff_truncated = diff->truncated || diff->patch.size() > kInlineDiff;
+        r.diff = diff->patch.size() > kInlineDiff ? diff->patch.substr(0, kInlineDiff)
+                                                  : std::move(diff->patch);
+      }
+    }
+    if (x.tree) {
+      Status let_go = x.was_cancelled        ? trees.remove(*x.tree)
+                      : !options_.keep_trees ? trees.release(std::move(*x.tree))
                                              : ok_status();
       if (!let_go.ok() && r.error.empty()) r.error = let_go.message();
     }
-    r.duration_ms = std::chrono::duration_cast<milliseconds>(Clock::now() - t0).count();
-    if (!was_cancelled) {
+    r.duration_ms = std::chrono::duration_cast<milliseconds>(Clock::now() - x.t0).count();
+    if (!x.was_cancelled) {
       MECHA_RETURN_IF_ERROR(results->append(r));
       if (on_result) on_result(r);
     }
     std::lock_guard lock(mu);
     --progress.running;
-    if (!was_cancelled) {
+    if (!x.was_cancelled) {
       ++progress.done;
       if (r.status != "completed") ++progress.failed;
       finished_time += milliseconds(r.duration_ms);
@@ -302,20 +330,37 @@ Result<BatchSummary> Batch::run(const CancelToken& cancel,
     return ok_status();
   };
 
+  auto fail = [&](const Status& s) {
+    std::lock_guard lock(mu);
+    if (failure.ok()) failure = s;
+  };
+  // Each worker finishes a task (its diff, mostly git's time) on a thread of its own while
+  // it makes the next task's tree and runs it: one task's finish at most is in flight.
   auto worker = [&] {
+    std::thread finishing;
+    auto wait_finish = [&] {
+      if (finishing.joinable()) finishing.join();
+    };
     for (;;) {
       {
         std::lock_guard lock(mu);
-        if (!failure.ok()) return;
+        if (!failure.ok()) break;
       }
-      if (cancel.cancelled()) return;
+      if (cancel.cancelled()) break;
       size_t i = next.fetch_add(1);
-      if (i >= pending.size()) return;
-      if (Status s = run_one(*pending[i]); !s.ok()) {
-        std::lock_guard lock(mu);
-        if (failure.ok()) failure = s;
+      if (i >= pending.size()) break;
+      auto ran = start_one(*pending[i]);
+      wait_finish();
+      if (!ran) {
+        fail(ran.status());
+        break;
       }
+      if (!*ran) continue;
+      finishing = std::thread([&, x = std::move(**ran)]() mutable {
+        if (Status s = finish_one(std::move(x)); !s.ok()) fail(s);
+      });
     }
+    wait_finish();
   };
   {
     std::lock_guard lock(mu);

@@ -1,41 +1,65 @@
 #include "batch/tree_stamp.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <memory>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
+#include "base/unique_fd.h"
 #include "batch/tree_files.h"
 
 namespace mecha::batch {
 namespace fs = std::filesystem;
 namespace {
 
-std::string joined(const std::string& rel, const char* name) {
-  return rel.empty() ? std::string(name) : rel + "/" + name;
+// Deeper than any project's tree; a walk past it gives up rather than run out of descriptors.
+constexpr int kMaxDepth = 256;
+
+std::string joined(const std::string& rel, const std::string& name) {
+  return rel.empty() ? name : rel + "/" + name;
 }
 
 fs::path under(const fs::path& root, const std::string& rel) {
   return rel.empty() ? root : root / rel;
 }
 
-// The names in one folder, without . and .. (an error when it cannot be read).
-Result<std::vector<std::string>> names_in(const fs::path& dir) {
-  std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
-  if (!d) return errno_status("reading " + dir.string());
-  std::vector<std::string> names;
+UniqueFd open_folder(int at, const char* name) {
+  return UniqueFd(::openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+}
+
+struct Listed {
+  std::string name;
+  struct stat st;
+};
+
+// The entries of the folder open at `fd`, each with its own lstat (names are looked up in
+// that folder, not along a path). `shown` names the folder in an error.
+Result<std::vector<Listed>> list_folder(int fd, const fs::path& shown) {
+  UniqueFd own(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
+  if (!own.valid()) return errno_status("reading " + shown.string());
+  DIR* d = ::fdopendir(own.get());
+  if (d == nullptr) return errno_status("reading " + shown.string());
+  own.release_unclosed();  // closedir closes it
+  std::unique_ptr<DIR, int (*)(DIR*)> closer(d, ::closedir);
+  std::vector<Listed> out;
   errno = 0;
-  while (const dirent* e = ::readdir(d.get())) {
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-      names.emplace_back(e->d_name);
+  while (const dirent* e = ::readdir(d)) {
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
+      Listed l{e->d_name, {}};
+      if (::fstatat(fd, e->d_name, &l.st, AT_SYMLINK_NOFOLLOW) != 0)
+        return errno_status("reading " + (shown / e->d_name).string());
+      out.push_back(std::move(l));
+    }
     errno = 0;
   }
-  if (errno != 0) return errno_status("reading " + dir.string());
-  return names;
+  if (errno != 0) return errno_status("reading " + shown.string());
+  return out;
 }
 
 }  // namespace
@@ -49,116 +73,112 @@ bool TreeStamp::same(const Entry& e, const struct stat& st) {
 
 Result<TreeStamp> TreeStamp::take(const fs::path& root) {
   TreeStamp stamp;
-  struct stat top {};
-  if (::lstat(root.c_str(), &top) != 0) return errno_status("reading " + root.string());
-  if (!S_ISDIR(top.st_mode)) return Status::error(root.string() + ": not a folder");
-  stamp.root_mode_ = top.st_mode;
-  std::vector<std::string> folders = {""};
-  while (!folders.empty()) {
-    std::string rel = std::move(folders.back());
-    folders.pop_back();
-    auto names = names_in(under(root, rel));
-    if (!names) return names.status();
-    for (const std::string& name : *names) {
-      std::string child = joined(rel, name.c_str());
-      struct stat st {};
-      if (::lstat(under(root, child).c_str(), &st) != 0)
-        return errno_status("reading " + under(root, child).string());
-      stamp.entries_[child] = Entry{st.st_ino, st.st_ctim, st.st_mode};
-      if (S_ISDIR(st.st_mode)) folders.push_back(std::move(child));
+  UniqueFd top = open_folder(AT_FDCWD, root.c_str());
+  struct stat st {};
+  if (!top.valid() || ::fstat(top.get(), &st) != 0) return errno_status("reading " + root.string());
+  stamp.root_mode_ = st.st_mode;
+  auto scan = [&](auto& self, int fd, const std::string& rel, int depth) -> Status {
+    if (depth > kMaxDepth) return Status::error(under(root, rel).string() + ": too deep");
+    auto listed = list_folder(fd, under(root, rel));
+    if (!listed) return listed.status();
+    for (const Listed& l : *listed) {
+      std::string child = joined(rel, l.name);
+      stamp.entries_[child] = Entry{l.st.st_ino, l.st.st_ctim, l.st.st_mode};
+      if (!S_ISDIR(l.st.st_mode)) continue;
+      UniqueFd sub = open_folder(fd, l.name.c_str());
+      if (!sub.valid()) return errno_status("reading " + under(root, child).string());
+      MECHA_RETURN_IF_ERROR(self(self, sub.get(), child, depth + 1));
     }
-  }
+    return ok_status();
+  };
+  MECHA_RETURN_IF_ERROR(scan(scan, top.get(), "", 0));
   return stamp;
 }
 
 bool TreeStamp::unchanged(const fs::path& root) const {
-  struct stat top {};
-  if (::lstat(root.c_str(), &top) != 0 || top.st_mode != root_mode_) return false;
+  UniqueFd top = open_folder(AT_FDCWD, root.c_str());
+  struct stat st {};
+  if (!top.valid() || ::fstat(top.get(), &st) != 0 || st.st_mode != root_mode_) return false;
   size_t seen = 0;
-  std::vector<std::string> folders = {""};
-  while (!folders.empty()) {
-    std::string rel = std::move(folders.back());
-    folders.pop_back();
-    auto names = names_in(under(root, rel));
-    if (!names) return false;
-    for (const std::string& name : *names) {
-      std::string child = joined(rel, name.c_str());
+  // Descends only into recorded folders, so no deeper than the tree was when stamped.
+  auto check = [&](auto& self, int fd, const std::string& rel) -> bool {
+    auto listed = list_folder(fd, under(root, rel));
+    if (!listed) return false;
+    for (const Listed& l : *listed) {
+      std::string child = joined(rel, l.name);
       auto it = entries_.find(child);
-      struct stat st {};
-      if (it == entries_.end() || ::lstat(under(root, child).c_str(), &st) != 0 ||
-          !same(it->second, st))
-        return false;
+      if (it == entries_.end() || !same(it->second, l.st)) return false;
       ++seen;
-      if (S_ISDIR(st.st_mode)) folders.push_back(std::move(child));
+      if (!S_ISDIR(l.st.st_mode)) continue;
+      UniqueFd sub = open_folder(fd, l.name.c_str());
+      if (!sub.valid() || !self(self, sub.get(), child)) return false;
     }
-  }
-  return seen == entries_.size();
+    return true;
+  };
+  return check(check, top.get(), "") && seen == entries_.size();
 }
 
 Status TreeStamp::restore(const fs::path& root, const Recreate& recreate) {
   std::unordered_set<std::string> kept;            // recorded entries found as they were
   std::vector<std::pair<fs::path, mode_t>> modes;  // folders whose mode is put back last
-  bool changed = false;
-  struct stat top {};
-  if (::lstat(root.c_str(), &top) != 0) return errno_status("reading " + root.string());
-  if (!S_ISDIR(top.st_mode)) return Status::error(root.string() + ": not a folder");
-  if (top.st_mode != root_mode_) {
-    if (::chmod(root.c_str(), (root_mode_ & 07777) | S_IRWXU) != 0)
+  UniqueFd top = open_folder(AT_FDCWD, root.c_str());
+  struct stat st {};
+  if (!top.valid() || ::fstat(top.get(), &st) != 0) return errno_status("reading " + root.string());
+  if (st.st_mode != root_mode_) {
+    // Readable and writable while it is put right; its own mode after.
+    if (::fchmod(top.get(), (root_mode_ & 07777) | S_IRWXU) != 0)
       return errno_status("chmod " + root.string());
     modes.emplace_back(root, root_mode_ & 07777);
-    changed = true;
   }
-  std::vector<std::string> folders = {""};
-  while (!folders.empty()) {
-    std::string rel = std::move(folders.back());
-    folders.pop_back();
-    auto names = names_in(under(root, rel));
-    if (!names) return names.status();
-    for (const std::string& name : *names) {
-      std::string child = joined(rel, name.c_str());
-      const fs::path path = under(root, child);
-      struct stat st {};
-      if (::lstat(path.c_str(), &st) != 0) return errno_status("reading " + path.string());
+  // Descends only into recorded folders (anything else is removed whole).
+  auto fix = [&](auto& self, int fd, const std::string& rel) -> Status {
+    auto listed = list_folder(fd, under(root, rel));
+    if (!listed) return listed.status();
+    for (const Listed& l : *listed) {
+      std::string child = joined(rel, l.name);
       auto it = entries_.find(child);
-      if (it != entries_.end() && S_ISDIR(st.st_mode) && S_ISDIR(it->second.mode)) {
-        if (st.st_mode != it->second.mode) {
-          // Readable and writable while it is put right; its own mode after.
-          if (::chmod(path.c_str(), (it->second.mode & 07777) | S_IRWXU) != 0)
-            return errno_status("chmod " + path.string());
-          modes.emplace_back(path, it->second.mode & 07777);
-          changed = true;
+      if (it != entries_.end() && S_ISDIR(l.st.st_mode) && S_ISDIR(it->second.mode)) {
+        if (l.st.st_mode != it->second.mode) {
+          if (::fchmodat(fd, l.name.c_str(), (it->second.mode & 07777) | S_IRWXU, 0) != 0)
+            return errno_status("chmod " + under(root, child).string());
+          modes.emplace_back(under(root, child), it->second.mode & 07777);
         }
-        kept.insert(child);
-        folders.push_back(std::move(child));
+        UniqueFd sub = open_folder(fd, l.name.c_str());
+        if (!sub.valid()) return errno_status("reading " + under(root, child).string());
+        MECHA_RETURN_IF_ERROR(self(self, sub.get(), child));
+        kept.insert(std::move(child));
         continue;
       }
-      if (it != entries_.end() && same(it->second, st)) {
-        kept.insert(child);
+      if (it != entries_.end() && same(it->second, l.st)) {
+        kept.insert(std::move(child));
         continue;
       }
-      changed = true;
-      if (S_ISDIR(st.st_mode)) {
-        MECHA_RETURN_IF_ERROR(remove_tree(path));
-      } else if (::unlink(path.c_str()) != 0) {
-        return errno_status("removing " + path.string());
+      if (S_ISDIR(l.st.st_mode)) {
+        MECHA_RETURN_IF_ERROR(remove_tree(under(root, child)));
+      } else if (::unlinkat(fd, l.name.c_str(), 0) != 0) {
+        return errno_status("removing " + under(root, child).string());
       }
     }
-  }
+    return ok_status();
+  };
+  MECHA_RETURN_IF_ERROR(fix(fix, top.get(), ""));
   // Parents sort before their children ("a" < "a/b"), so a folder is back before its files.
+  std::vector<std::string> made;
   for (const auto& [rel, entry] : entries_) {
     if (kept.count(rel)) continue;
-    changed = true;
     MECHA_RETURN_IF_ERROR(recreate(rel, root / rel));
     if (S_ISDIR(entry.mode) && (entry.mode & S_IRWXU) != S_IRWXU)
       modes.emplace_back(root / rel, entry.mode & 07777);
+    made.push_back(rel);
   }
   for (auto it = modes.rbegin(); it != modes.rend(); ++it)
     if (::chmod(it->first.c_str(), it->second) != 0)
       return errno_status("chmod " + it->first.string());
-  if (!changed) return ok_status();
-  auto again = take(root);
-  if (!again) return again.status();
-  *this = std::move(*again);
+  // What was put back is recorded as it now is; everything else is as recorded.
+  for (const std::string& rel : made) {
+    if (::lstat((root / rel).c_str(), &st) != 0) return errno_status("reading " + rel);
+    entries_[rel] = Entry{st.st_ino, st.st_ctim, st.st_mode};
+  }
   return ok_status();
 }
 

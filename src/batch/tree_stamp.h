@@ -23,7 +23,8 @@ namespace mecha::batch {
 
 class TreeStamp {
  public:
-  // Records every entry under `root`, never following a symlink.
+  // Records every entry under `root`, never following a symlink. A tree deeper than 256
+  // folders is an error.
   static Result<TreeStamp> take(const std::filesystem::path& root);
 
   // True when every entry under `root` is one recorded, unchanged, and none is missing.
@@ -33,8 +34,8 @@ class TreeStamp {
   // Makes `root` hold what was recorded again: entries that changed or were added are
   // removed (never following a symlink), and `recreate(relative path, destination)` puts
   // back each recorded entry that is then missing, parents before children. Folders get
-  // their recorded modes back. The stamp is then taken afresh. An error leaves the tree in
-  // no particular state (the caller makes a new one).
+  // their recorded modes back, and what was put back is recorded anew. An error leaves the
+  // tree in no particular state (the caller makes a new one).
   using Recreate = std::function<Status(const std::string&, const std::filesystem::path&)>;
   Status restore(const std::filesystem::path& root, const Recreate& recreate);
 
