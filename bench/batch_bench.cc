@@ -5,7 +5,8 @@
 // With a cassette model that answers at once:
 //   - direct: `mecha run --json` of the task in a ready tree, N times: the task's own work;
 //   - batch -j 1: `mecha batch` of N tasks of the repository; per task, minus direct, is the
-//     overhead (the worktree, the copy, the diff, the removal, the bookkeeping);
+//     overhead (the worktrees, the copies, the diffs, the bookkeeping); and of 3N tasks, for
+//     what a task costs once the batch is under way (its first trees made);
 //   - the parts, in process: WorkTrees make, diff and release of one tree, medians (a tree
 //     after the first is the spare put right), and a tree made and removed the long way;
 //   - batch -j 8: N tasks, wall time, and how many did not complete (target: none).
@@ -94,9 +95,10 @@ int main(int argc, char** argv) {
          "\"end_turn\", \"usage\": {\"input_tokens\": 10, \"output_tokens\": 1}}}\n";
   const std::string model = "cassette:" + (dir.path() / "c.jsonl").string();
   const std::string store = (dir.path() / "s.db").string();
-  {
-    std::ofstream t(dir.path() / "tasks.jsonl");
-    for (int i = 0; i < tasks; ++i)
+  // N tasks, and 3N for the cost of a task once the batch is under way.
+  for (int n : {tasks, 3 * tasks}) {
+    std::ofstream t(dir.path() / ("tasks" + std::to_string(n) + ".jsonl"));
+    for (int i = 0; i < n; ++i)
       t << "{\"id\": \"t" << i << "\", \"prompt\": \"p\", \"repo\": \"repo\"}\n";
   }
 
@@ -120,27 +122,41 @@ int main(int argc, char** argv) {
     direct += ms_since(t0) / tasks;
   }
 
-  auto batch = [&](const std::string& out, int jobs, int64_t* failed) {
+  auto batch = [&](const std::string& out, int n, int jobs, int64_t* failed) {
     auto t = Clock::now();
     SubprocessOptions o;
-    o.argv = {mecha.string(),      "batch", "tasks.jsonl", "--out", out,
-              "--model",           model,   "--store",     store,   "-j",
+    o.argv = {mecha.string(),
+              "batch",
+              "tasks" + std::to_string(n) + ".jsonl",
+              "--out",
+              out,
+              "--model",
+              model,
+              "--store",
+              store,
+              "-j",
               std::to_string(jobs)};
     o.cwd = dir.path();
     auto r = run_subprocess(o);
     double wall = ms_since(t);
     auto results = batch::ResultsFile::open(dir.path() / out / "results.jsonl");
     auto rs = results->read();
-    *failed = tasks - static_cast<int64_t>(rs->size());
+    *failed = n - static_cast<int64_t>(rs->size());
     // A task whose patch lacks its new file did not do the work measured.
     for (const auto& x : *rs)
       *failed += x.status != "completed" || x.diff.find("+++ b/d0/new.py") == std::string::npos;
-    if (!r) *failed = tasks;
+    if (!r) *failed = n;
     return wall;
   };
-  int64_t failed1 = 0, failed8 = 0;
-  double one = batch("out1", 1, &failed1) / tasks;
-  double eight = batch("out8", 8, &failed8);
+  int64_t failed1 = 0, failed3 = 0, failed8 = 0;
+  const double wall1 = batch("out1", tasks, 1, &failed1);
+  const double wall3 = batch("out3", 3 * tasks, 1, &failed3);
+  const double one = wall1 / tasks;
+  // What each task past the first N added: the batch's start (its first trees, made the
+  // long way) is in both and cancels out.
+  const double marginal = (wall3 - wall1) / (2 * tasks);
+  failed1 += failed3;
+  double eight = batch("out8", tasks, 8, &failed8);
 
   // The parts, in process, as `mecha batch -j 1` has them: each tree after the first is the
   // last one put right.
@@ -183,6 +199,8 @@ int main(int argc, char** argv) {
   std::printf("  task's own work (mecha run in a ready tree)   %7.1f ms per task\n", direct);
   std::printf("  mecha batch -j 1                              %7.1f ms per task\n", one);
   std::printf("  overhead per task (target < 50 ms)            %7.1f ms\n", one - direct);
+  std::printf("  overhead per task once under way (%d more)     %7.1f ms\n", 2 * tasks,
+              marginal - direct);
   std::printf(
       "    of which: make tree %.1f ms, diff %.1f ms, release %.1f ms (medians, in process);\n"
       "    a tree made and removed without spares: %.1f ms\n",

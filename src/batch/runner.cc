@@ -209,7 +209,8 @@ Result<BatchSummary> Batch::run(const CancelToken& cancel,
 
   // Claims the task, makes its tree and runs it. nullopt when there is nothing to finish
   // (another process has the task, or it has a result already).
-  auto start_one = [&](const Task& task) -> Result<std::optional<Ran>> {
+  auto start_one = [&](const Task& task,
+                       const std::function<void()>& tree_made) -> Result<std::optional<Ran>> {
     auto claim = Claim::take(out / "claims" / (task.id + ".lock"));
     if (!claim) return claim.status();
     auto done = results->has(task.id);
@@ -238,6 +239,7 @@ Result<BatchSummary> Batch::run(const CancelToken& cancel,
       return std::optional<Ran>(std::move(x));
     }
     x.tree = std::move(*tree);
+    tree_made();
     SubprocessOptions o;
     o.argv = {options_.mecha.string(), "run", "--json", "-C", x.tree->path.string()};
     o.argv.insert(o.argv.end(), options_.run_args.begin(), options_.run_args.end());
@@ -341,6 +343,10 @@ Result<BatchSummary> Batch::run(const CancelToken& cancel,
     auto wait_finish = [&] {
       if (finishing.joinable()) finishing.join();
     };
+    // The worker's second tree, made while its first task runs, when the next task shares
+    // the first's source (else the copy would be for nothing).
+    std::thread preparing;
+    bool first = true;
     for (;;) {
       {
         std::lock_guard lock(mu);
@@ -349,7 +355,15 @@ Result<BatchSummary> Batch::run(const CancelToken& cancel,
       if (cancel.cancelled()) break;
       size_t i = next.fetch_add(1);
       if (i >= pending.size()) break;
-      auto ran = start_one(*pending[i]);
+      auto prepare = [&] {
+        if (!first || i + 1 >= pending.size()) return;
+        const Task& now = *pending[i];
+        const Task& later = *pending[i + 1];
+        if (now.repo != later.repo || now.ref != later.ref || now.dir != later.dir) return;
+        preparing = std::thread([&trees, &now] { (void)trees.prepare_spare(now); });
+      };
+      auto ran = start_one(*pending[i], prepare);
+      first = false;
       wait_finish();
       if (!ran) {
         fail(ran.status());
@@ -361,6 +375,7 @@ Result<BatchSummary> Batch::run(const CancelToken& cancel,
       });
     }
     wait_finish();
+    if (preparing.joinable()) preparing.join();
   };
   {
     std::lock_guard lock(mu);

@@ -145,10 +145,23 @@ void forget_worktree(const fs::path& git_dir, const fs::path& tree) {
   }
 }
 
+// Beside each spare, the record of the repository its worktree is registered in.
+fs::path spare_record(const fs::path& spare) {
+  fs::path record = spare;
+  record += ".repo";
+  return record;
+}
+
+Status note_spare(const fs::path& spare, const fs::path& git_dir) {
+  return write_file_atomically(spare_record(spare), git_dir.string() + "\n");
+}
+
 }  // namespace
 
 WorkTrees::WorkTrees(fs::path cache, fs::path trees, size_t spares)
-    : cache_(std::move(cache)), trees_(std::move(trees)), max_spares_(spares) {}
+    : cache_(fs::absolute(cache).lexically_normal()),
+      trees_(fs::absolute(trees).lexically_normal()),
+      max_spares_(spares) {}
 
 WorkTrees::~WorkTrees() {
   std::lock_guard lock(mu_);
@@ -163,14 +176,15 @@ void WorkTrees::remove_stale_spares() {
     if (entry.path().filename().string().rfind("spares-", 0) != 0) continue;
     UniqueFd fd(::open(entry.path().c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!fd.valid() || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) continue;  // its owner lives
-    // The records are mecha's own (the runs never see this folder), so what they name is
-    // a worktree's folder in a repository; still, only one that looks like one goes.
+    // Each spare's record names its repository (mecha's own file: the runs never see this
+    // folder); the worktree there whose way back is the spare goes with it.
     for (const auto& record : fs::directory_iterator(entry.path(), ec)) {
-      if (record.path().extension() != ".gitdir") continue;
+      if (record.path().extension() != ".repo") continue;
       auto text = read_file_text(record.path());
-      fs::path gitdir = text ? fs::path(first_line(*text)) : fs::path();
-      if (gitdir.is_absolute() && gitdir.parent_path().filename() == "worktrees")
-        (void)remove_tree(gitdir);
+      fs::path git_dir = text ? fs::path(first_line(*text)) : fs::path();
+      fs::path spare = record.path();
+      spare.replace_extension();
+      if (git_dir.is_absolute()) forget_worktree(git_dir, spare);
     }
     (void)remove_tree(entry.path());
   }
@@ -197,27 +211,41 @@ Status WorkTrees::open_spares() {
 
 Status WorkTrees::release(WorkTree tree) {
   if (!tree.stamp || max_spares_ == 0) return remove(tree);
+  std::optional<WorkTree> evicted;
+  bool kept = false;
   {
     std::lock_guard lock(mu_);
-    if (spares_.size() < max_spares_ && open_spares().ok()) {
-      std::string name = std::to_string(spare_names_++);
-      fs::path to = spare_dir_ / name;
+    if (open_spares().ok()) {
+      fs::path to = spare_dir_ / std::to_string(spare_names_++);
+      if (!tree.worktree_git_dir.empty()) {
+        // Written before the move, so a process killed at any point leaves a spare its
+        // successor can remove with its worktree; the registration's way back to the tree is
+        // the spare, so `git worktree prune` leaves it be.
+        (void)note_spare(to, tree.baseline->git_dir);
+        (void)write_file_atomically(tree.worktree_git_dir / "gitdir",
+                                    (to / ".git").string() + "\n");
+      }
       if (::rename(tree.path.c_str(), to.c_str()) == 0) {
         tree.path = to;
-        if (!tree.worktree_git_dir.empty()) {
-          // Where its registration is, for removing it if this process dies; and the
-          // registration's way back to the tree, so `git worktree prune` leaves it be.
-          (void)write_file_atomically(spare_dir_ / (name + ".gitdir"),
-                                      tree.worktree_git_dir.string() + "\n");
-          (void)write_file_atomically(tree.worktree_git_dir / "gitdir",
-                                      (to / ".git").string() + "\n");
+        if (spares_.size() >= max_spares_) {
+          // The spare kept longest goes: no task has wanted its baseline since.
+          evicted = std::move(spares_.front());
+          spares_.erase(spares_.begin());
         }
         spares_.push_back(std::move(tree));
-        return ok_status();
+        kept = true;
       }
     }
   }
-  return remove(tree);
+  if (evicted) return drop_spare(*evicted);
+  return kept ? ok_status() : remove(tree);
+}
+
+Status WorkTrees::drop_spare(const WorkTree& spare) {
+  Status s = remove(spare);
+  std::error_code ec;
+  fs::remove(spare_record(spare.path), ec);
+  return s;
 }
 
 Status WorkTrees::put_right(WorkTree& tree) {
@@ -354,6 +382,10 @@ Result<std::shared_ptr<const Baseline>> WorkTrees::baseline_for(const Task& task
   auto made = task.repo.empty() ? make_dir_baseline(task) : make_repo_baseline(task);
   if (!made) return made.status();
   std::lock_guard lock(mu_);
+  // Another thread may have made it meanwhile: one object per baseline, as spares are
+  // matched to tasks by it.
+  for (auto& [k, b] : baselines_)
+    if (k == key) return b;
   baselines_.emplace_back(key, *made);
   return *made;
 }
@@ -382,8 +414,10 @@ Result<WorkTree> WorkTrees::make(const Task& task) {
     }
   }
   if (spare) {
-    fs::path record = spare->path;
-    record += ".gitdir";
+    fs::path record = spare_record(spare->path);
+    // A killed earlier run of this task may have left its worktree's registration too, with
+    // its way back to this path, which the spare is about to take.
+    if (!spare->worktree_git_dir.empty()) forget_worktree(spare->baseline->git_dir, tree.path);
     if (::rename(spare->path.c_str(), tree.path.c_str()) == 0) {
       spare->path = tree.path;
       if (put_right(*spare).ok()) {
@@ -395,7 +429,16 @@ Result<WorkTree> WorkTrees::make(const Task& task) {
     (void)remove(*spare);
     fs::remove(record, ec);
   }
-  const Baseline& b = **baseline;
+  return make_new(*baseline, tree.path);
+}
+
+Result<WorkTree> WorkTrees::make_new(std::shared_ptr<const Baseline> baseline,
+                                     const fs::path& path) {
+  std::error_code ec;
+  WorkTree tree;
+  tree.baseline = std::move(baseline);
+  tree.path = path;
+  const Baseline& b = *tree.baseline;
   if (!b.repo.empty()) {
     std::vector<std::string> add = {"-C",     b.repo,          "worktree", "add",
                                     "-q",     "--no-checkout", "--detach", tree.path.string(),
@@ -427,6 +470,35 @@ Result<WorkTree> WorkTrees::make(const Task& task) {
     if (stamp) tree.stamp = std::make_shared<TreeStamp>(std::move(*stamp));
   }
   return tree;
+}
+
+Status WorkTrees::prepare_spare(const Task& task) {
+  std::error_code ec;
+  fs::create_directories(cache_, ec);
+  if (ec) return Status::error(fmt::format("creating {}: {}", cache_.string(), ec.message()));
+  auto baseline = baseline_for(task);
+  if (!baseline) return baseline.status();
+  fs::path path;
+  {
+    std::lock_guard lock(mu_);
+    if (spares_.size() >= max_spares_) return ok_status();
+    MECHA_RETURN_IF_ERROR(open_spares());
+    path = spare_dir_ / std::to_string(spare_names_++);
+  }
+  if (!(*baseline)->repo.empty()) MECHA_RETURN_IF_ERROR(note_spare(path, (*baseline)->git_dir));
+  auto tree = make_new(*baseline, path);
+  if (!tree) {
+    (void)remove_tree(path);
+    return tree.status();
+  }
+  {
+    std::lock_guard lock(mu_);
+    if (spares_.size() < max_spares_) {
+      spares_.push_back(std::move(*tree));
+      return ok_status();
+    }
+  }
+  return drop_spare(*tree);
 }
 
 Result<Diff> WorkTrees::diff(const WorkTree& tree, size_t cap) {

@@ -83,15 +83,21 @@ class WorkTrees {
   Result<Diff> diff(const WorkTree& tree, size_t cap);
   // Removes the tree, and its worktree's registration in the repository.
   Status remove(const WorkTree& tree);
-  // Done with the tree: kept as a spare when there is room, else removed.
+  // Done with the tree: kept as a spare (the one kept longest is removed to make room).
   Status release(WorkTree tree);
+  // Makes a new tree for the task's baseline straight into the spares, for a task to come
+  // (while this one runs): nothing when the spares are full.
+  Status prepare_spare(const Task& task);
 
  private:
   Result<std::shared_ptr<const Baseline>> baseline_for(const Task& task);
   Result<std::shared_ptr<const Baseline>> make_repo_baseline(const Task& task);
   Result<std::shared_ptr<const Baseline>> make_dir_baseline(const Task& task);
   Result<std::filesystem::path> shadow_repo();
+  Result<WorkTree> make_new(std::shared_ptr<const Baseline> baseline,
+                            const std::filesystem::path& path);
   Status put_right(WorkTree& tree);
+  Status drop_spare(const WorkTree& spare);
   Status open_spares();  // REQUIRES: mu_ held
   void remove_stale_spares();
 

@@ -290,12 +290,13 @@ TEST_F(WorkTreesTest, SparesGoWithTheirOwnerAndADeadOwnersAreRemovedByTheNext) {
   EXPECT_EQ(sh("git worktree list | wc -l", dir_.path() / "repo"), "1\n");
 
   // What a process killed with spares leaves: its folder (unlocked now), a tree in it, and
-  // the record of the tree's registration.
+  // the record of the repository its worktree is registered in.
   auto t = trees_.make(repo_task("o2"));
   ASSERT_TRUE(t.ok());
   fs::create_directories(cache / "spares-dead");
   fs::rename(t->path, cache / "spares-dead/0");
-  std::ofstream(cache / "spares-dead/0.gitdir") << t->worktree_git_dir.string() << "\n";
+  std::ofstream(cache / "spares-dead/0.repo") << (dir_.path() / "repo/.git").string() << "\n";
+  std::ofstream(t->worktree_git_dir / "gitdir") << (cache / "spares-dead/0/.git").string() << "\n";
   // And a live process's, whose folder is locked.
   fs::create_directories(cache / "spares-alive/0");
   UniqueFd held(::open((cache / "spares-alive").c_str(), O_RDONLY | O_DIRECTORY));
@@ -310,17 +311,36 @@ TEST_F(WorkTreesTest, SparesGoWithTheirOwnerAndADeadOwnersAreRemovedByTheNext) {
   EXPECT_TRUE(fs::exists(cache / "spares-alive/0"));
 }
 
-TEST_F(WorkTreesTest, PastTheSpareLimitAReleasedTreeIsRemoved) {
+TEST_F(WorkTreesTest, PastTheSpareLimitTheSpareKeptLongestIsRemoved) {
   WorkTrees one(dir_.path() / "out/cache", dir_.path() / "out/trees", 1);
   auto a = one.make(repo_task("l1"));
-  auto b = one.make(repo_task("l2"));
+  auto b = one.make(repo_task("l2", "v1"));
   ASSERT_TRUE(a.ok() && b.ok());
-  fs::path b_git = b->worktree_git_dir;
+  fs::path a_git = a->worktree_git_dir, b_git = b->worktree_git_dir;
   ASSERT_TRUE(one.release(std::move(*a)).ok());
   ASSERT_TRUE(one.release(std::move(*b)).ok());
-  EXPECT_FALSE(fs::exists(dir_.path() / "out/trees/l2"));
-  EXPECT_FALSE(fs::exists(b_git));
+  EXPECT_FALSE(fs::exists(a_git));
+  EXPECT_TRUE(fs::exists(b_git));
   EXPECT_EQ(sh("git worktree list | wc -l", dir_.path() / "repo"), "2\n");  // the spare
+  EXPECT_EQ(sh("ls spares-*/ | wc -l", dir_.path() / "out/cache"), "2\n");  // it and its record
+  // The next task of b's baseline gets it.
+  auto c = one.make(repo_task("l3", "v1"));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->worktree_git_dir, b_git);
+}
+
+TEST_F(WorkTreesTest, APreparedSpareIsTheNextTasksTree) {
+  WorkTrees two(dir_.path() / "out/cache", dir_.path() / "out/trees", 2);
+  ASSERT_TRUE(two.prepare_spare(repo_task("p0", "v1")).ok());
+  EXPECT_EQ(sh("git worktree list | wc -l", dir_.path() / "repo"), "2\n");
+  auto t = two.make(repo_task("p1", "v1"));
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(read_text(t->path / "b.txt"), "beta\n");
+  EXPECT_EQ(sh("git status --porcelain", t->path), "");
+  EXPECT_NE(sh("git worktree list", dir_.path() / "repo").find(t->path.string()),
+            std::string::npos);
+  EXPECT_EQ(sh("git worktree list | wc -l", dir_.path() / "repo"), "2\n");  // no second one
+  EXPECT_EQ(sh("ls spares-*/ | wc -l", dir_.path() / "out/cache"), "0\n");  // nor a record
 }
 
 }  // namespace
