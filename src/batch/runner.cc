@@ -362,6 +362,8 @@ Result<BatchSummary> Batch::run(const CancelToken& cancel,
         if (now.repo != later.repo || now.ref != later.ref || now.dir != later.dir) return;
         preparing = std::thread([&trees, &now] { (void)trees.prepare_spare(now); });
       };
+      // The worker's second task takes the tree being prepared rather than make a third.
+      if (preparing.joinable()) preparing.join();
       auto ran = start_one(*pending[i], prepare);
       first = false;
       wait_finish();

@@ -269,11 +269,15 @@ Status WorkTrees::put_right(WorkTree& tree) {
   }
   if (ec) return Status::error("reading " + tree.worktree_git_dir.string() + ": " + ec.message());
   MECHA_RETURN_IF_ERROR(write_file_atomically(tree.worktree_git_dir / "HEAD", b.treeish + "\n"));
-  MECHA_RETURN_IF_ERROR(write_file_atomically(tree.worktree_git_dir / "gitdir",
-                                              (tree.path / ".git").string() + "\n"));
   fs::copy_file(b.index, tree.worktree_git_dir / "index", ec);
   if (ec) return Status::error("copying the index into " + tree.worktree_git_dir.string());
-  return ok_status();
+  return point_back(tree);
+}
+
+Status WorkTrees::point_back(const WorkTree& tree) {
+  if (tree.worktree_git_dir.empty()) return ok_status();
+  return write_file_atomically(tree.worktree_git_dir / "gitdir",
+                               (tree.path / ".git").string() + "\n");
 }
 
 Result<fs::path> WorkTrees::shadow_repo() {

@@ -97,6 +97,7 @@ class WorkTrees {
   Result<WorkTree> make_new(std::shared_ptr<const Baseline> baseline,
                             const std::filesystem::path& path);
   Status put_right(WorkTree& tree);
+  Status point_back(const WorkTree& tree);  // the worktree's registration to the tree's path
   Status drop_spare(const WorkTree& spare);
   Status open_spares();  // REQUIRES: mu_ held
   void remove_stale_spares();
