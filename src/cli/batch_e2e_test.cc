@@ -12,6 +12,7 @@
 #include "batch/testing/shell.h"
 #include "cli/testing/cassette_run.h"
 #include "cli/testing/run_binary.h"
+#include "store/testing/pg_cluster.h"
 
 namespace mecha::cli {
 namespace {
@@ -131,6 +132,41 @@ TEST_F(BatchTest, ShardsRunningAtOnceTakeEveryTaskExactlyOnce) {
   auto rs = results();
   EXPECT_EQ(rs.size(), 12u);
   for (auto& [id, j] : rs) EXPECT_EQ(j["status"], "completed") << id;
+}
+
+TEST_F(BatchTest, ShardsShareOnePostgresStoreAndEveryRunIsRecordedThere) {
+  std::string why;
+  store::testing::PgCluster* pg = store::testing::PgCluster::shared(&why);
+  if (pg == nullptr) GTEST_SKIP() << "no PostgreSQL here: " << why;
+  auto url = pg->fresh_store();
+  ASSERT_TRUE(url.ok()) << url.status().message();
+  write_cassette("c.jsonl", kWrite);
+  std::string tasks;
+  for (int i = 0; i < 6; ++i)
+    tasks += "{\"id\": \"p" + std::to_string(i) + "\", \"prompt\": \"w\", \"repo\": \"repo\"}\n";
+  dir_.write("tasks.jsonl", tasks);
+  std::vector<std::unique_ptr<RunningMecha>> shards;
+  for (int i = 0; i < 2; ++i)
+    shards.push_back(std::make_unique<RunningMecha>(
+        std::vector<std::string>{"batch", "tasks.jsonl", "--out", "out", "--model",
+                                 "cassette:c.jsonl", "--store", *url, "--shard",
+                                 std::to_string(i) + "/2", "-j", "2"},
+        dir_.path()));
+  for (auto& s : shards) {
+    auto r = s->wait();
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+  auto rs = results();
+  ASSERT_EQ(rs.size(), 6u);
+  // Each result's session is in the shared store, with the task's prompt and its tree.
+  auto listed = run_mecha({"sessions", "list", "--all", "--json", "--store", *url}, dir_.path());
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  Json sessions = Json::parse(listed.out);
+  ASSERT_EQ(sessions.size(), 6u) << listed.out;
+  for (auto& [id, j] : rs) {
+    EXPECT_EQ(j["status"], "completed") << id;
+    EXPECT_NE(listed.out.find(j["session"].get<std::string>()), std::string::npos) << id;
+  }
 }
 
 TEST_F(BatchTest, AKilledBatchResumesAndEveryTaskEndsUpDoneOnce) {
