@@ -51,6 +51,28 @@ class BatchTest : public ::testing::Test {
     }
     return by_id;
   }
+  // Writes `count` tasks ("ID0", "ID1", ...) of `source` (a JSON member) to tasks.jsonl.
+  void write_tasks(const std::string& id, int count, const std::string& source) {
+    std::string tasks;
+    for (int i = 0; i < count; ++i)
+      tasks += "{\"id\": \"" + id + std::to_string(i) + "\", \"prompt\": \"w\", " + source + "}\n";
+    dir_.write("tasks.jsonl", tasks);
+  }
+  // Runs `shards` `mecha batch` processes of tasks.jsonl at once, two jobs each, with
+  // `store`, and expects each to finish with every task completed.
+  void run_shards(int shards, const std::string& store) {
+    std::vector<std::unique_ptr<RunningMecha>> running;
+    for (int i = 0; i < shards; ++i)
+      running.push_back(std::make_unique<RunningMecha>(
+          std::vector<std::string>{"batch", "tasks.jsonl", "--out", "out", "--model",
+                                   "cassette:c.jsonl", "--store", store, "--shard",
+                                   std::to_string(i) + "/" + std::to_string(shards), "-j", "2"},
+          dir_.path()));
+    for (auto& s : running) {
+      auto r = s->wait();
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+    }
+  }
   TempDir dir_;
 };
 
@@ -114,21 +136,8 @@ TEST_F(BatchTest, EachTaskRunsInItsOwnTreeAndLeavesAResultAPatchAndASession) {
 
 TEST_F(BatchTest, ShardsRunningAtOnceTakeEveryTaskExactlyOnce) {
   write_cassette("c.jsonl", kWrite);
-  std::string tasks;
-  for (int i = 0; i < 12; ++i)
-    tasks += "{\"id\": \"t" + std::to_string(i) + "\", \"prompt\": \"w\", \"dir\": \"proj\"}\n";
-  dir_.write("tasks.jsonl", tasks);
-  std::vector<std::unique_ptr<RunningMecha>> shards;
-  for (int i = 0; i < 3; ++i)
-    shards.push_back(std::make_unique<RunningMecha>(
-        std::vector<std::string>{"batch", "tasks.jsonl", "--out", "out", "--model",
-                                 "cassette:c.jsonl", "--store", "s.db", "--shard",
-                                 std::to_string(i) + "/3", "-j", "2"},
-        dir_.path()));
-  for (auto& s : shards) {
-    auto r = s->wait();
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-  }
+  write_tasks("t", 12, "\"dir\": \"proj\"");
+  run_shards(3, "s.db");
   auto rs = results();
   EXPECT_EQ(rs.size(), 12u);
   for (auto& [id, j] : rs) EXPECT_EQ(j["status"], "completed") << id;
@@ -141,21 +150,8 @@ TEST_F(BatchTest, ShardsShareOnePostgresStoreAndEveryRunIsRecordedThere) {
   auto url = pg->fresh_store();
   ASSERT_TRUE(url.ok()) << url.status().message();
   write_cassette("c.jsonl", kWrite);
-  std::string tasks;
-  for (int i = 0; i < 6; ++i)
-    tasks += "{\"id\": \"p" + std::to_string(i) + "\", \"prompt\": \"w\", \"repo\": \"repo\"}\n";
-  dir_.write("tasks.jsonl", tasks);
-  std::vector<std::unique_ptr<RunningMecha>> shards;
-  for (int i = 0; i < 2; ++i)
-    shards.push_back(std::make_unique<RunningMecha>(
-        std::vector<std::string>{"batch", "tasks.jsonl", "--out", "out", "--model",
-                                 "cassette:c.jsonl", "--store", *url, "--shard",
-                                 std::to_string(i) + "/2", "-j", "2"},
-        dir_.path()));
-  for (auto& s : shards) {
-    auto r = s->wait();
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-  }
+  write_tasks("p", 6, "\"repo\": \"repo\"");
+  run_shards(2, *url);
   auto rs = results();
   ASSERT_EQ(rs.size(), 6u);
   // Each result's session is in the shared store, with the task's prompt and its tree.
