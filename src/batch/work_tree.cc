@@ -493,6 +493,8 @@ Status WorkTrees::prepare_spare(const Task& task) {
   auto tree = make_new(*baseline, path);
   if (!tree) {
     (void)remove_tree(path);
+    if (!(*baseline)->repo.empty()) forget_worktree((*baseline)->git_dir, path);
+    fs::remove(spare_record(path), ec);
     return tree.status();
   }
   {
