@@ -358,8 +358,7 @@ Result<BatchSummary> Batch::run(const CancelToken& cancel,
       auto prepare = [&] {
         if (!first || i + 1 >= pending.size()) return;
         const Task& now = *pending[i];
-        const Task& later = *pending[i + 1];
-        if (now.repo != later.repo || now.ref != later.ref || now.dir != later.dir) return;
+        if (now.source_key() != pending[i + 1]->source_key()) return;
         preparing = std::thread([&trees, &now] { (void)trees.prepare_spare(now); });
       };
       // The worker's second task takes the tree being prepared rather than make a third.

@@ -32,6 +32,11 @@ struct Task {
   std::optional<double> max_cost;  // US dollars
   int64_t line = 0;                // 1-based line of the tasks file, for messages
   int64_t index = 0;               // 0-based position among the file's tasks: sharding
+
+  // Names where the work tree comes from: tasks with the same key start from the same files.
+  std::string source_key() const {
+    return repo.empty() ? "dir:" + dir : "repo:" + repo + "\n" + ref;
+  }
 };
 
 // Parses the text of a tasks file. `where` names it in messages ("tasks.jsonl").

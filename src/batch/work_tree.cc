@@ -377,7 +377,7 @@ Result<std::shared_ptr<const Baseline>> WorkTrees::make_dir_baseline(const Task&
 }
 
 Result<std::shared_ptr<const Baseline>> WorkTrees::baseline_for(const Task& task) {
-  std::string key = task.repo.empty() ? "dir:" + task.dir : "repo:" + task.repo + "\n" + task.ref;
+  const std::string key = task.source_key();
   {
     std::lock_guard lock(mu_);
     for (auto& [k, b] : baselines_)
