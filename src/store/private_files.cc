@@ -71,7 +71,7 @@ Result<Database> open_private_database(const std::filesystem::path& path, int bu
   MECHA_RETURN_IF_ERROR(make_private_files(path).prefixed(where));
   auto db = Database::open(path, busy_timeout_ms, SQLITE_OPEN_NOFOLLOW);
   if (!db) return db.status().prefixed(where);
-  MECHA_RETURN_IF_ERROR(db->exec("PRAGMA journal_mode=WAL").prefixed(where));
+  MECHA_RETURN_IF_ERROR(db->use_wal().prefixed(where));
   MECHA_RETURN_IF_ERROR(db->exec("PRAGMA synchronous=FULL").prefixed(where));
   return db;
 }

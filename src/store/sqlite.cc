@@ -1,5 +1,8 @@
 #include "store/sqlite.h"
 
+#include <chrono>
+#include <thread>
+
 #include <fmt/format.h>
 
 namespace mecha::store {
@@ -76,7 +79,23 @@ Result<Database> Database::open(const std::filesystem::path& path, int busy_time
   }
   sqlite3_busy_timeout(raw, busy_timeout_ms);
   sqlite3_extended_result_codes(raw, 1);
+  db.busy_timeout_ms_ = busy_timeout_ms;
   return db;
+}
+
+Status Database::use_wal() {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms_);
+  for (;;) {
+    int rc = sqlite3_exec(db_.get(), "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) return ok_status();
+    int primary = rc & 0xff;
+    if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) ||
+        std::chrono::steady_clock::now() >= deadline)
+      return Status::error(
+          fmt::format("sqlite: PRAGMA journal_mode=WAL: {}", sqlite3_errmsg(db_.get())));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
 }
 
 Status Database::exec(std::string_view sql) {

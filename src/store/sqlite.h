@@ -77,6 +77,10 @@ class Database {
 
   // Runs one or more statements that return no rows.
   Status exec(std::string_view sql);
+  // PRAGMA journal_mode=WAL. Switching a new file to WAL takes a lock that SQLite may refuse
+  // at once, without its busy handler, while another process is opening the same new file:
+  // retried until the busy timeout has passed.
+  Status use_wal();
   Result<Statement> prepare(std::string_view sql);
   // The same statement as prepare(), compiled on the first call for this SQL text and lent
   // out on later ones; it is reset and its bindings cleared when the Statement returned goes
@@ -112,6 +116,7 @@ class Database {
   // Declared after db_ so the statements are finalized before the connection closes.
   std::unordered_map<std::string, Cached> cache_;
   int64_t prepared_ = 0;
+  int busy_timeout_ms_ = 0;
 };
 
 // BEGIN IMMEDIATE on construction (taking the write lock at once, so two writers wait on

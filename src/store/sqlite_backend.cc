@@ -130,7 +130,7 @@ Result<std::unique_ptr<SqliteBackend>> SqliteBackend::open(const std::filesystem
   auto db = Database::open(path, kBusyTimeoutMs);
   if (!db) return db.status();
   std::string where = fmt::format("session store {}", path.string());
-  MECHA_RETURN_IF_ERROR(db->exec("PRAGMA journal_mode=WAL").prefixed(where));
+  MECHA_RETURN_IF_ERROR(db->use_wal().prefixed(where));
   MECHA_RETURN_IF_ERROR(db->exec("PRAGMA synchronous=NORMAL").prefixed(where));
   // The last connection to close would copy the WAL back into the database and fsync it: a
   // few milliseconds at the end of every run, for nothing the next reader needs (it reads the
