@@ -27,7 +27,11 @@
 // the spawn to the first model request, and ok; then per mode the per-turn figure
 // (wall(N=50) - wall(N=1)) / 49, and the same for CPU.
 //
-// Usage: turn_overhead_bench [MECHA] [--runs R] [--ns 0,1,10,50] [--modes bwrap,off]
+// Beside the N=0 runs, the series "floor" runs one_turn_floor (built beside this program) the
+// same way: a client that only syncs the prompt, makes the one request and syncs the reply.
+// The distance between it and mecha's N=0 run is what mecha itself costs at start and end.
+//
+// Usage: turn_overhead_bench [MECHA] [--runs R] [--ns 0,1,10,50] [--modes bwrap,off,floor]
 // (default MECHA: the mecha binary beside this program's directory, i.e. build/mecha;
 // flags it does not know, such as Google Benchmark's, are ignored so `make bench` can pass
 // its own).
@@ -361,6 +365,7 @@ struct Series {
 };
 
 const char* profile_name(const std::string& mode) {
+  if (mode == "floor") return "floor";
   return mode == "bwrap" ? "mecha" : "mecha-nosb";
 }
 
@@ -381,15 +386,27 @@ fs::path make_home(const fs::path& base, const std::string& mode, int n, int por
   return home;
 }
 
+// The program one_turn_floor, beside this one.
+fs::path floor_client() {
+  return fs::read_symlink("/proc/self/exe").parent_path() / "one_turn_floor";
+}
+
 Run run_once(const fs::path& mecha, const Series& s, const fs::path& base, ScriptedModel* model,
              bool gnu_time) {
   const fs::path wd = fresh_workdir(base);
   const fs::path tfile = base / "time.out";
   std::vector<std::string> args;
   if (gnu_time) args = {"/usr/bin/time", "-f", "%e %U %S %M", "-o", tfile.string()};
-  for (const char* a :
-       {mecha.c_str(), "run", "--provider", "mock", "--max-turns", "1000", "do the task"}) {
-    args.push_back(a);
+  if (s.mode == "floor") {
+    for (const std::string& a :
+         {floor_client().string(), std::to_string(model->port()), (s.home / "journal").string()}) {
+      args.push_back(a);
+    }
+  } else {
+    for (const char* a :
+         {mecha.c_str(), "run", "--provider", "mock", "--max-turns", "1000", "do the task"}) {
+      args.push_back(a);
+    }
   }
   std::vector<std::string> env = {"PATH=/usr/local/bin:/usr/bin:/bin",
                                   "TERM=dumb",
@@ -499,7 +516,7 @@ int main(int argc, char** argv) {
   fs::path mecha = fs::read_symlink("/proc/self/exe").parent_path().parent_path() / "mecha";
   int runs = 10;
   std::vector<int> ns = {0, 1, 10, 50};
-  std::vector<std::string> modes = {"bwrap", "off"};
+  std::vector<std::string> modes = {"bwrap", "off", "floor"};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--runs" && i + 1 < argc) {
@@ -519,10 +536,15 @@ int main(int argc, char** argv) {
   }
   mecha = fs::absolute(mecha);
   for (const auto& m : modes) {
-    if (m != "bwrap" && m != "off") {
-      std::fprintf(stderr, "unknown sandbox mode \"%s\" (bwrap or off)\n", m.c_str());
+    if (m != "bwrap" && m != "off" && m != "floor") {
+      std::fprintf(stderr, "unknown mode \"%s\" (bwrap, off or floor)\n", m.c_str());
       return 1;
     }
+  }
+  if (std::find(modes.begin(), modes.end(), "floor") != modes.end() &&
+      access(floor_client().c_str(), X_OK) != 0) {
+    std::fprintf(stderr, "no %s: the floor series is left out\n", floor_client().c_str());
+    modes.erase(std::find(modes.begin(), modes.end(), "floor"));
   }
   const bool gnu_time = access("/usr/bin/time", X_OK) == 0;
 
@@ -537,7 +559,10 @@ int main(int argc, char** argv) {
   ScriptedModel model;
   std::vector<Series> series;
   for (const auto& m : modes) {
-    for (int n : ns) series.push_back({m, n, make_home(base, m, n, model.port()), {}});
+    for (int n : ns) {
+      if (m == "floor" && n != 0) continue;  // it makes one request and runs no tool
+      series.push_back({m, n, make_home(base, m, n, model.port()), {}});
+    }
   }
   const int warmup = 1;
   for (int i = 0; i < warmup + runs; ++i) {
