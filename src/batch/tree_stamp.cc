@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -64,6 +65,10 @@ Result<std::vector<Listed>> list_folder(int fd, const fs::path& shown) {
 
 }  // namespace
 
+TreeStamp::Entry TreeStamp::entry_of(const struct stat& st) {
+  return Entry{st.st_ino, st.st_ctim, st.st_mode, st.st_size, st.st_mtim.tv_sec};
+}
+
 bool TreeStamp::same(const Entry& e, const struct stat& st) {
   if (st.st_mode != e.mode) return false;
   if (S_ISDIR(st.st_mode)) return true;  // its entries are compared one by one
@@ -83,7 +88,7 @@ Result<TreeStamp> TreeStamp::take(const fs::path& root) {
     if (!listed) return listed.status();
     for (const Listed& l : *listed) {
       std::string child = joined(rel, l.name);
-      stamp.entries_[child] = Entry{l.st.st_ino, l.st.st_ctim, l.st.st_mode};
+      stamp.entries_[child] = entry_of(l.st);
       if (!S_ISDIR(l.st.st_mode)) continue;
       UniqueFd sub = open_folder(fd, l.name.c_str());
       if (!sub.valid()) return errno_status("reading " + under(root, child).string());
@@ -116,6 +121,36 @@ bool TreeStamp::unchanged(const fs::path& root) const {
     return true;
   };
   return check(check, top.get(), "") && seen == entries_.size();
+}
+
+std::vector<std::string> TreeStamp::disguised(const fs::path& root) const {
+  std::vector<std::string> out;
+  UniqueFd top = open_folder(AT_FDCWD, root.c_str());
+  if (!top.valid()) return out;
+  // Descends only into recorded folders: a new one's files are all new to git anyway.
+  auto scan = [&](auto& self, int fd, const std::string& rel) -> void {
+    auto listed = list_folder(fd, under(root, rel));
+    if (!listed) return;
+    for (const Listed& l : *listed) {
+      std::string child = joined(rel, l.name);
+      auto it = entries_.find(child);
+      if (it == entries_.end()) continue;
+      const Entry& e = it->second;
+      if (S_ISDIR(l.st.st_mode)) {
+        if (!S_ISDIR(e.mode)) continue;
+        UniqueFd sub = open_folder(fd, l.name.c_str());
+        if (sub.valid()) self(self, sub.get(), child);
+        continue;
+      }
+      if (!same(e, l.st) && l.st.st_mode == e.mode && l.st.st_size == e.size &&
+          l.st.st_mtim.tv_sec == e.mtime) {
+        out.push_back(std::move(child));
+      }
+    }
+  };
+  scan(scan, top.get(), "");
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 Status TreeStamp::restore(const fs::path& root, const Recreate& recreate) {
@@ -177,7 +212,7 @@ Status TreeStamp::restore(const fs::path& root, const Recreate& recreate) {
   // What was put back is recorded as it now is; everything else is as recorded.
   for (const std::string& rel : made) {
     if (::lstat((root / rel).c_str(), &st) != 0) return errno_status("reading " + rel);
-    entries_[rel] = Entry{st.st_ino, st.st_ctim, st.st_mode};
+    entries_[rel] = entry_of(st);
   }
   return ok_status();
 }

@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 
@@ -39,6 +40,12 @@ class TreeStamp {
   using Recreate = std::function<Status(const std::string&, const std::filesystem::path&)>;
   Status restore(const std::filesystem::path& root, const Recreate& recreate);
 
+  // The files and symlinks under `root` that are no longer the ones recorded (their inode or
+  // ctime moved) yet keep the recorded type, permission bits, size and mtime second: changes
+  // that git, comparing only those (core.checkStat=minimal), would take for untouched.
+  // Relative paths, sorted; empty also where `root` cannot be read.
+  std::vector<std::string> disguised(const std::filesystem::path& root) const;
+
   size_t size() const { return entries_.size(); }
 
  private:
@@ -46,7 +53,10 @@ class TreeStamp {
     ino_t ino = 0;
     struct timespec ctime {};
     mode_t mode = 0;  // type and permission bits
+    off_t size = 0;
+    time_t mtime = 0;  // whole seconds, as git's minimal check compares it
   };
+  static Entry entry_of(const struct stat& st);
   static bool same(const Entry& e, const struct stat& st);
 
   mode_t root_mode_ = 0;

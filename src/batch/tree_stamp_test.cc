@@ -80,6 +80,19 @@ TEST_F(TreeStampTest, AnEditThatPutsBackSizeAndMtimeIsStillSeenAndUndone) {
   EXPECT_TRUE(stamp_.unchanged(tree()));
 }
 
+TEST_F(TreeStampTest, OnlyAChangeThatKeptSizeAndMtimeIsDisguised) {
+  EXPECT_TRUE(stamp_.disguised(tree()).empty());
+  // Rewritten, same length, old mtime back: what git's minimal check would pass.
+  sh("touch -r a.txt /tmp/.stamp-ref-$$ && printf 'ALPHA\\n' > a.txt && "
+     "touch -r /tmp/.stamp-ref-$$ a.txt && "
+     "touch -r src/deep/c.txt /tmp/.stamp-ref-$$ && printf 'GAMMA\\n' > src/deep/c.txt && "
+     "touch -r /tmp/.stamp-ref-$$ src/deep/c.txt && rm /tmp/.stamp-ref-$$ && "
+     // A plain edit (git sees it), a new file and a mode change (git sees those too).
+     "echo more >> src/b.txt && echo n > new.txt && chmod 644 tool.sh",
+     tree());
+  EXPECT_EQ(stamp_.disguised(tree()), (std::vector<std::string>{"a.txt", "src/deep/c.txt"}));
+}
+
 TEST_F(TreeStampTest, WhateverARunLeftIsUndoneWithoutTouchingWhatItPointsAt) {
   const std::string o = outside().string();
   sh("echo new > new.txt && mkdir -p made/x && echo n > made/x/y && rm src/b.txt && "

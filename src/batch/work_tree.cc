@@ -530,11 +530,25 @@ Result<Diff> WorkTrees::diff(const WorkTree& tree, size_t cap) {
   };
   Diff d;
   // The copies carry their baseline's sizes and mtimes, so with only those two compared
-  // (inode and ctime differ in every copy) git hashes just the files the run touched. A
-  // run that restores both on purpose hides a change from its own patch, nothing more.
+  // (inode and ctime differ in every copy) git hashes just the files the run touched.
   auto added = git(call({"-c", "core.checkStat=minimal", "-c", "core.trustctime=false", "add", "-A",
                          "--ignore-errors", "."}));
   if (!added) return added.status().prefixed("the diff of " + tree.path.string());
+  // A file rewritten and given back its size and mtime passed for untouched there. The
+  // stamp knows it was not: those are added again with git's full check, whose inode and
+  // ctime differ from the index's, so git hashes them.
+  if (tree.stamp) {
+    if (std::vector<std::string> hidden = tree.stamp->disguised(tree.path); !hidden.empty()) {
+      fs::path list = trees_ / (tree.path.filename().string() + ".diff-paths");
+      std::string nul_separated;
+      for (const std::string& p : hidden) nul_separated += p + '\0';
+      MECHA_RETURN_IF_ERROR(write_file_atomically(list, nul_separated));
+      auto again = git(call({"--literal-pathspecs", "add", "--ignore-errors",
+                             "--pathspec-from-file=" + list.string(), "--pathspec-file-nul"}));
+      fs::remove(list, ec);
+      if (!again) return again.status().prefixed("the diff of " + tree.path.string());
+    }
+  }
   GitCall show = call({"diff", "--cached", "--binary", "--no-color", "--no-ext-diff",
                        "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", b.treeish});
   show.cap = cap;

@@ -96,6 +96,19 @@ TEST_F(WorkTreesTest, TheDiffHasEditsNewFilesAndDeletionsAndApplies) {
   EXPECT_EQ(cut->patch.size(), 100u);
 }
 
+TEST_F(WorkTreesTest, AnEditThatPutBackSizeAndMtimeIsStillInThePatch) {
+  auto tree = trees_.make(repo_task("t9"));
+  ASSERT_TRUE(tree.ok()) << tree.status().message();
+  const std::string ref = (dir_.path() / "c1.ref").string();
+  sh("touch -r c1.txt " + ref + " && printf 'ONE\\n' > c1.txt && touch -r " + ref + " c1.txt",
+     tree->path);
+  auto d = trees_.diff(*tree, 1 << 20);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_NE(d->patch.find("-one\n+ONE"), std::string::npos) << d->patch;
+  EXPECT_EQ(d->patch.find("c2.txt"), std::string::npos) << d->patch;
+  EXPECT_FALSE(fs::exists(dir_.path() / "out/trees/t9.diff-paths"));
+}
+
 TEST_F(WorkTreesTest, ATreeThatRewroteItsGitFileCannotRedirectTheHostsGit) {
   auto tree = trees_.make(repo_task("t3"));
   ASSERT_TRUE(tree.ok()) << tree.status().message();
