@@ -70,9 +70,13 @@ Result<SessionLock> SessionLock::acquire(const std::filesystem::path& lock_file,
           session_id, holder, lock_file.string()));
     }
     if (!still_at_path(fd.get(), lock_file)) continue;  // a file its holder removed
+    // Written over whatever a dead holder left, then cut to its length. Never cut to zero
+    // first: ext4 flushes a file truncated to zero and written again when it is closed (its
+    // auto_da_alloc), half a millisecond at the end of every run, for a file that is then
+    // unlinked.
     std::string pid = fmt::format("{}\n", getpid());
-    if (ftruncate(fd.get(), 0) != 0 ||
-        pwrite(fd.get(), pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+    if (pwrite(fd.get(), pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size()) ||
+        ftruncate(fd.get(), static_cast<off_t>(pid.size())) != 0) {
       return Status::error(fmt::format("cannot write the lock file {}: {}", lock_file.string(),
                                        std::strerror(errno)));
     }

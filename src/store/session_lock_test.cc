@@ -45,6 +45,15 @@ TEST(SessionLock, HolderWritesItsPidAndRemovesTheFileWhenItLetsGo) {
   EXPECT_TRUE(std::filesystem::exists(file));
 }
 
+TEST(SessionLock, AFileADeadHolderLeftIsTakenAndHoldsOnlyTheNewPid) {
+  TempDir dir;
+  const auto file = dir.path() / "s1.lock";
+  std::ofstream(file) << "4194304 and more left by a holder that was killed\n";
+  auto lock = SessionLock::acquire(file, "s1");
+  ASSERT_TRUE(lock.ok()) << lock.message();
+  EXPECT_EQ(read_file(file), fmt::format("{}\n", getpid()));
+}
+
 TEST(SessionLock, AMovedFromLockRemovesNothing) {
   TempDir dir;
   const auto file = dir.path() / "s1.lock";
