@@ -67,7 +67,8 @@ class GroupSync {
 };
 
 // The -wal file of a database, opened by open() or the first flush and kept open. Opening
-// also fsyncs the folder, so a -wal file made by this run is found after a power loss.
+// also fsyncs the folder, so a -wal file made by this run is found after a power loss, and
+// marks the file (the extended attribute kFolderSyncedMark) so that later opens need not.
 // SQLite keeps the -wal file (rewinding it, never unlinking it) while any connection to the
 // database is open, so while the store's own connection lives this descriptor names the file
 // SQLite writes. Thread-safety: flush() may be called from one thread at a time (GroupSync
@@ -83,9 +84,15 @@ class WalFile {
   Status open();
   Status flush();
 
+  // How many times this object fsynced the folder (0 or 1).
+  int folder_syncs() const { return folder_syncs_; }
+
+  static constexpr char kFolderSyncedMark[] = "user.mecha.folder_synced";
+
  private:
   const std::filesystem::path path_;  // <db>-wal
   UniqueFd fd_;                       // opened by open() or the first flush
+  int folder_syncs_ = 0;
 };
 
 }  // namespace mecha::store

@@ -2,6 +2,8 @@
 // everyone who committed before it began, and a failed flush that stays failed.
 #include "store/group_sync.h"
 
+#include <sys/xattr.h>
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -103,6 +105,36 @@ TEST(WalFile, FlushesTheWalFileAndNamesAMissingOne) {
   WalFile wal(dir.path() / "s.db");
   EXPECT_TRUE(wal.flush().ok());
   EXPECT_TRUE(wal.flush().ok());  // the descriptor is kept
+}
+
+// The folder's entry is made durable once per -wal file: a later open of the same file skips
+// the folder's fsync, and a file made anew (deleted and created again) gets it again.
+TEST(WalFile, TheFolderIsSyncedOncePerWalFile) {
+  testing::TempDir dir;
+  const auto wal_path = dir.path() / "s.db-wal";
+  auto make = [&] {
+    std::FILE* f = std::fopen(wal_path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("frames", f);
+    std::fclose(f);
+  };
+  make();
+  if (::setxattr(wal_path.c_str(), "user.mecha.probe", "1", 1, 0) != 0) {
+    GTEST_SKIP() << "this file system keeps no user extended attributes";
+  }
+  WalFile first(dir.path() / "s.db");
+  ASSERT_TRUE(first.open().ok());
+  EXPECT_EQ(first.folder_syncs(), 1);
+  EXPECT_GT(::getxattr(wal_path.c_str(), WalFile::kFolderSyncedMark, nullptr, 0), 0);
+  WalFile second(dir.path() / "s.db");
+  ASSERT_TRUE(second.open().ok());
+  EXPECT_EQ(second.folder_syncs(), 0);
+
+  std::filesystem::remove(wal_path);
+  make();
+  WalFile renewed(dir.path() / "s.db");
+  ASSERT_TRUE(renewed.flush().ok());
+  EXPECT_EQ(renewed.folder_syncs(), 1);
 }
 
 }  // namespace
