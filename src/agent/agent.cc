@@ -74,6 +74,10 @@ std::vector<providers::ToolSpec> Agent::offered_tools(const RunContext& ctx) con
   return out;
 }
 
+void Agent::prepare_offer() const {
+  for (const auto& t : tools_.all()) (void)t->schema();
+}
+
 Compactor Agent::compactor_for(const RunContext& ctx) const {
   const int64_t window = spec_.context_window > 0
                              ? spec_.context_window

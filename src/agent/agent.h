@@ -53,6 +53,11 @@ class Agent {
   Outcome compact(RunContext& ctx, Conversation& conv, std::string_view instructions,
                   EventSink* sink) const;
 
+  // Builds what the first request will offer (each tool's schema, kept by the tool) ahead of
+  // it, for a caller with time to spare, such as one waiting for its store to open. Never
+  // needed: the first request builds what is not built yet.
+  void prepare_offer() const;
+
   const AgentSpec& spec() const { return spec_; }
   const tools::ToolRegistry& registry() const { return tools_; }
   const std::shared_ptr<providers::Provider>& provider() const { return provider_; }

@@ -82,6 +82,8 @@ int run_main(const RunOptions& opt) {
   }
 
   Json run_info{{"prompt", opt.task}, {"model", main_agent.provider()->model()}};
+  // The store is still opening, as a rule: the time goes to what the first request needs.
+  main_agent.prepare_offer();
   auto stores = std::move(opening.get());
   if (!stores) return report_failure(stores.status());
   auto session =
