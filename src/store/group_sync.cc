@@ -1,11 +1,14 @@
 #include "store/group_sync.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -73,10 +76,19 @@ Status WalFile::open() {
   }
   // The folder's entry for the -wal file, which may be new, must reach the disk too. That
   // is needed once per file, not once per run (a folder's fsync costs 0.3-3 ms here): the
-  // file is marked once its entry is durable, and a marked file has nothing to wait for.
-  // The mark is on the file itself, so a -wal file deleted and made again is a new, unmarked
-  // one. Where the file system keeps no extended attributes, every open syncs the folder.
-  if (::fgetxattr(fd.get(), kFolderSyncedMark, nullptr, 0) < 0) {
+  // file is marked with its inode number once its entry is durable, and a file whose mark
+  // names its own inode has nothing to wait for. The mark is on the file itself, so a -wal
+  // file deleted and made again is unmarked, and a copy (cp -a keeps extended attributes)
+  // names another inode. Where the file system keeps no extended attributes, every open
+  // syncs the folder.
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) {
+    return Status::error(fmt::format("cannot read {}: {}", path_.string(), std::strerror(errno)));
+  }
+  const std::string inode = std::to_string(st.st_ino);
+  char mark[32] = {};
+  const ssize_t marked = ::fgetxattr(fd.get(), kFolderSyncedMark, mark, sizeof mark - 1);
+  if (marked < 0 || std::string_view(mark, static_cast<size_t>(marked)) != inode) {
     UniqueFd dir(::open(path_.parent_path().empty() ? "." : path_.parent_path().c_str(),
                         O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!dir.valid() || ::fsync(dir.get()) != 0) {
@@ -85,7 +97,7 @@ Status WalFile::open() {
     }
     ++folder_syncs_;
     // Set only after the fsync returned; if it is lost, the next open syncs again.
-    (void)::fsetxattr(fd.get(), kFolderSyncedMark, "1", 1, 0);
+    (void)::fsetxattr(fd.get(), kFolderSyncedMark, inode.data(), inode.size(), 0);
   }
   fd_ = std::move(fd);
   return ok_status();

@@ -68,7 +68,8 @@ class GroupSync {
 
 // The -wal file of a database, opened by open() or the first flush and kept open. Opening
 // also fsyncs the folder, so a -wal file made by this run is found after a power loss, and
-// marks the file (the extended attribute kFolderSyncedMark) so that later opens need not.
+// marks the file (the extended attribute kFolderSyncedMark, its inode number) so that later
+// opens of that same file need not.
 // SQLite keeps the -wal file (rewinding it, never unlinking it) while any connection to the
 // database is open, so while the store's own connection lives this descriptor names the file
 // SQLite writes. Thread-safety: flush() may be called from one thread at a time (GroupSync

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 #include <vector>
 
@@ -135,6 +136,16 @@ TEST(WalFile, TheFolderIsSyncedOncePerWalFile) {
   WalFile renewed(dir.path() / "s.db");
   ASSERT_TRUE(renewed.flush().ok());
   EXPECT_EQ(renewed.folder_syncs(), 1);
+
+  // A copy carries the mark along (cp -a), but it names the original's inode.
+  ASSERT_EQ(std::system(("cp -a " + wal_path.string() + " " + wal_path.string() + ".copy && mv " +
+                         wal_path.string() + ".copy " + wal_path.string())
+                            .c_str()),
+            0);
+  ASSERT_GT(::getxattr(wal_path.c_str(), WalFile::kFolderSyncedMark, nullptr, 0), 0);
+  WalFile copied(dir.path() / "s.db");
+  ASSERT_TRUE(copied.open().ok());
+  EXPECT_EQ(copied.folder_syncs(), 1);
 }
 
 }  // namespace
