@@ -100,57 +100,53 @@ Result<TreeStamp> TreeStamp::take(const fs::path& root) {
   return stamp;
 }
 
-bool TreeStamp::unchanged(const fs::path& root) const {
+TreeStamp::Comparison TreeStamp::compare(const fs::path& root) const {
+  Comparison c;
   UniqueFd top = open_folder(AT_FDCWD, root.c_str());
   struct stat st {};
-  if (!top.valid() || ::fstat(top.get(), &st) != 0 || st.st_mode != root_mode_) return false;
+  if (!top.valid() || ::fstat(top.get(), &st) != 0) return c;
+  bool all_same = st.st_mode == root_mode_;
   size_t seen = 0;
-  // Descends only into recorded folders, so no deeper than the tree was when stamped.
-  auto check = [&](auto& self, int fd, const std::string& rel) -> bool {
+  // Descends only into recorded folders, so no deeper than the tree was when stamped (a new
+  // folder's files are all new to git anyway).
+  auto walk = [&](auto& self, int fd, const std::string& rel) -> void {
     auto listed = list_folder(fd, under(root, rel));
-    if (!listed) return false;
-    for (const Listed& l : *listed) {
-      std::string child = joined(rel, l.name);
-      auto it = entries_.find(child);
-      if (it == entries_.end() || !same(it->second, l.st)) return false;
-      ++seen;
-      if (!S_ISDIR(l.st.st_mode)) continue;
-      UniqueFd sub = open_folder(fd, l.name.c_str());
-      if (!sub.valid() || !self(self, sub.get(), child)) return false;
+    if (!listed) {
+      all_same = false;
+      return;
     }
-    return true;
-  };
-  return check(check, top.get(), "") && seen == entries_.size();
-}
-
-std::vector<std::string> TreeStamp::disguised(const fs::path& root) const {
-  std::vector<std::string> out;
-  UniqueFd top = open_folder(AT_FDCWD, root.c_str());
-  if (!top.valid()) return out;
-  // Descends only into recorded folders: a new one's files are all new to git anyway.
-  auto scan = [&](auto& self, int fd, const std::string& rel) -> void {
-    auto listed = list_folder(fd, under(root, rel));
-    if (!listed) return;
     for (const Listed& l : *listed) {
       std::string child = joined(rel, l.name);
       auto it = entries_.find(child);
-      if (it == entries_.end()) continue;
+      if (it == entries_.end()) {
+        all_same = false;
+        continue;
+      }
       const Entry& e = it->second;
+      const bool kept = same(e, l.st);
+      if (kept) {
+        ++seen;
+      } else {
+        all_same = false;
+      }
       if (S_ISDIR(l.st.st_mode)) {
         if (!S_ISDIR(e.mode)) continue;
         UniqueFd sub = open_folder(fd, l.name.c_str());
-        if (sub.valid()) self(self, sub.get(), child);
-        continue;
-      }
-      if (!same(e, l.st) && l.st.st_mode == e.mode && l.st.st_size == e.size &&
-          l.st.st_mtim.tv_sec == e.mtime) {
-        out.push_back(std::move(child));
+        if (!sub.valid()) {
+          all_same = false;
+          continue;
+        }
+        self(self, sub.get(), child);
+      } else if (!kept && l.st.st_mode == e.mode && l.st.st_size == e.size &&
+                 l.st.st_mtim.tv_sec == e.mtime) {
+        c.disguised.push_back(std::move(child));
       }
     }
   };
-  scan(scan, top.get(), "");
-  std::sort(out.begin(), out.end());
-  return out;
+  walk(walk, top.get(), "");
+  c.unchanged = all_same && seen == entries_.size();
+  std::sort(c.disguised.begin(), c.disguised.end());
+  return c;
 }
 
 Status TreeStamp::restore(const fs::path& root, const Recreate& recreate) {

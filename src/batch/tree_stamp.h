@@ -28,9 +28,19 @@ class TreeStamp {
   // folders is an error.
   static Result<TreeStamp> take(const std::filesystem::path& root);
 
-  // True when every entry under `root` is one recorded, unchanged, and none is missing.
-  // False also where `root` cannot be read whole.
-  bool unchanged(const std::filesystem::path& root) const;
+  // One walk of `root` against the record:
+  //   unchanged  every entry is one recorded, unchanged, and none is missing; false also
+  //              where `root` cannot be read whole;
+  //   disguised  the files and symlinks that are no longer the ones recorded (their inode or
+  //              ctime moved) yet keep the recorded type, permission bits, size and mtime
+  //              second: changes that git, comparing only those (core.checkStat=minimal),
+  //              would take for untouched. Relative paths, sorted.
+  struct Comparison {
+    bool unchanged = false;
+    std::vector<std::string> disguised;
+  };
+  Comparison compare(const std::filesystem::path& root) const;
+  bool unchanged(const std::filesystem::path& root) const { return compare(root).unchanged; }
 
   // Makes `root` hold what was recorded again: entries that changed or were added are
   // removed (never following a symlink), and `recreate(relative path, destination)` puts
@@ -40,11 +50,9 @@ class TreeStamp {
   using Recreate = std::function<Status(const std::string&, const std::filesystem::path&)>;
   Status restore(const std::filesystem::path& root, const Recreate& recreate);
 
-  // The files and symlinks under `root` that are no longer the ones recorded (their inode or
-  // ctime moved) yet keep the recorded type, permission bits, size and mtime second: changes
-  // that git, comparing only those (core.checkStat=minimal), would take for untouched.
-  // Relative paths, sorted; empty also where `root` cannot be read.
-  std::vector<std::string> disguised(const std::filesystem::path& root) const;
+  std::vector<std::string> disguised(const std::filesystem::path& root) const {
+    return compare(root).disguised;
+  }
 
   size_t size() const { return entries_.size(); }
 

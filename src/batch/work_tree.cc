@@ -509,7 +509,9 @@ Status WorkTrees::prepare_spare(const Task& task) {
 
 Result<Diff> WorkTrees::diff(const WorkTree& tree, size_t cap) {
   // Every entry the very one the tree was handed out with: nothing to ask git.
-  if (tree.stamp && tree.stamp->unchanged(tree.path)) return Diff{};
+  TreeStamp::Comparison compared;
+  if (tree.stamp) compared = tree.stamp->compare(tree.path);
+  if (compared.unchanged) return Diff{};
   const Baseline& b = *tree.baseline;
   // A scratch index beside the tree, outside it, seeded with the baseline's (git then only
   // hashes what the index cannot vouch for).
@@ -535,19 +537,17 @@ Result<Diff> WorkTrees::diff(const WorkTree& tree, size_t cap) {
                          "--ignore-errors", "."}));
   if (!added) return added.status().prefixed("the diff of " + tree.path.string());
   // A file rewritten and given back its size and mtime passed for untouched there. The
-  // stamp knows it was not: those are added again with git's full check, whose inode and
-  // ctime differ from the index's, so git hashes them.
-  if (tree.stamp) {
-    if (std::vector<std::string> hidden = tree.stamp->disguised(tree.path); !hidden.empty()) {
-      fs::path list = trees_ / (tree.path.filename().string() + ".diff-paths");
-      std::string nul_separated;
-      for (const std::string& p : hidden) nul_separated += p + '\0';
-      MECHA_RETURN_IF_ERROR(write_file_atomically(list, nul_separated));
-      auto again = git(call({"--literal-pathspecs", "add", "--ignore-errors",
-                             "--pathspec-from-file=" + list.string(), "--pathspec-file-nul"}));
-      fs::remove(list, ec);
-      if (!again) return again.status().prefixed("the diff of " + tree.path.string());
-    }
+  // stamp's walk above knew it was not: those are added again with git's full check, whose
+  // inode and ctime differ from the index's, so git hashes them.
+  if (!compared.disguised.empty()) {
+    fs::path list = trees_ / (tree.path.filename().string() + ".diff-paths");
+    std::string nul_separated;
+    for (const std::string& p : compared.disguised) nul_separated += p + '\0';
+    MECHA_RETURN_IF_ERROR(write_file_atomically(list, nul_separated));
+    auto again = git(call({"--literal-pathspecs", "add", "--ignore-errors",
+                           "--pathspec-from-file=" + list.string(), "--pathspec-file-nul"}));
+    fs::remove(list, ec);
+    if (!again) return again.status().prefixed("the diff of " + tree.path.string());
   }
   GitCall show = call({"diff", "--cached", "--binary", "--no-color", "--no-ext-diff",
                        "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", b.treeish});
