@@ -95,21 +95,42 @@ Result<std::string> git(const GitCall& call) {
   return out;
 }
 
-// Holds an exclusive flock on a file for its lifetime: baselines are made once per cache,
-// whichever process or thread gets there first.
-class CacheLock {
+// Holds an exclusive flock for its lifetime. On a file in the cache: baselines are made once
+// per cache, whichever process or thread gets there first. On a repository's git dir: what
+// changes its worktree registrations is done one at a time (see RepoLock below).
+class HeldFlock {
  public:
-  static Result<CacheLock> take(const fs::path& file) {
-    UniqueFd fd(::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
-    if (!fd.valid()) return errno_status("opening " + file.string());
-    while (::flock(fd.get(), LOCK_EX) != 0)
-      if (errno != EINTR) return errno_status("locking " + file.string());
-    return CacheLock(std::move(fd));
+  static Result<HeldFlock> take(const fs::path& file) {
+    return take_fd(UniqueFd(::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)), file);
+  }
+  static Result<HeldFlock> take_folder(const fs::path& dir) {
+    return take_fd(UniqueFd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)), dir);
   }
 
  private:
-  explicit CacheLock(UniqueFd fd) : fd_(std::move(fd)) {}
+  static Result<HeldFlock> take_fd(UniqueFd fd, const fs::path& what) {
+    if (!fd.valid()) return errno_status("opening " + what.string());
+    while (::flock(fd.get(), LOCK_EX) != 0)
+      if (errno != EINTR) return errno_status("locking " + what.string());
+    return HeldFlock(std::move(fd));
+  }
+  explicit HeldFlock(UniqueFd fd) : fd_(std::move(fd)) {}
   UniqueFd fd_;  // closing it lets go
+};
+
+// While git adds a worktree it reads every registration in the repository, and dies on one
+// half written; it takes no lock of its own. So every mecha process and thread adds and
+// removes registrations under one flock on the repository's git dir (each open of it is a
+// lock of its own, so threads exclude each other too). Where the filesystem has no flock
+// the work goes on unlocked, as it would with git alone.
+class RepoLock {
+ public:
+  explicit RepoLock(const fs::path& git_dir) {
+    if (auto lock = HeldFlock::take_folder(git_dir)) lock_ = std::move(*lock);
+  }
+
+ private:
+  std::optional<HeldFlock> lock_;
 };
 
 std::string first_line(std::string_view s) {
@@ -137,11 +158,35 @@ Status date_in_the_past(const fs::path& dir) {
 }
 
 // Removes the repository's registrations of a worktree at `tree` (what a killed run left).
-void forget_worktree(const fs::path& git_dir, const fs::path& tree) {
+void forget_worktree(const RepoLock&, const fs::path& git_dir, const fs::path& tree) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(git_dir / "worktrees", ec)) {
     auto where = read_file_text(entry.path() / "gitdir");
     if (where && fs::path(first_line(*where)) == tree / ".git") (void)remove_tree(entry.path());
+  }
+}
+
+// Removes the registrations of worktrees under `ours` that a killed `git worktree add` left
+// half written: still locked (git locks a worktree while adding it, and mecha never does),
+// or without its common dir. git is mecha's child and dies with it, so one killed batch can
+// leave such a registration, on which every later add in the repository would die. With
+// the repository's lock held, no add of mecha's is under way to be mistaken for one.
+void forget_half_written(const RepoLock&, const fs::path& git_dir,
+                         const std::vector<fs::path>& ours) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(git_dir / "worktrees", ec)) {
+    auto where = read_file_text(entry.path() / "gitdir");
+    if (!where) continue;
+    fs::path tree = fs::path(first_line(*where)).lexically_normal();
+    bool mine = std::any_of(ours.begin(), ours.end(), [&](const fs::path& root) {
+      auto rel = tree.lexically_relative(root);
+      return !rel.empty() && *rel.begin() != "..";
+    });
+    if (!mine) continue;
+    struct stat st {};
+    bool locked = ::lstat((entry.path() / "locked").c_str(), &st) == 0;
+    bool no_common = ::stat((entry.path() / "commondir").c_str(), &st) != 0 || st.st_size == 0;
+    if (locked || no_common) (void)remove_tree(entry.path());
   }
 }
 
@@ -184,7 +229,7 @@ void WorkTrees::remove_stale_spares() {
       fs::path git_dir = text ? fs::path(first_line(*text)) : fs::path();
       fs::path spare = record.path();
       spare.replace_extension();
-      if (git_dir.is_absolute()) forget_worktree(git_dir, spare);
+      if (git_dir.is_absolute()) forget_worktree(RepoLock(git_dir), git_dir, spare);
     }
     (void)remove_tree(entry.path());
   }
@@ -264,7 +309,7 @@ Status WorkTrees::put_right(WorkTree& tree) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(tree.worktree_git_dir, ec)) {
     std::string name = entry.path().filename().string();
-    if (name != "commondir" && name != "gitdir" && name != "logs")
+    if (name != "commondir" && name != "gitdir" && name != "logs" && name != "HEAD")
       MECHA_RETURN_IF_ERROR(remove_tree(entry.path()));
   }
   if (ec) return Status::error("reading " + tree.worktree_git_dir.string() + ": " + ec.message());
@@ -282,7 +327,7 @@ Status WorkTrees::point_back(const WorkTree& tree) {
 
 Result<fs::path> WorkTrees::shadow_repo() {
   fs::path repo = cache_ / "shadow.git";
-  auto lock = CacheLock::take(cache_ / "shadow.lock");
+  auto lock = HeldFlock::take(cache_ / "shadow.lock");
   if (!lock) return lock.status();
   if (fs::exists(repo / "HEAD")) return repo;
   auto made = git({{"init", "-q", "--bare", repo.string()}});
@@ -308,7 +353,7 @@ Result<std::shared_ptr<const Baseline>> WorkTrees::make_repo_baseline(const Task
   fs::path home = cache_ / ("commit-" + b->treeish);
   b->files = home / "files";
   b->index = home / "index";
-  auto lock = CacheLock::take(cache_ / ("commit-" + b->treeish + ".lock"));
+  auto lock = HeldFlock::take(cache_ / ("commit-" + b->treeish + ".lock"));
   if (!lock) return lock.status();
   if (fs::exists(home / "ready")) return std::shared_ptr<const Baseline>(b);
   MECHA_RETURN_IF_ERROR(remove_tree(home));
@@ -353,7 +398,7 @@ Result<std::shared_ptr<const Baseline>> WorkTrees::make_dir_baseline(const Task&
   std::string key = sha256_hex(fs::absolute(task.dir).string()).substr(0, 16);
   fs::path home = cache_ / ("dir-" + key);
   b->index = home / "index";
-  auto lock = CacheLock::take(cache_ / ("dir-" + key + ".lock"));
+  auto lock = HeldFlock::take(cache_ / ("dir-" + key + ".lock"));
   if (!lock) return lock.status();
   if (auto done = read_file_text(home / "ready"); done && !first_line(*done).empty()) {
     b->treeish = first_line(*done);
@@ -421,7 +466,10 @@ Result<WorkTree> WorkTrees::make(const Task& task) {
     fs::path record = spare_record(spare->path);
     // A killed earlier run of this task may have left its worktree's registration too, with
     // its way back to this path, which the spare is about to take.
-    if (!spare->worktree_git_dir.empty()) forget_worktree(spare->baseline->git_dir, tree.path);
+    if (!spare->worktree_git_dir.empty()) {
+      const fs::path& git_dir = spare->baseline->git_dir;
+      forget_worktree(RepoLock(git_dir), git_dir, tree.path);
+    }
     if (::rename(spare->path.c_str(), tree.path.c_str()) == 0) {
       spare->path = tree.path;
       if (put_right(*spare).ok()) {
@@ -447,13 +495,17 @@ Result<WorkTree> WorkTrees::make_new(std::shared_ptr<const Baseline> baseline,
     std::vector<std::string> add = {"-C",     b.repo,          "worktree", "add",
                                     "-q",     "--no-checkout", "--detach", tree.path.string(),
                                     b.treeish};
-    auto added = git({add});
-    if (!added) {
-      // A run killed while its tree was being added leaves the registration behind, locked
-      // ("initializing"), which neither add nor prune will touch: forget it, then add again.
-      forget_worktree(b.git_dir, tree.path);
-      added = git({add});
-    }
+    auto added = [&] {
+      RepoLock lock(b.git_dir);
+      auto first = git({add});
+      if (first) return first;
+      // A run killed while its tree was being added leaves the registration behind, locked,
+      // which neither add nor prune will touch, and on which any add dies: forget it (and
+      // any other of ours a killed add left), then add again.
+      forget_worktree(lock, b.git_dir, tree.path);
+      forget_half_written(lock, b.git_dir, {trees_, cache_});
+      return git({add});
+    }();
     if (!added) return added.status().prefixed(fmt::format("repo {}", b.repo));
     auto dot_git = read_file_text(tree.path / ".git");
     if (!dot_git) return dot_git.status();
@@ -493,7 +545,10 @@ Status WorkTrees::prepare_spare(const Task& task) {
   auto tree = make_new(*baseline, path);
   if (!tree) {
     (void)remove_tree(path);
-    if (!(*baseline)->repo.empty()) forget_worktree((*baseline)->git_dir, path);
+    if (!(*baseline)->repo.empty()) {
+      const fs::path& git_dir = (*baseline)->git_dir;
+      forget_worktree(RepoLock(git_dir), git_dir, path);
+    }
     fs::remove(spare_record(path), ec);
     return tree.status();
   }
@@ -564,8 +619,10 @@ Status WorkTrees::remove(const WorkTree& tree) {
   MECHA_RETURN_IF_ERROR(remove_tree(tree.path));
   if (!tree.worktree_git_dir.empty()) {
     // Only a folder git itself would have made for this worktree.
-    if (tree.worktree_git_dir.parent_path().filename() == "worktrees")
+    if (tree.worktree_git_dir.parent_path().filename() == "worktrees") {
+      RepoLock lock(tree.baseline->git_dir);
       MECHA_RETURN_IF_ERROR(remove_tree(tree.worktree_git_dir));
+    }
   }
   return ok_status();
 }

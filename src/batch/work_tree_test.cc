@@ -1,10 +1,13 @@
 #include "batch/work_tree.h"
 
+#include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <fstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -354,6 +357,45 @@ TEST_F(WorkTreesTest, APreparedSpareIsTheNextTasksTree) {
             std::string::npos);
   EXPECT_EQ(sh("git worktree list | wc -l", dir_.path() / "repo"), "2\n");  // no second one
   EXPECT_EQ(sh("ls spares-*/ | wc -l", dir_.path() / "out/cache"), "0\n");  // nor a record
+}
+
+TEST_F(WorkTreesTest, ARegistrationAKilledAddLeftHalfWrittenDoesNotStopTheNextTree) {
+  // A user's own worktree, locked: not mecha's to touch.
+  sh("git worktree add -q --detach ../mine && git worktree lock ../mine", dir_.path() / "repo");
+  auto dead = trees_.make(repo_task("dead", "v1"));
+  ASSERT_TRUE(dead.ok()) << dead.status().message();
+  // git dies with the batch that ran it: this one was killed between creating the common
+  // dir's file and writing it, still locked "initializing". Every add now dies on it.
+  fs::path registration = dead->worktree_git_dir;
+  std::ofstream(registration / "commondir", std::ios::trunc).close();
+  std::ofstream(registration / "locked") << "initializing";
+  ASSERT_NE(sh("git worktree add -q --detach ../probe 2>&1; echo $?", dir_.path() / "repo"), "0\n");
+  auto next = trees_.make(repo_task("next", "v1"));
+  ASSERT_TRUE(next.ok()) << next.status().message();
+  EXPECT_FALSE(fs::exists(registration));
+  EXPECT_EQ(sh("git status --porcelain", next->path), "");
+  std::string list = sh("git worktree list", dir_.path() / "repo");
+  EXPECT_NE(list.find((dir_.path() / "mine").string()), std::string::npos) << list;
+  EXPECT_NE(list.find(next->path.string()), std::string::npos) << list;
+}
+
+TEST_F(WorkTreesTest, NoTreeIsAddedWhileAnotherHoldsTheRepositorysLock) {
+  // What every shard and thread takes before it adds or removes a registration.
+  UniqueFd git_dir(::open((dir_.path() / "repo/.git").c_str(), O_RDONLY | O_DIRECTORY));
+  ASSERT_EQ(::flock(git_dir.get(), LOCK_EX), 0);
+  std::atomic<bool> done = false;
+  std::thread maker([&] {
+    auto t = trees_.make(repo_task("waits", "v1"));
+    EXPECT_TRUE(t.ok()) << t.status().message();
+    done = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(done);
+  EXPECT_EQ(sh("git worktree list | wc -l", dir_.path() / "repo"), "1\n");
+  ::flock(git_dir.get(), LOCK_UN);
+  maker.join();
+  EXPECT_TRUE(done);
+  EXPECT_EQ(sh("git worktree list | wc -l", dir_.path() / "repo"), "2\n");
 }
 
 }  // namespace
