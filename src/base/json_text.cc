@@ -171,7 +171,10 @@ class Writer {
   }
 
  private:
-  void grow(size_t need) { out_.resize(std::max(out_.size() * 2, used_ + need + 256)); }
+  // Room for `need` more bytes and a little: the string's own growth doubles its capacity
+  // when it must move, and a short value appended to a long text (a body's model name)
+  // neither moves nor zero-fills the text's length again.
+  void grow(size_t need) { out_.resize(used_ + need + 256); }
 
   std::string& out_;
   size_t used_;

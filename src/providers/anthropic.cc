@@ -1,5 +1,7 @@
 #include "providers/anthropic.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "base/json_text.h"
@@ -49,6 +51,21 @@ Json messages_json(const std::vector<Message>& in, bool cache) {
   return messages;
 }
 
+// One element of messages_json(...) as text, "" for a message it leaves out.
+std::string message_text(const Message& m, bool breakpoint) {
+  Json content = content_json(m);
+  if (content.empty()) return "";
+  if (breakpoint) content.back()["cache_control"] = kEphemeral;
+  return dump_json({{"role", std::string(role_name(m.role))}, {"content", std::move(content)}});
+}
+
+bool has_content(const Message& m) {
+  return std::any_of(m.blocks.begin(), m.blocks.end(), [](const Block& b) {
+    const auto* t = std::get_if<TextBlock>(&b);
+    return t == nullptr || !t->text.empty();
+  });
+}
+
 // REQUIRES: !system.empty()
 Json system_json(const std::string& system, bool cache) {
   Json block = {{"type", "text"}, {"text", system}};
@@ -83,12 +100,31 @@ std::string AnthropicBodyWriter::write(const CompletionRequest& request, const s
                                        int max_tokens, bool cache) {
   // The keys in the order nlohmann's objects keep them (sorted), so that the text is
   // dump_json(anthropic_request_body(...)) to the byte.
-  std::string out = "{\"max_tokens\":" + std::to_string(max_tokens) + ",\"messages\":";
-  append_json(out, messages_json(request.messages, cache));
-  out += ",\"model\":";
+  std::string out = "{\"max_tokens\":" + std::to_string(max_tokens) + ",\"messages\":[";
+  const std::vector<Message>& messages = request.messages;
+  // With caching, the last two messages that have content carry a breakpoint, so their text
+  // changes at the next turn: written afresh. Those before are kept.
+  size_t fresh_from = messages.size();
+  for (int marked = 0; cache && marked < 2 && fresh_from > 0;) {
+    if (has_content(messages[--fresh_from])) ++marked;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  out.reserve(last_size_ + last_size_ / 8);  // one allocation, most turns
+  bool first = true;
+  auto add = [&](const std::string& text) {
+    if (text.empty()) return;
+    if (!first) out += ',';
+    out += text;
+    first = false;
+  };
+  for (const std::string* text : messages_.texts(
+           messages, fresh_from, [](const Message& m) { return message_text(m, false); })) {
+    add(*text);
+  }
+  for (size_t i = fresh_from; i < messages.size(); ++i) add(message_text(messages[i], cache));
+  out += "],\"model\":";
   append_json(out, Json(model));
   out += ",\"stream\":true";
-  std::lock_guard<std::mutex> lock(mu_);
   if (!request.system.empty()) {
     out += ",\"system\":";
     out += system_.get(request.system, cache,
@@ -100,6 +136,7 @@ std::string AnthropicBodyWriter::write(const CompletionRequest& request, const s
                       [&] { return dump_json(tools_json(request.tools, cache)); });
   }
   out += '}';
+  last_size_ = out.size();
   return out;
 }
 

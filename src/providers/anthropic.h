@@ -33,6 +33,7 @@
 #include "config/config.h"
 #include "providers/event_stream.h"
 #include "providers/http.h"
+#include "providers/kept_messages.h"
 #include "providers/kept_text.h"
 #include "providers/provider.h"
 #include "providers/reply_limits.h"
@@ -57,6 +58,8 @@ class AnthropicBodyWriter {
   std::mutex mu_;
   KeptText<std::string> system_;
   KeptText<std::vector<ToolSpec>> tools_;
+  KeptMessages messages_;
+  size_t last_size_ = 0;  // of the last body written
 };
 
 // Decodes one streamed answer. Not thread-safe: one per call.

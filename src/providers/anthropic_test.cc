@@ -630,5 +630,40 @@ TEST(AnthropicBodyWriter, WritesWhatDumpingTheBodyWouldToTheByteAsTheRequestsCha
   }
 }
 
+TEST(AnthropicBodyWriter, ConversationsThatGrowChangeAndTakeTurnsAreWrittenToTheByte) {
+  AnthropicBodyWriter writer;
+  CompletionRequest a, b;
+  a.system = b.system = "You are mecha.";
+  a.tools = b.tools = {testing::bash_tool_spec()};
+  a.messages.push_back(Message::user_text("task a"));
+  b.messages.push_back(Message::user_text("task b"));
+  auto check = [&](const CompletionRequest& r, bool flag) {
+    EXPECT_EQ(writer.write(r, "claude-x", 256, flag),
+              dump_json(anthropic_request_body(r, "claude-x", 256, flag)));
+  };
+  for (int turn = 0; turn < 6; ++turn) {
+    for (CompletionRequest* r : {&a, &b}) {
+      Message call;
+      call.role = Role::kAssistant;
+      call.blocks = {ToolUseBlock{"t" + std::to_string(turn), "Bash",
+                                  Json{{"command", "echo " + std::to_string(turn)}}, "", ""}};
+      r->messages.push_back(call);
+      Message result;
+      result.blocks = {ToolResultBlock{"t" + std::to_string(turn), "out\n", turn % 2 == 1}};
+      r->messages.push_back(result);
+      if (turn == 3) r->messages.push_back(Message::assistant_text(""));  // left out
+      check(*r, turn % 3 != 2);
+    }
+  }
+  // A compaction rewrites the start of one conversation, after which it grows again.
+  a.messages.erase(a.messages.begin() + 1, a.messages.begin() + 7);
+  a.messages[0] = Message::user_text("summary of task a");
+  check(a, true);
+  check(b, true);
+  a.messages.push_back(Message::assistant_text("done"));
+  check(a, true);
+  check(a, false);
+}
+
 }  // namespace
 }  // namespace mecha::providers

@@ -46,6 +46,18 @@ void append_messages(const Message& m, Json& out) {
   if (has_text) out.push_back({{"role", "user"}, {"content", text}});
 }
 
+// What append_messages(m, ...) adds, as the text between a JSON array's brackets.
+std::string messages_text(const Message& m) {
+  Json parts = Json::array();
+  append_messages(m, parts);
+  std::string text;
+  for (const Json& part : parts) {
+    if (!text.empty()) text += ',';
+    append_json(text, part);
+  }
+  return text;
+}
+
 std::string stop_reason_of(const std::string& finish_reason, bool has_tool_calls) {
   if (finish_reason == "tool_calls" || finish_reason == "function_call") return "tool_use";
   // Some servers say "stop" after tool calls; the calls are what the loop acts on.
@@ -104,27 +116,31 @@ std::string OpenAiBodyWriter::write(const CompletionRequest& request, const std:
   std::string out = openai_itself ? "{\"max_completion_tokens\":" : "{\"max_tokens\":";
   out += std::to_string(max_tokens);
   out += ",\"messages\":[";
-  Json rest = Json::array();
-  for (const auto& m : request.messages) append_messages(m, rest);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!request.system.empty()) {
-      out += system_.get(request.system, false,
-                         [&] { return dump_json(system_message(request.system)); });
-      if (!rest.empty()) out += ',';
-    }
+  std::lock_guard<std::mutex> lock(mu_);
+  out.reserve(last_size_ + last_size_ / 8);  // one allocation, most turns
+  bool first = true;
+  auto add = [&](const std::string& text) {
+    if (text.empty()) return;
+    if (!first) out += ',';
+    out += text;
+    first = false;
+  };
+  if (!request.system.empty())
+    add(system_.get(request.system, false,
+                    [&] { return dump_json(system_message(request.system)); }));
+  for (const std::string* text :
+       messages_.texts(request.messages, request.messages.size(), messages_text)) {
+    add(*text);
   }
-  std::string rest_text = dump_json(rest);  // "[...]": its inside joins the system message
-  out.append(rest_text, 1, rest_text.size() - 2);
   out += "],\"model\":";
   append_json(out, Json(model));
   out += ",\"stream\":true,\"stream_options\":{\"include_usage\":true}";
   if (!request.tools.empty()) {
-    std::lock_guard<std::mutex> lock(mu_);
     out += ",\"tools\":";
     out += tools_.get(request.tools, false, [&] { return dump_json(tools_json(request.tools)); });
   }
   out += '}';
+  last_size_ = out.size();
   return out;
 }
 
