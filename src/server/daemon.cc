@@ -124,7 +124,8 @@ Status Daemon::serve(UniqueFd listener) {
     }
     if (draining_) {
       std::lock_guard<std::mutex> lock(running_mu_);
-      if (running_.empty()) break;
+      // Done once no turn runs and every turn's closing frames went out.
+      if (running_.empty() && closing_ == 0) break;
       if (!cancelled_all && std::chrono::steady_clock::now() >= drain_deadline) {
         for (const auto& s : running_) s->cancel_turn();
         cancelled_all = true;
@@ -287,13 +288,12 @@ void Daemon::start_turn(const std::shared_ptr<Connection>& c, const wire::UserTu
   std::shared_ptr<LiveSession> session =
       take_turn_slot(c, "wait for its turn_done or cancel it first");
   if (!session) return;
-  workers_->post([this, c, session, text = turn.text] {
+  workers_->post([this, c, session, text = turn.text]() mutable {
     std::vector<wire::Frame> closing = run_turn(options_.turns, *session, c, text);
     session->end_turn();
+    let_go(std::move(session));
     for (const wire::Frame& f : closing) c->send_waiting(f);
-    // Last, so a drain waits until the turn's turn_done went out.
-    std::lock_guard<std::mutex> lock(running_mu_);
-    running_.erase(session);
+    closed_one();
   });
 }
 
@@ -320,7 +320,7 @@ void Daemon::replay_history(const std::shared_ptr<Connection>& c) {
       take_turn_slot(c, "its history can be asked for once its turn_done has arrived");
   if (!session) return;
   // Reading and parsing the log is a worker's job: the loop never waits on it.
-  workers_->post([this, c, session] {
+  workers_->post([this, c, session]() mutable {
     std::vector<wire::Frame> frames;
     auto records = session->log().records();
     if (records) {
@@ -332,10 +332,27 @@ void Daemon::replay_history(const std::shared_ptr<Connection>& c) {
     // client may answer it with a user_turn.
     for (size_t i = 0; i + 1 < frames.size(); ++i) c->send_waiting(frames[i]);
     session->end_turn();
+    let_go(std::move(session));
     c->send_waiting(frames.back());
+    closed_one();
+  });
+}
+
+void Daemon::let_go(std::shared_ptr<LiveSession> session) {
+  // Before the frame that frees the session goes out: a client that has it may resume the
+  // session on another connection at once, which the worker's reference would refuse
+  // (session_busy) for as long as it lived.
+  {
     std::lock_guard<std::mutex> lock(running_mu_);
     running_.erase(session);
-  });
+    ++closing_;
+  }
+  session.reset();  // outside the lock: the last reference closes the session's log
+}
+
+void Daemon::closed_one() {
+  std::lock_guard<std::mutex> lock(running_mu_);
+  --closing_;
 }
 
 void Daemon::detach(const std::shared_ptr<Connection>& c) { c->session.reset(); }

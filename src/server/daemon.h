@@ -89,6 +89,10 @@ class Daemon {
   std::shared_ptr<LiveSession> take_turn_slot(const std::shared_ptr<Connection>& c,
                                               std::string_view when_busy);
   void detach(const std::shared_ptr<Connection>& c);
+  // A worker done with a turn (or a replay): drops its hold on the session before the frame
+  // that frees it goes out, then closed_one() once its last frame went out.
+  void let_go(std::shared_ptr<LiveSession> session);
+  void closed_one();
   // Why a peer that connected to the listener may not be served, or nullopt.
   std::optional<wire::Error> refusal_of(int fd) const;
   void log(const std::string& message) const;
@@ -107,6 +111,7 @@ class Daemon {
 
   std::mutex running_mu_;
   std::set<std::shared_ptr<LiveSession>> running_;  // GUARDED_BY(running_mu_)
+  int closing_ = 0;  // GUARDED_BY(running_mu_): turns let go whose last frames are going out
 
   std::unique_ptr<WorkerPool> workers_;  // last: joined first
 };

@@ -448,7 +448,8 @@ TEST(Daemon, HistoryReplaysThePastTurnsOfAResumedSessionAsTheirFrames) {
   }
   auto c = h.connect();
   ASSERT_TRUE(c);
-  ASSERT_TRUE(c->open(id).ok());
+  auto resumed = c->open(id);
+  ASSERT_TRUE(resumed.ok()) << resumed.status().message();
   ASSERT_TRUE(c->send(wire::History{}).ok());
   std::vector<wire::Frame> frames;
   while (auto d = c->receive()) {
