@@ -5,14 +5,18 @@
 // mcp/child_process.h keeps a server running.
 //
 // In the child, in this order: setsid; PR_SET_PDEATHSIG (SIGKILL when the THREAD that
-// spawned it ends) and exit if the parent is already gone; the signal mask emptied and
-// SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD set back to their default; chdir;
-// `setup`; the streams onto 0, 1, 2; the exec report pipe onto 3 (close-on-exec);
-// pass_fds onto 4, 5, ...; every other descriptor above those closed; execvpe. A failure
-// at any step is reported to the parent and the child exits 127 before exec.
+// spawned it ends) and exit if the parent is already gone; every handler the caller
+// installed, and SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD, set back to their
+// default, then the signal mask emptied; chdir; `setup`; the streams onto 0, 1, 2; the exec
+// report pipe onto 3 (close-on-exec); pass_fds onto 4, 5, ...; every other descriptor above
+// those closed; execvpe. A failure at any step is reported to the parent and the child
+// exits 127 before exec.
+//
+// The child shares the caller's memory until its exec (as with vfork; the calling thread
+// waits), so nothing of the caller's is copied, and it starts with every signal blocked.
 //
 // Thread-safety: may be called from several threads at once; everything the child needs is
-// built before fork, so the child neither allocates nor takes a lock.
+// built before it starts, so the child neither allocates nor takes a lock.
 #pragma once
 
 #include <sys/types.h>
@@ -55,7 +59,7 @@ struct SpawnOptions {
   std::function<int()> setup{};
 };
 
-// Forks and execs; returns the child's pid once exec has succeeded. Fails when fork, a
+// Starts the child; returns its pid once exec has succeeded. Fails when starting it, a
 // step before exec, or exec itself failed ("cannot run 'prog' in /dir: No such file or
 // directory"); the failed child is reaped then. The caller closes its copies of the
 // child's ends and reaps the child.
