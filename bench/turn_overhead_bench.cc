@@ -80,19 +80,32 @@ double seconds_since(Clock::time_point t0, Clock::time_point t) {
 struct Seen {
   Clock::time_point arrived;
   int tool_results = 0;
+  int ran = 0;  // of those, the ones that are what `echo step K` prints: the shell ran it
   bool answered_tool_call = false;
 };
 
-int count_tool_results(const Json& body) {
-  int n = 0;
-  if (!body.contains("messages") || !body["messages"].is_array()) return 0;
+// The text of a tool_result's content (a string, or text blocks).
+std::string result_text(const Json& content) {
+  if (content.is_string()) return content.get<std::string>();
+  std::string text;
+  if (content.is_array())
+    for (const auto& b : content)
+      if (b.is_object() && b.value("type", "") == "text") text += b.value("text", "");
+  return text;
+}
+
+void count_tool_results(const Json& body, Seen* s) {
+  if (!body.contains("messages") || !body["messages"].is_array()) return;
   for (const auto& m : body["messages"]) {
     if (!m.is_object() || !m.contains("content") || !m["content"].is_array()) continue;
     for (const auto& b : m["content"]) {
-      if (b.is_object() && b.value("type", "") == "tool_result") ++n;
+      if (!b.is_object() || b.value("type", "") != "tool_result") continue;
+      ++s->tool_results;
+      // A refused or failed call answers with why; only a run command prints its step.
+      const std::string want = "step " + std::to_string(s->tool_results);
+      if (result_text(b.value("content", Json())).rfind(want, 0) == 0) ++s->ran;
     }
   }
-  return n;
 }
 
 // Arguments for the shell tool from its schema, as mockmodel.py's _args_for_schema builds
@@ -238,7 +251,7 @@ class ScriptedModel {
         if (t.is_object() && t.value("name", "") == "Bash") tool = &t;
       }
     }
-    s.tool_results = count_tool_results(*body);
+    count_tool_results(*body, &s);
     int turns = 0;
     int serial = 0;
     {
@@ -382,7 +395,11 @@ fs::path make_home(const fs::path& base, const std::string& mode, int n, int por
   std::ofstream(home / ".config" / "mecha" / "config.toml")
       << "[providers.mock]\nkind = \"anthropic\"\nbase_url = \"http://127.0.0.1:" << port
       << "\"\nmodel = \"mock-model\"\napi_key_env = \"MOCK_API_KEY\"\n[sandbox]\nmode = \"" << mode
-      << "\"\n";
+      << "\"\n"
+      // As the other clients are run (Claude Code with --dangerously-skip-permissions): with
+      // no terminal to ask at, the default mode would refuse every Bash call, and the run
+      // would measure refusals instead of the shell.
+      << "[permissions]\ndefaultMode = \"bypassPermissions\"\n";
   return home;
 }
 
@@ -478,6 +495,9 @@ Run run_once(const fs::path& mecha, const Series& s, const fs::path& base, Scrip
     r.why = "the model saw " + std::to_string(seen.empty() ? -1 : seen.back().tool_results) +
             " tool results and asked for " + std::to_string(answered) + " calls, not " +
             std::to_string(s.n);
+  } else if (seen.back().ran != s.n) {
+    r.why = std::to_string(s.n - seen.back().ran) + " of the " + std::to_string(s.n) +
+            " calls were not run (refused or failed)";
   } else if (!left.empty()) {
     r.why = std::to_string(left.size()) + " processes left in the run's group";
   }
