@@ -110,18 +110,13 @@ std::string AnthropicBodyWriter::write(const CompletionRequest& request, const s
   }
   std::lock_guard<std::mutex> lock(mu_);
   out.reserve(last_size_ + last_size_ / 8);  // one allocation, most turns
-  bool first = true;
-  auto add = [&](const std::string& text) {
-    if (text.empty()) return;
-    if (!first) out += ',';
-    out += text;
-    first = false;
-  };
+  ElementWriter elements(out);
   for (const std::string* text : messages_.texts(
            messages, fresh_from, [](const Message& m) { return message_text(m, false); })) {
-    add(*text);
+    elements.add(*text);
   }
-  for (size_t i = fresh_from; i < messages.size(); ++i) add(message_text(messages[i], cache));
+  for (size_t i = fresh_from; i < messages.size(); ++i)
+    elements.add(message_text(messages[i], cache));
   out += "],\"model\":";
   append_json(out, Json(model));
   out += ",\"stream\":true";

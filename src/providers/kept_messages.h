@@ -12,6 +12,23 @@
 
 namespace mecha::providers {
 
+// Appends JSON texts to `out` as the elements of an array being written there: a comma
+// before each but the first, nothing for an empty text (a message the API is not sent).
+class ElementWriter {
+ public:
+  explicit ElementWriter(std::string& out) : out_(out) {}
+  void add(const std::string& text) {
+    if (text.empty()) return;
+    if (!first_) out_ += ',';
+    out_ += text;
+    first_ = false;
+  }
+
+ private:
+  std::string& out_;
+  bool first_ = true;
+};
+
 class KeptMessages {
  public:
   // The text of each of messages[0..n): write(message) for one not seen at its place in

@@ -118,19 +118,13 @@ std::string OpenAiBodyWriter::write(const CompletionRequest& request, const std:
   out += ",\"messages\":[";
   std::lock_guard<std::mutex> lock(mu_);
   out.reserve(last_size_ + last_size_ / 8);  // one allocation, most turns
-  bool first = true;
-  auto add = [&](const std::string& text) {
-    if (text.empty()) return;
-    if (!first) out += ',';
-    out += text;
-    first = false;
-  };
+  ElementWriter elements(out);
   if (!request.system.empty())
-    add(system_.get(request.system, false,
-                    [&] { return dump_json(system_message(request.system)); }));
+    elements.add(system_.get(request.system, false,
+                             [&] { return dump_json(system_message(request.system)); }));
   for (const std::string* text :
        messages_.texts(request.messages, request.messages.size(), messages_text)) {
-    add(*text);
+    elements.add(*text);
   }
   out += "],\"model\":";
   append_json(out, Json(model));
