@@ -88,7 +88,9 @@ struct ChildPlan {
   child_fail(report_fd, errno);
 }
 
+#if !defined(__SANITIZE_ADDRESS__)
 int child_main(void* plan) { exec_child(*static_cast<const ChildPlan*>(plan)); }
+#endif
 
 // Starts exec_child(plan) in a child: the pid, or -1 with errno set.
 //
