@@ -385,9 +385,11 @@ Result<bool> rule_fires_on(const Rule& rule, std::string_view line, const Places
 }
 
 CommandGuard CommandGuard::for_work_tree(const std::string& work_tree) const {
-  Policy p = policy_;
-  p.places.work_tree = normalise(work_tree);
-  return CommandGuard(std::move(p));
+  // The rules are the same, so is their compiled set (shared): only the places change.
+  CommandGuard g = *this;
+  g.policy_.places.work_tree = normalise(work_tree);
+  g.tree_clear_ = tree_holds_no_secret(g.policy_.places);
+  return g;
 }
 
 Verdict CommandGuard::screen(std::string_view line, std::string_view cwd) const {

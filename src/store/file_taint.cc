@@ -105,7 +105,7 @@ Status FileTaint::mark(const std::filesystem::path& tree, const std::vector<std:
   Database& db = **connection;
   auto tx = Transaction::begin(db);
   if (!tx) return tx.status().prefixed("file taint");
-  auto st = db.prepare(
+  auto st = db.prepare_cached(
       "INSERT INTO file_taint(tree, path, session_id, marked_ms) VALUES(?, ?, ?, ?) "
       "ON CONFLICT(tree, path) DO UPDATE SET session_id = excluded.session_id, "
       "marked_ms = excluded.marked_ms");
@@ -127,7 +127,7 @@ Result<bool> FileTaint::is_tainted(const std::filesystem::path& tree, std::strin
   auto connection = db_locked();
   if (!connection) return connection.status();
   Database& db = **connection;
-  auto st = db.prepare("SELECT 1 FROM file_taint WHERE tree = ? AND path = ?");
+  auto st = db.prepare_cached("SELECT 1 FROM file_taint WHERE tree = ? AND path = ?");
   if (!st) return st.status();
   // The path itself, each folder above it, and the whole tree.
   std::vector<std::string_view> candidates;
@@ -154,7 +154,7 @@ Result<std::vector<TaintedFile>> FileTaint::list(const std::filesystem::path& tr
   auto connection = db_locked();
   if (!connection) return connection.status();
   Database& db = **connection;
-  auto st = db.prepare(
+  auto st = db.prepare_cached(
       "SELECT path, session_id, marked_ms FROM file_taint WHERE tree = ? ORDER BY path <> '.', "
       "path");
   if (!st) return st.status();
@@ -195,7 +195,7 @@ Result<int64_t> FileTaint::clear(const std::filesystem::path& tree,
   if (!tx) return tx.status().prefixed("file taint");
   // A folder's marks and those beneath it; compared by prefix, not LIKE, so that names
   // holding % or _ match only themselves.
-  auto st = db.prepare(
+  auto st = db.prepare_cached(
       "DELETE FROM file_taint WHERE tree = ?1 AND (path = ?2 OR "
       "substr(path, 1, length(?2) + 1) = ?2 || '/')");
   if (!st) return st.status();
@@ -216,7 +216,7 @@ Result<int64_t> FileTaint::clear_all(const std::filesystem::path& tree) {
   auto connection = db_locked();
   if (!connection) return connection.status();
   Database& db = **connection;
-  auto st = db.prepare("DELETE FROM file_taint WHERE tree = ?");
+  auto st = db.prepare_cached("DELETE FROM file_taint WHERE tree = ?");
   if (!st) return st.status();
   st->bind(1, tree.string());
   MECHA_RETURN_IF_ERROR(st->run().prefixed("file taint: clearing the tree"));
