@@ -151,12 +151,11 @@ TEST_P(PersistentShellTest, TheDriversProcFilesAreClosedToCommands) {
 // The bash that waits for the next command may already run while this one does (its start
 // then overlaps this command and the model's next request). This command can see it (a
 // child of the driver, its parent too), but not open its memory or descriptors, and cannot
-// keep the next command from running by stopping or killing it. (2>/dev/null comes first:
-// a process of the host may end between the glob and the read.)
+// keep the next command from running by stopping or killing it.
 constexpr const char* kForEachOtherSpare =
     "for p in /proc/[0-9]*; do n=${p#/proc/}; [ \"$n\" = $$ ] && continue; "
-    "parent=; read -r _ _ _ parent _ 2>/dev/null < $p/stat; [ \"$parent\" = $PPID ] || continue; "
-    "case \"$(tr '\\0' ' ' 2>/dev/null < $p/cmdline)\" in "
+    "read -r _ _ _ parent _ < $p/stat 2>/dev/null; [ \"$parent\" = $PPID ] || continue; "
+    "case \"$(tr '\\0' ' ' < $p/cmdline 2>/dev/null)\" in "
     "\"/bin/bash -c IFS= read\"*) ACTION;; esac; done";
 
 std::string for_each_other_spare(const std::string& action) {
