@@ -37,7 +37,6 @@ struct ChildPlan {
   const std::vector<int>* pass_fds;  // become 4, 5, ...
   int* moved_fds;                    // room for pass_fds->size() descriptors
   const std::function<int()>* setup;
-  int exec_fd;  // -1: argv[0]
 };
 
 // Runs in the child between clone and exec: only async-signal-safe calls. The child shares
@@ -67,12 +66,7 @@ struct ChildPlan {
   // The passed descriptors go above every number they will be moved to first, so that
   // moving one never closes another.
   const std::vector<int>& pass_fds = *plan.pass_fds;
-  int first_free = 4 + static_cast<int>(pass_fds.size());
-  int exec_fd = -1;
-  if (plan.exec_fd >= 0) {
-    exec_fd = ::fcntl(plan.exec_fd, F_DUPFD_CLOEXEC, first_free);
-    if (exec_fd < 0) child_fail(report_fd, errno);
-  }
+  const int first_free = 4 + static_cast<int>(pass_fds.size());
   for (size_t i = 0; i < pass_fds.size(); ++i) {
     plan.moved_fds[i] = ::fcntl(pass_fds[i], F_DUPFD_CLOEXEC, first_free);
     if (plan.moved_fds[i] < 0) child_fail(report_fd, errno);
@@ -88,18 +82,9 @@ struct ChildPlan {
   }
   for (size_t i = 0; i < pass_fds.size(); ++i)
     if (::dup2(plan.moved_fds[i], 4 + static_cast<int>(i)) < 0) child_fail(report_fd, errno);
-  if (exec_fd >= 0) {
-    // The program's descriptor goes to the first free number, the only one kept open.
-    if (exec_fd != first_free && ::dup3(exec_fd, first_free, O_CLOEXEC) < 0)
-      child_fail(report_fd, errno);
-    exec_fd = first_free++;
-  }
   // Everything above stays with us, whoever opened it without O_CLOEXEC.
   ::syscall(SYS_close_range, static_cast<unsigned>(first_free), ~0U, 0U);
-  if (exec_fd >= 0)
-    ::syscall(SYS_execveat, exec_fd, "", plan.argv, plan.envp, AT_EMPTY_PATH);
-  else
-    ::execvpe(plan.argv[0], plan.argv, plan.envp);
+  ::execvpe(plan.argv[0], plan.argv, plan.envp);
   child_fail(report_fd, errno);
 }
 
@@ -175,7 +160,7 @@ Result<pid_t> spawn_child(const SpawnOptions& options) {
                        report->write.get(), cwd.empty() ? nullptr : cwd.c_str(),
                        argv.data(),         env,
                        &options.pass_fds,   moved_fds.data(),
-                       &options.setup,      options.exec_fd};
+                       &options.setup};
 
   const pid_t pid = start_child(plan);
   if (pid < 0)

@@ -9,8 +9,8 @@
 // installed, and SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD, set back to their
 // default, then the signal mask emptied; chdir; `setup`; the streams onto 0, 1, 2; the exec
 // report pipe onto 3 (close-on-exec); pass_fds onto 4, 5, ...; every other descriptor above
-// those closed; execvpe (or execveat of exec_fd). A failure at any step is reported to the parent
-// and the child exits 127 before exec.
+// those closed; execvpe. A failure at any step is reported to the parent and the child
+// exits 127 before exec.
 //
 // The child shares the caller's memory until its exec (as with vfork; the calling thread
 // waits), so nothing of the caller's is copied, and it starts with every signal blocked.
@@ -57,10 +57,6 @@ struct SpawnOptions {
   // only, nothing that allocates. Returns 0, or an errno that stops the start (reported as
   // the reason). Default: none.
   std::function<int()> setup{};
-  // When open: the program itself, run from this descriptor (execveat with AT_EMPTY_PATH;
-  // an ELF binary, so that close-on-exec does not matter) instead of looked up by argv[0],
-  // which is then only the child's argv[0]. Default: -1, argv[0].
-  int exec_fd = -1;
 };
 
 // Starts the child; returns its pid once exec has succeeded. Fails when starting it, a

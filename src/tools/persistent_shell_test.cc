@@ -148,43 +148,6 @@ TEST_P(PersistentShellTest, TheDriversProcFilesAreClosedToCommands) {
   EXPECT_EQ(r.exit_code, 1);
 }
 
-// The bash that waits for the next command may already run while this one does (its start
-// then overlaps this command and the model's next request). This command can see it (a
-// child of the driver, its parent too), but not open its memory or descriptors, and cannot
-// keep the next command from running by stopping or killing it.
-constexpr const char* kForEachOtherSpare =
-    "for p in /proc/[0-9]*; do n=${p#/proc/}; [ \"$n\" = $$ ] && continue; "
-    "read -r _ _ _ parent _ < $p/stat 2>/dev/null; [ \"$parent\" = $PPID ] || continue; "
-    "case \"$(tr '\\0' ' ' < $p/cmdline 2>/dev/null)\" in "
-    "\"/bin/bash -c IFS= read\"*) ACTION;; esac; done";
-
-std::string for_each_other_spare(const std::string& action) {
-  std::string s = kForEachOtherSpare;
-  s.replace(s.find("ACTION"), 6, action);
-  return s;
-}
-
-TEST_P(PersistentShellTest, TheNextShellIsClosedToTheCommandBesideIt) {
-  if (!GetParam() && ::geteuid() == 0) GTEST_SKIP() << "root without a sandbox";
-  EXPECT_EQ(run("true").exit_code, 0);
-  ShellRun r = run(
-      for_each_other_spare("(exec 3</proc/$n/mem) 2>/dev/null && echo mem-open || echo mem-closed; "
-                           "echo x 2>/dev/null >/proc/$n/fd/4 && echo fd-open || echo fd-closed"));
-  EXPECT_EQ(r.out.text(), "mem-closed\nfd-closed\n");
-  EXPECT_EQ(run("echo next").out.text(), "next\n");
-}
-
-TEST_P(PersistentShellTest, AStoppedOrKilledNextShellDoesNotStopTheNextCommand) {
-  EXPECT_EQ(run("true").exit_code, 0);
-  EXPECT_EQ(run(for_each_other_spare("kill -STOP $n; echo stopped")).out.text(), "stopped\n");
-  ShellRun r = run("echo after-stop", 5s);
-  EXPECT_FALSE(r.timed_out);
-  EXPECT_EQ(r.out.text(), "after-stop\n");
-  EXPECT_EQ(run(for_each_other_spare("kill -KILL $n; echo killed")).out.text(), "killed\n");
-  EXPECT_EQ(run("echo after-kill").out.text(), "after-kill\n");
-  EXPECT_TRUE(shell_->usable());
-}
-
 INSTANTIATE_TEST_SUITE_P(SandboxOnAndOff, PersistentShellTest, ::testing::Values(true, false),
                          [](const auto& info) { return info.param ? "Sandboxed" : "Unsandboxed"; });
 

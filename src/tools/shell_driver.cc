@@ -4,11 +4,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/sendfile.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -17,7 +14,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -74,26 +70,9 @@ void pause_briefly() {
   ::nanosleep(&ts, nullptr);
 }
 
-// Our children as the kernel lists them, zombies too (orphans of the command come to us
-// when we are a subreaper). Empty when the list cannot be read.
-std::vector<pid_t> children() {
-  std::ifstream in("/proc/self/task/" + std::to_string(::syscall(SYS_gettid)) + "/children");
-  std::vector<pid_t> out;
-  pid_t p;
-  while (in >> p) out.push_back(p);
-  return out;
-}
-
-// Reaps every child that has exited but `keep` (the next spare, or -1), whose pid must stay
-// its own until we look at it.
-void reap_children(pid_t keep = -1) {
-  if (keep < 0) {
-    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
-    }
-    return;
+void reap_children() {
+  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
   }
-  for (pid_t c : children())
-    if (c != keep) ::waitpid(c, nullptr, WNOHANG);
 }
 
 struct Spare {
@@ -103,40 +82,12 @@ struct Spare {
   UniqueFd exited;   // pidfd: readable once the spare has exited
 };
 
-// bash as an execute-only, sealed memory file. A program run from a file its user cannot
-// read is not dumpable (the kernel's would_dump at exec), so a spare started from it keeps
-// its memory and descriptors closed to commands of the same uid, as the driver does for
-// itself; a spare from /bin/bash would not. Invalid when the copy cannot be made; the
-// spares then run /bin/bash.
-UniqueFd bash_image() {
-  UniqueFd bash(::open("/bin/bash", O_RDONLY | O_CLOEXEC));
-  struct stat st {};
-  if (!bash.valid() || ::fstat(bash.get(), &st) != 0) return {};
-  UniqueFd image(::memfd_create("bash", MFD_CLOEXEC | MFD_ALLOW_SEALING));
-  if (!image.valid()) return {};
-  for (off_t done = 0; done < st.st_size;) {
-    ssize_t n =
-        ::sendfile(image.get(), bash.get(), nullptr, static_cast<size_t>(st.st_size - done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return {};
-    done += n;
-  }
-  if (::fchmod(image.get(), 0111) != 0 ||
-      ::fcntl(image.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) !=
-          0)
-    return {};
-  return image;
-}
-
-// Starts a spare from `image` (-1: /bin/bash).
-Status start_spare(int devnull, uint64_t max_memory, int image, Spare& spare) {
+bool start_spare(int devnull, uint64_t max_memory, Spare& spare) {
   auto request = make_pipe();
-  if (!request) return request.status();
   auto cwd = make_pipe();
-  if (!cwd) return cwd.status();
+  if (!request || !cwd) return false;
   SpawnOptions o;
   o.argv = {"/bin/bash", "-c", kSpareScript};
-  o.exec_fd = image;
   o.stdin_fd = devnull;
   o.stdout_fd = 1;
   o.stderr_fd = 2;
@@ -148,85 +99,48 @@ Status start_spare(int devnull, uint64_t max_memory, int image, Spare& spare) {
     };
   }
   auto pid = spawn_child(o);
-  if (!pid) return pid.status();
+  if (!pid) {
+    std::string why = "mecha shell driver: " + pid.message() + "\n";
+    write_all(2, why);
+    return false;
+  }
   spare.pid = *pid;
   spare.request = std::move(request->write);
   spare.cwd = std::move(cwd->read);
   spare.exited.reset(static_cast<int>(::syscall(SYS_pidfd_open, *pid, 0)));
-  return ok_status();
-}
-
-// The driver's end when a spare cannot start: says why where the host reads output.
-int cannot_start(const Status& why) {
-  write_all(2, "mecha shell driver: " + why.message() + "\n");
-  return 1;
-}
-
-// Whether a process of our uid, without capabilities we lack, is refused the spare's
-// memory. We hold no capability a command could have, so our own attempt answers for it.
-bool closed_to_commands(const Spare& spare) {
-  UniqueFd mem(
-      ::open(("/proc/" + std::to_string(spare.pid) + "/mem").c_str(), O_RDONLY | O_CLOEXEC));
-  return !mem.valid() && (errno == EACCES || errno == EPERM);
-}
-
-// Whether the spare still waits for its command: a command that ran beside it may have
-// killed it (we reap it then) or stopped it (we let it go on).
-bool still_waiting(Spare& spare) {
-  pollfd p{spare.exited.get(), POLLIN, 0};
-  if (!spare.exited.valid() || ::poll(&p, 1, 0) != 0) {
-    ::kill(spare.pid, SIGKILL);
-    ::waitpid(spare.pid, nullptr, WNOHANG);
-    return false;
-  }
-  ::kill(spare.pid, SIGCONT);
   return true;
 }
 
-// The pids /proc lists, but ours, init's and `keep`'s.
-std::vector<pid_t> other_processes(pid_t keep) {
-  std::vector<pid_t> out;
-  const pid_t self = ::getpid();
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const pid_t p = static_cast<pid_t>(std::strtol(name.c_str(), nullptr, 10));
-    if (p != 1 && p != self && p != keep) out.push_back(p);
-  }
-  return out;
-}
-
-// Inside the PID namespace: every process but us, init and `keep` (the next spare, or -1).
-bool sweep_namespace(pid_t keep) {
+// Inside the PID namespace: every process but us and init.
+bool sweep_namespace() {
   const auto deadline = Clock::now() + kSweepLimit;
   while (true) {
-    if (keep < 0) {
-      ::kill(-1, SIGKILL);
-      reap_children();
-      if (::kill(-1, 0) != 0 && errno == ESRCH) return true;
-    } else {
-      // kill(-1) would take the next spare too: by pid, until /proc lists nobody else.
-      auto left = other_processes(keep);
-      for (pid_t p : left) ::kill(p, SIGKILL);
-      reap_children(keep);
-      if (left.empty()) return true;
-    }
+    ::kill(-1, SIGKILL);
+    reap_children();
+    if (::kill(-1, 0) != 0 && errno == ESRCH) return true;
     if (Clock::now() > deadline) return false;
     pause_briefly();
   }
 }
 
-// Without a PID namespace: the spare's group, then every child left to us but `keep` (the
-// next spare, or -1). A child's pid cannot be reused before we reap it, so killing by pid is
-// safe.
-bool sweep_descendants(pid_t spare_group, pid_t keep) {
+// Our children as the kernel lists them (orphans of the command come to us: we are a
+// subreaper). Empty when the list cannot be read.
+std::vector<pid_t> children() {
+  std::ifstream in("/proc/self/task/" + std::to_string(::syscall(SYS_gettid)) + "/children");
+  std::vector<pid_t> out;
+  pid_t p;
+  while (in >> p) out.push_back(p);
+  return out;
+}
+
+// Without a PID namespace: the spare's group, then every child left to us. A child's pid
+// cannot be reused before we reap it, so killing by pid is safe.
+bool sweep_descendants(pid_t spare_group) {
   ::kill(-spare_group, SIGKILL);
   const auto deadline = Clock::now() + kSweepLimit;
   while (true) {
-    reap_children(keep);
+    reap_children();
     auto left = children();
-    std::erase(left, keep);
     if (left.empty()) return true;
     for (pid_t c : left) ::kill(c, SIGKILL);
     if (Clock::now() > deadline) return false;
@@ -340,18 +254,9 @@ int run_shell_driver(int argc, char** argv) {
   UniqueFd devnull(::open("/dev/null", O_RDWR | O_CLOEXEC));
   if (!write_all(kReplyFd, encode_reply('H', ::getpid(), ""))) return 1;
 
-  // Spares come from the sealed image when the kernel lets us make and run one.
-  UniqueFd image = bash_image();
-  Spare spare;
-  if (image.valid() && !start_spare(devnull.get(), max_memory, image.get(), spare)) image.reset();
-  if (!image.valid())
-    if (Status s = start_spare(devnull.get(), max_memory, -1, spare); !s) return cannot_start(s);
-  // The next spare may start while a command runs (its start then overlaps the command, the
-  // reply and the model's next request instead of following them) only where that command
-  // cannot reach into it: without a sandbox, where commands are the user's own and nothing
-  // stands between them and the host anyway, or when the spare is closed to commands.
-  const bool overlap = !in_namespace || closed_to_commands(spare);
   while (true) {
+    Spare spare;
+    if (!start_spare(devnull.get(), max_memory, spare)) return 1;
     // Wait for a request; a 'K' left over from a command that ended meanwhile is ignored.
     char type = 0;
     do {
@@ -371,43 +276,25 @@ int run_shell_driver(int argc, char** argv) {
       ::kill(spare.pid, SIGKILL);
       return 0;
     }
-    if (!still_waiting(spare))
-      if (Status s = start_spare(devnull.get(), max_memory, image.get(), spare); !s)
-        return cannot_start(s);
     write_all(kReplyFd, encode_reply('S', spare.pid, ""));
     write_all(spare.request.get(), payload);
     spare.request.reset();
 
-    Spare next;
-    if (overlap)
-      if (Status s = start_spare(devnull.get(), max_memory, image.get(), next); !s) {
-        ::kill(in_namespace ? spare.pid : -spare.pid, SIGKILL);
-        return cannot_start(s);
-      }
     const Wait waited = wait_for_spare(spare);
     // The spare's status first: the sweep reaps whatever it finds.
     if (waited != Wait::kExited) ::kill(in_namespace ? spare.pid : -spare.pid, SIGKILL);
     int status = 0;
     while (::waitpid(spare.pid, &status, 0) < 0 && errno == EINTR) {
     }
-    const bool swept =
-        in_namespace ? sweep_namespace(next.pid) : sweep_descendants(spare.pid, next.pid);
-    if (waited == Wait::kHostGone || !swept) {
-      if (next.pid > 0) ::kill(next.pid, SIGKILL);
-      if (waited == Wait::kHostGone) return 0;
+    const bool swept = in_namespace ? sweep_namespace() : sweep_descendants(spare.pid);
+    if (waited == Wait::kHostGone) return 0;
+    if (!swept) {
       write_all(kReplyFd, encode_reply('F', 0,
                                        "processes of the command were still running 2 s after "
                                        "they were killed"));
       return 1;
     }
-    if (!write_all(kReplyFd, encode_reply('D', status, reported_cwd(spare.cwd.get())))) {
-      if (next.pid > 0) ::kill(next.pid, SIGKILL);
-      return 0;
-    }
-    if (!overlap)
-      if (Status s = start_spare(devnull.get(), max_memory, image.get(), next); !s)
-        return cannot_start(s);
-    spare = std::move(next);
+    if (!write_all(kReplyFd, encode_reply('D', status, reported_cwd(spare.cwd.get())))) return 0;
   }
 }
 

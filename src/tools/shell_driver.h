@@ -6,12 +6,8 @@
 // memory (/proc/PID/mem) or its descriptors (/proc/PID/fd) and act later, after the host
 // has checked the tree. The driver makes itself non-dumpable first (PR_SET_DUMPABLE 0), so
 // nothing it runs can open its /proc entries, and it runs each command in a FRESH bash (a
-// "spare", started before the command arrives, so its start overlaps the model's request).
-// Spares run from a sealed, execute-only copy of /bin/bash, which makes them non-dumpable
-// too; where the driver finds a spare closed to it that way (or runs without a sandbox),
-// the next spare starts as soon as a command is handed over, beside it; otherwise once the
-// command has ended. When the spare exits, the driver kills everything but itself (and the
-// next spare, which it checks is alive and not stopped before it hands it a command):
+// "spare", started as soon as the previous command ended, so its start overlaps the model's
+// next request). When the spare exits, the driver kills everything but itself:
 //   - in a PID namespace of its own (bwrap --unshare-pid, where the driver is pid 2):
 //     kill(-1, SIGKILL), which reaches setsid'd and double-forked processes too, then waits
 //     until kill(-1, 0) finds nobody (bounded, kSweepLimit);
