@@ -165,7 +165,7 @@ Result<pid_t> spawn_child(const SpawnOptions& options) {
   const pid_t pid = start_child(plan);
   if (pid < 0)
     return Status::error(
-        fmt::format("cannot start '{}': fork: {}", options.argv[0], std::strerror(errno)));
+        fmt::format("cannot start '{}': {}", options.argv[0], std::strerror(errno)));
 
   // The write end closes in the child at exec; a read of a whole errno means exec failed.
   report->write.reset();
