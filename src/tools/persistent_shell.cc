@@ -12,7 +12,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <future>
+#include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -41,6 +45,28 @@ bool read_available(int fd, OutputKeeper& keeper) {
     if (n == 0) return false;
     keeper.add(std::string_view(buf, static_cast<size_t>(n)));
   }
+}
+
+// Whether a process of group `pgid` still runs: SIGKILL is delivered at once but takes
+// effect as the process next runs, and a zombie (waiting for its reaper) runs nothing.
+bool group_runs(pid_t pgid) {
+  if (::kill(-pgid, 0) != 0) return false;  // nobody left in it, not even a zombie
+  std::error_code ec;
+  std::filesystem::directory_iterator it("/proc", ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    std::ifstream in(it->path() / "stat");
+    std::string stat;
+    if (!std::getline(in, stat)) continue;
+    // pid (comm) state ppid pgrp ...: comm may hold anything, so parse after its last ')'.
+    const size_t paren = stat.rfind(')');
+    if (paren == std::string::npos) continue;
+    std::istringstream fields(stat.substr(paren + 1));
+    char state = 0;
+    long ppid = 0, group = 0;
+    if (fields >> state >> ppid >> group && group == pgid && state != 'Z' && state != 'X')
+      return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -181,6 +207,12 @@ void PersistentShell::kill_all() {
     ::kill(-pid_, SIGKILL);
   }
   while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  // Without a sandbox there is no init to wait for: wait until the command's group is gone.
+  if (!spec_.settings.sandbox && spare_ > 0) {
+    const auto deadline = Clock::now() + std::chrono::milliseconds(kInitExitMs);
+    while (group_runs(spare_) && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   pid_ = -1;
   spare_ = -1;

@@ -7,8 +7,9 @@
 //   - when it returns, no process the command started is running: the driver killed them
 //     all (kill(-1) in the sandbox's PID namespace) before it reported the end, or the host
 //     killed the whole sandbox and waited for its init to exit (which happens only once
-//     every process of the namespace is gone). So what the command left in protected
-//     places can be removed without a race.
+//     every process of the namespace is gone); without a sandbox, killed the command's
+//     process group and the driver and waited until no process of the group runs. So what
+//     the command left in protected places can be removed without a race.
 //   - the output (stdout and stderr interleaved) is whole: it is read while the command
 //     runs, and once the end is known every writer is dead, so what is left in the pipe is
 //     drained without waiting. Head and tail are kept (OutputKeeper).
