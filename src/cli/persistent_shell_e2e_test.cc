@@ -10,6 +10,8 @@
 namespace mecha::cli {
 namespace {
 
+using testing::BinaryResult;
+using testing::TempDir;
 using testing::text_line;
 using testing::tool_line;
 
@@ -20,38 +22,27 @@ std::string result_of(const std::vector<Json>& events, const std::string& id) {
   return "<no result for " + id + ">";
 }
 
-// Each test's run, sandboxed (skipped where bubblewrap cannot run) or not.
-class PersistentShellE2E : public testing::CassetteRunTest,
-                           public ::testing::WithParamInterface<bool> {
- protected:
-  PersistentShellE2E() : CassetteRunTest("go") {
-    if (!GetParam()) dir_.write(".home/.config/mecha/config.toml", "[sandbox]\nmode = \"off\"\n");
-  }
-  void SetUp() override {
-    if (GetParam())
-      if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
-  }
-};
-
-// Sandboxed only.
-class PersistentShellE2EAttack : public testing::CassetteRunTest {
- protected:
-  PersistentShellE2EAttack() : CassetteRunTest("go") {}
-  void SetUp() override {
-    if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
-  }
-};
+class PersistentShellE2E : public ::testing::TestWithParam<bool> {};  // sandboxed or not
 
 TEST_P(PersistentShellE2E, TheDirectoryPersistsBetweenCallsAndTheEnvironmentDoesNot) {
-  std::filesystem::create_directories(dir_.path() / "sub");
-  const std::string tree = std::filesystem::canonical(dir_.path()).string();
-  std::string cassette =
-      tool_line("main", "b1", "Bash", {{"command", "cd sub && export MECHA_X=1"}});
+  if (GetParam())
+    if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() / "sub");
+  if (!GetParam()) dir.write(".home/.config/mecha/config.toml", "[sandbox]\nmode = \"off\"\n");
+  const std::string tree = std::filesystem::canonical(dir.path()).string();
+  std::string cassette = "{\"mecha_cassette\": 1}\n";
+  cassette += tool_line("main", "b1", "Bash", {{"command", "cd sub && export MECHA_X=1"}});
   cassette += tool_line("main", "b2", "Bash", {{"command", "pwd; echo ${MECHA_X-unset}"}});
   cassette += tool_line("main", "b3", "Bash", {{"command", "cd /"}});
   cassette += tool_line("main", "b4", "Bash", {{"command", "pwd"}});
   cassette += text_line("main", "done");
-  auto events = run(cassette);
+  dir.write("c.jsonl", cassette);
+  BinaryResult r = testing::run_mecha({"run", "--json", "--permission-mode", "bypassPermissions",
+                                       "--model", "cassette:c.jsonl", "go"},
+                                      dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto events = testing::json_lines(r.out);
   EXPECT_EQ(result_of(events, "b1"), "Exit code: 0");
   EXPECT_EQ(result_of(events, "b2"), tree + "/sub\nunset\nExit code: 0");
   EXPECT_EQ(result_of(events, "b3"), "Exit code: 0\nShell cwd was reset to " + tree);
@@ -62,18 +53,26 @@ TEST_P(PersistentShellE2E, TheDirectoryPersistsBetweenCallsAndTheEnvironmentDoes
 // child) to write into the tree later: the sandbox stays up for the next call, but nothing of
 // the first command may outlive it, so the file never appears, in the second call or on the
 // host after the run.
-TEST_F(PersistentShellE2EAttack, ADetachedProcessDoesNotOutliveItsCall) {
-  std::string cassette = tool_line(
+TEST(PersistentShellE2EAttack, ADetachedProcessDoesNotOutliveItsCall) {
+  if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
+  TempDir dir;
+  std::string cassette = "{\"mecha_cassette\": 1}\n";
+  cassette += tool_line(
       "main", "b1", "Bash",
       {{"command",
         "(setsid sh -c 'sleep 1; echo planted > late.txt' >/dev/null 2>&1 &); echo left"}});
   cassette += tool_line("main", "b2", "Bash",
                         {{"command", "sleep 2.5; cat late.txt 2>/dev/null || echo absent"}});
   cassette += text_line("main", "done");
-  auto events = run(cassette);
+  dir.write("c.jsonl", cassette);
+  BinaryResult r = testing::run_mecha({"run", "--json", "--permission-mode", "bypassPermissions",
+                                       "--model", "cassette:c.jsonl", "go"},
+                                      dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto events = testing::json_lines(r.out);
   EXPECT_EQ(result_of(events, "b1"), "left\nExit code: 0");
   EXPECT_EQ(result_of(events, "b2"), "absent\nExit code: 0");
-  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "late.txt"));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "late.txt"));
 }
 
 // A command that stops the shell's driver, so that nothing answers the timeout's kill, and
@@ -81,20 +80,30 @@ TEST_F(PersistentShellE2EAttack, ADetachedProcessDoesNotOutliveItsCall) {
 // call ends as timed out, the writer dies with it (the file never appears, in the next call
 // or on the host after the run), and the next call gets a fresh shell.
 TEST_P(PersistentShellE2E, ACommandThatStopsTheDriverIsKilledWithEverythingItStarted) {
-  std::string cassette =
+  if (GetParam())
+    if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
+  TempDir dir;
+  if (!GetParam()) dir.write(".home/.config/mecha/config.toml", "[sandbox]\nmode = \"off\"\n");
+  std::string cassette = "{\"mecha_cassette\": 1}\n";
+  cassette +=
       tool_line("main", "b1", "Bash",
                 {{"command", "(sleep 1.5; echo planted > late.txt) & kill -STOP $PPID; sleep 30"},
                  {"timeout", 200}});
   cassette += tool_line("main", "b2", "Bash",
                         {{"command", "sleep 2; cat late.txt 2>/dev/null || echo absent"}});
   cassette += text_line("main", "done");
-  auto events = run(cassette);
+  dir.write("c.jsonl", cassette);
+  BinaryResult r = testing::run_mecha({"run", "--json", "--permission-mode", "bypassPermissions",
+                                       "--model", "cassette:c.jsonl", "go"},
+                                      dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto events = testing::json_lines(r.out);
   EXPECT_NE(result_of(events, "b1").find("timed out"), std::string::npos)
       << result_of(events, "b1");
   EXPECT_EQ(result_of(events, "b2"),
             "absent\nExit code: 0\nThe shell was restarted: files the earlier commands left in "
             "/tmp are gone.");
-  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "late.txt"));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "late.txt"));
 }
 
 INSTANTIATE_TEST_SUITE_P(SandboxOnAndOff, PersistentShellE2E, ::testing::Values(true, false),
