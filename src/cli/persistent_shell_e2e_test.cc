@@ -75,6 +75,41 @@ TEST(PersistentShellE2EAttack, ADetachedProcessDoesNotOutliveItsCall) {
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "late.txt"));
 }
 
+// A command that stops the shell's driver, so that nothing answers the timeout's kill, and
+// leaves a writer in its group to plant a file after the kill. The host kills the shell: the
+// call ends as timed out, the writer dies with it (the file never appears, in the next call
+// or on the host after the run), and the next call gets a fresh shell. A first call starts
+// the shell, so that the command has stopped the driver long before its timeout, however
+// slowly the driver starts (under a sanitizer, say).
+TEST_P(PersistentShellE2E, ACommandThatStopsTheDriverIsKilledWithEverythingItStarted) {
+  if (GetParam())
+    if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
+  TempDir dir;
+  if (!GetParam()) dir.write(".home/.config/mecha/config.toml", "[sandbox]\nmode = \"off\"\n");
+  std::string cassette = "{\"mecha_cassette\": 1}\n";
+  cassette += tool_line("main", "b0", "Bash", {{"command", "echo started"}});
+  cassette +=
+      tool_line("main", "b1", "Bash",
+                {{"command", "(sleep 3; echo planted > late.txt) & kill -STOP $PPID; sleep 30"},
+                 {"timeout", 1000}});
+  cassette += tool_line("main", "b2", "Bash",
+                        {{"command", "sleep 3; cat late.txt 2>/dev/null || echo absent"}});
+  cassette += text_line("main", "done");
+  dir.write("c.jsonl", cassette);
+  BinaryResult r = testing::run_mecha({"run", "--json", "--permission-mode", "bypassPermissions",
+                                       "--model", "cassette:c.jsonl", "go"},
+                                      dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto events = testing::json_lines(r.out);
+  EXPECT_EQ(result_of(events, "b0"), "started\nExit code: 0");
+  EXPECT_NE(result_of(events, "b1").find("timed out"), std::string::npos)
+      << result_of(events, "b1");
+  EXPECT_EQ(result_of(events, "b2"),
+            "absent\nExit code: 0\nThe shell was restarted: files the earlier commands left in "
+            "/tmp are gone.");
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "late.txt"));
+}
+
 INSTANTIATE_TEST_SUITE_P(SandboxOnAndOff, PersistentShellE2E, ::testing::Values(true, false),
                          [](const auto& info) { return info.param ? "Sandboxed" : "Unsandboxed"; });
 
