@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/process_state.h"
 #include "store/testing/temp_dir.h"
 
 namespace mecha::agent {
@@ -196,13 +197,8 @@ TEST_F(HookRunnerTest, ContinueFalseEndsTheRunAndTheRestDoNotRun) {
   EXPECT_FALSE(std::filesystem::exists(dir_.path() / "after"));
 }
 
-bool process_gone(pid_t pid) {
-  if (::kill(pid, 0) != 0) return errno == ESRCH;
-  // Reparented to an init that does not reap, it is a zombie: dead, holding nothing.
-  std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
-  size_t paren = stat.rfind(')');
-  return paren != std::string::npos && stat.size() > paren + 2 && stat[paren + 2] == 'Z';
-}
+// Reparented to an init that does not reap, it is a zombie: dead, holding nothing.
+bool process_gone(pid_t pid) { return !process_alive(pid); }
 
 TEST_F(HookRunnerTest, AHookThatHangsIsKilledWithItsChildrenAndTheRunGoesOn) {
   const std::string hang = "sleep 300 & echo $! > child.pid; echo $$ > shell.pid; wait";

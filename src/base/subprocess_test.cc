@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "base/process_state.h"
+
 namespace mecha {
 namespace {
 
@@ -25,13 +27,7 @@ SubprocessResult run_ok(SubprocessOptions opt) {
 bool gone_within(pid_t pid, std::chrono::seconds limit) {
   auto until = std::chrono::steady_clock::now() + limit;
   while (std::chrono::steady_clock::now() < until) {
-    if (::kill(pid, 0) != 0) return true;
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    std::getline(stat, line);
-    auto close = line.rfind(')');
-    if (close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z')
-      return true;
+    if (!process_alive(pid)) return true;
     std::this_thread::sleep_for(20ms);
   }
   return false;

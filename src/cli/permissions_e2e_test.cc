@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "base/process_state.h"
 #include "cli/testing/cassette_run.h"
 
 namespace mecha::cli {
@@ -29,12 +30,7 @@ std::string permissions_slurp(const std::filesystem::path& p) {
 }
 
 // Whether `pid` is a process that still runs (not gone, not a zombie nobody reaped).
-bool running(int pid) {
-  if (::kill(pid, 0) != 0) return false;
-  const std::string stat = permissions_slurp(fmt::format("/proc/{}/stat", pid));
-  const size_t paren = stat.rfind(')');
-  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
-}
+bool running(int pid) { return process_alive(pid); }
 
 class PermissionsE2E : public testing::CassetteRunTest {
  protected:

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "base/process_state.h"
 #include "base/sha256.h"
 #include "cli/testing/run_binary.h"
 #include "tools/testing/outside_dir.h"
@@ -150,12 +151,7 @@ TEST_F(PlantedConfig, AConfigThatIsNotARegularFileIsRefusedNotReadForever) {
                                 tree(), "", testing::mecha_binary(),
                                 {"XDG_STATE_HOME=" + (dir_.path() / "state").string()});
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  auto exited = [&] {
-    std::ifstream stat(fmt::format("/proc/{}/stat", running.pid()));
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    const size_t paren = text.rfind(')');
-    return paren == std::string::npos || (paren + 2 < text.size() && text[paren + 2] == 'Z');
-  };
+  auto exited = [&] { return !process_alive(running.pid()); };
   while (!exited() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

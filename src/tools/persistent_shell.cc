@@ -10,16 +10,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <future>
-#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "base/process_state.h"
 #include "base/spawn.h"
 #include "tools/shell_driver.h"
 
@@ -54,17 +54,11 @@ bool group_runs(pid_t pgid) {
   std::error_code ec;
   std::filesystem::directory_iterator it("/proc", ec), end;
   for (; !ec && it != end; it.increment(ec)) {
-    std::ifstream in(it->path() / "stat");
-    std::string stat;
-    if (!std::getline(in, stat)) continue;
-    // pid (comm) state ppid pgrp ...: comm may hold anything, so parse after its last ')'.
-    const size_t paren = stat.rfind(')');
-    if (paren == std::string::npos) continue;
-    std::istringstream fields(stat.substr(paren + 1));
-    char state = 0;
-    long ppid = 0, group = 0;
-    if (fields >> state >> ppid >> group && group == pgid && state != 'Z' && state != 'X')
-      return true;
+    const std::string name = it->path().filename().string();
+    pid_t pid = 0;
+    if (std::from_chars(name.data(), name.data() + name.size(), pid).ec != std::errc()) continue;
+    auto s = process_state(pid);
+    if (s && s->group == pgid && s->alive()) return true;
   }
   return false;
 }

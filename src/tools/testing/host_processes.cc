@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <random>
+
+#include "base/process_state.h"
 
 namespace mecha::tools::testing {
 
@@ -24,11 +27,7 @@ bool running_on_host(const std::string& command) {
     std::string c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (c != want) continue;
     // A zombie waiting for its parent to reap it runs nothing.
-    std::ifstream stat(e.path() / "stat");
-    std::string s((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    const size_t paren = s.rfind(')');
-    if (paren != std::string::npos && paren + 2 < s.size() && s[paren + 2] == 'Z') continue;
-    return true;
+    if (process_alive(static_cast<pid_t>(std::atol(e.path().filename().c_str())))) return true;
   }
   return false;
 }

@@ -1,0 +1,54 @@
+#include "base/process_state.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+namespace mecha {
+namespace {
+
+TEST(ProcessState, ParsesTheFieldsAfterTheLastParenthesis) {
+  // A command name may hold ") Z 1 1": only the line's last ')' ends it.
+  auto s = parse_process_state("4242 (evil) Z 1 1) S 17 4242 4242 0 -1 4194560 100\n");
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->state, 'S');
+  EXPECT_EQ(s->parent, 17);
+  EXPECT_EQ(s->group, 4242);
+  EXPECT_TRUE(s->alive());
+  auto zombie = parse_process_state("7 (sh) Z 1 7 7 0");
+  ASSERT_TRUE(zombie.has_value());
+  EXPECT_FALSE(zombie->alive());
+}
+
+TEST(ProcessState, RefusesLinesThatDoNotParse) {
+  EXPECT_FALSE(parse_process_state("").has_value());
+  EXPECT_FALSE(parse_process_state("12 (no closing paren S 1 1").has_value());
+  EXPECT_FALSE(parse_process_state("12 (x)").has_value());
+  EXPECT_FALSE(parse_process_state("12 (x) S one 1").has_value());
+  EXPECT_FALSE(parse_process_state("12 (x) S 1").has_value());
+}
+
+TEST(ProcessState, ReadsLiveProcessesAndTellsAZombieFromThem) {
+  auto self = process_state(::getpid());
+  ASSERT_TRUE(self.has_value());
+  EXPECT_EQ(self->parent, ::getppid());
+  EXPECT_EQ(self->group, ::getpgrp());
+  EXPECT_TRUE(process_alive(::getpid()));
+
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(0);
+  // Not reaped yet: a zombie, which exists but no longer runs.
+  for (int i = 0; i < 2000 && process_alive(child); ++i) ::usleep(1000);
+  auto zombie = process_state(child);
+  ASSERT_TRUE(zombie.has_value());
+  EXPECT_EQ(zombie->state, 'Z');
+  EXPECT_FALSE(process_alive(child));
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);
+  EXPECT_FALSE(process_state(child).has_value());
+}
+
+}  // namespace
+}  // namespace mecha
