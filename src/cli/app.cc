@@ -1,5 +1,7 @@
 #include "cli/app.h"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -20,6 +22,10 @@ void report_warnings(const std::vector<std::string>& warnings) {
 }
 
 int run_app(int argc, char** argv) {
+  // A write to a pipe whose reader is gone fails with EPIPE instead of killing mecha: the
+  // readers are shells, hooks and servers that a command or a model can make exit at any
+  // time (children get the default back: base/spawn.h).
+  ::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"mecha: run language-model agents with tools, safely", "mecha"};
   // A plain flag, not CLI11's version flag: that one reports itself by throwing, and the
   // first exception of a process costs more than the rest of `mecha --version`

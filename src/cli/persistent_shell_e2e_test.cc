@@ -110,6 +110,37 @@ TEST_P(PersistentShellE2E, ACommandThatStopsTheDriverIsKilledWithEverythingItSta
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "late.txt"));
 }
 
+// A command can change its shell's driver from outside (same user): lower its limits, renice
+// it. Nothing of that may reach the next command, nor break mecha: a driver left unable to
+// start a shell exits, and the host's next write to it must not kill mecha (SIGPIPE). The
+// next command runs in a fresh shell, with the defaults, and is told of the restart.
+TEST_P(PersistentShellE2E, ACommandThatChangesTheDriverDoesNotReachTheNextOne) {
+  if (GetParam())
+    if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
+  TempDir dir;
+  if (!GetParam()) dir.write(".home/.config/mecha/config.toml", "[sandbox]\nmode = \"off\"\n");
+  std::string cassette = "{\"mecha_cassette\": 1}\n";
+  cassette += tool_line(
+      "main", "b1", "Bash",
+      {{"command", "prlimit --pid $PPID --fsize=0 && renice -n 7 -p $PPID >/dev/null && nice"}});
+  cassette += tool_line("main", "b2", "Bash", {{"command", "echo hi > f && cat f && nice"}});
+  cassette += tool_line("main", "b3", "Bash", {{"command", "prlimit --pid $PPID --nofile=5:5"}});
+  cassette += tool_line("main", "b4", "Bash", {{"command", "echo second"}});
+  cassette += text_line("main", "done");
+  dir.write("c.jsonl", cassette);
+  BinaryResult r = testing::run_mecha({"run", "--json", "--permission-mode", "bypassPermissions",
+                                       "--model", "cassette:c.jsonl", "go"},
+                                      dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto events = testing::json_lines(r.out);
+  const std::string restarted =
+      "\nThe shell was restarted: files the earlier commands left in /tmp are gone.";
+  EXPECT_EQ(result_of(events, "b1"), "0\nExit code: 0");
+  EXPECT_EQ(result_of(events, "b2"), "hi\n0\nExit code: 0" + restarted);
+  EXPECT_EQ(result_of(events, "b3"), "Exit code: 0");
+  EXPECT_EQ(result_of(events, "b4"), "second\nExit code: 0" + restarted);
+}
+
 INSTANTIATE_TEST_SUITE_P(SandboxOnAndOff, PersistentShellE2E, ::testing::Values(true, false),
                          [](const auto& info) { return info.param ? "Sandboxed" : "Unsandboxed"; });
 

@@ -252,20 +252,31 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
         "command was not run");
 
   ShellSpec spec{settings_, tree, hidden};
+  bool restarted = false;
   std::unique_ptr<PersistentShell> shell = pool.take(spec);
   // A protected place appeared or went since the sandbox started: its mounts are stale.
   if (shell && settings_.sandbox && shell->protect() != protect) shell.reset();
-  if (!shell) {
-    if (pool.take_restart_note())
-      notes += "\nThe shell was restarted: files the earlier commands left in /tmp are gone.";
-    auto started = PersistentShell::start(spec, protect);
-    if (!started.ok())
-      return ToolOutput::error(
-          fmt::format("the command could not be started: {}", started.message()));
-    shell = std::move(*started);
-  }
   // Bytes kept: enough for max_output_chars characters of any width.
-  auto r = shell->run(command, cwd, timeout, ctx.cancel, settings_.max_output_chars * 4);
+  const size_t keep = settings_.max_output_chars * 4;
+  Result<ShellRun> r = Status::error("no shell");
+  // Twice at most: when the shell broke after the last command ended (that command lowered
+  // the driver's limits, say), this one never ran and runs once more, in a fresh shell.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (!shell) {
+      if (pool.take_restart_note()) restarted = true;
+      auto started = PersistentShell::start(spec, protect);
+      if (!started.ok())
+        return ToolOutput::error(
+            fmt::format("the command could not be started: {}", started.message()));
+      shell = std::move(*started);
+    }
+    r = shell->run(command, cwd, timeout, ctx.cancel, keep);
+    if (!r.ok() || !r->never_started) break;
+    shell.reset();
+    restarted = true;
+  }
+  if (restarted)
+    notes += "\nThe shell was restarted: files the earlier commands left in /tmp are gone.";
   // Every process of the command is gone (the driver or the sandbox's end killed them all):
   // what it left in protected places that were not there before can be removed without a race.
   std::vector<std::string> removed = remove_created(protect);

@@ -232,6 +232,7 @@ Result<ShellRun> PersistentShell::run(const std::string& command, const std::str
   std::optional<Clock::time_point> kill_asked;
   bool done = false;
   bool output_open = true;
+  bool taken = false;  // the driver said it handed the command to a shell
 
   auto shell_failed = [&](std::string why) {
     kill_all();
@@ -328,6 +329,7 @@ Result<ShellRun> PersistentShell::run(const std::string& command, const std::str
         hello_ = true;
         read_info();
       } else if (type == 'S') {
+        taken = true;
         spare_ = value;
       } else if (type == 'D') {
         spare_ = -1;
@@ -349,6 +351,9 @@ Result<ShellRun> PersistentShell::run(const std::string& command, const std::str
   // in the pipe is there to take, without waiting.
   if (output_.valid()) read_available(output_.get(), keeper);
   r.out = keeper.finish();
+  // The driver says 'S' before it passes the command on; a reply sent is read before the
+  // end of the pipe. Without one, no shell ever saw the command.
+  r.never_started = r.shell_died && !taken && !r.timed_out && !r.cancelled;
   return r;
 }
 

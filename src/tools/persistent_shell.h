@@ -65,6 +65,9 @@ struct ShellRun {
   std::string failure;             // why, when shell_died
   BoundedOutput out;               // stdout and stderr, interleaved
   std::optional<std::string> cwd;  // what the command reported as its last directory
+  // The shell died before the driver took the command: it never ran (its shell had been
+  // broken between two commands, by the one before, say) and may run in a fresh one.
+  bool never_started = false;
 };
 
 class PersistentShell {

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -166,6 +167,41 @@ std::string reported_cwd(int fd) {
   return got;
 }
 
+// What a command of the same user can change in the driver from outside, and every later
+// spare would inherit: resource limits, niceness, scheduling policy, CPU affinity, I/O
+// priority. Taken at start; a driver that finds it changed exits rather than pass it on,
+// and the host starts a fresh shell for the next command (which never reached this one).
+struct Inherited {
+  rlimit limits[RLIM_NLIMITS] = {};
+  int nice = 0;
+  int policy = 0;
+  cpu_set_t cpus{};
+  long io_priority = 0;
+
+  static Inherited now() {
+    Inherited s;
+    for (int r = 0; r < RLIM_NLIMITS; ++r)
+      ::getrlimit(static_cast<__rlimit_resource>(r), &s.limits[r]);
+    errno = 0;
+    s.nice = ::getpriority(PRIO_PROCESS, 0);
+    if (errno != 0) s.nice = -100;
+    s.policy = ::sched_getscheduler(0);
+    CPU_ZERO(&s.cpus);
+    ::sched_getaffinity(0, sizeof s.cpus, &s.cpus);
+    s.io_priority = ::syscall(SYS_ioprio_get, 1 /* IOPRIO_WHO_PROCESS */, 0);
+    return s;
+  }
+
+  bool operator==(const Inherited& o) const {
+    for (int r = 0; r < RLIM_NLIMITS; ++r) {
+      if (limits[r].rlim_cur != o.limits[r].rlim_cur || limits[r].rlim_max != o.limits[r].rlim_max)
+        return false;
+    }
+    return nice == o.nice && policy == o.policy && CPU_EQUAL(&cpus, &o.cpus) &&
+           io_priority == o.io_priority;
+  }
+};
+
 enum class Wait { kExited, kKill, kHostGone };
 
 // Waits for the spare to exit, or for the host to ask for a kill (or to go away).
@@ -253,8 +289,12 @@ int run_shell_driver(int argc, char** argv) {
   if (!in_namespace) ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   UniqueFd devnull(::open("/dev/null", O_RDWR | O_CLOEXEC));
   if (!write_all(kReplyFd, encode_reply('H', ::getpid(), ""))) return 1;
+  const Inherited pristine = Inherited::now();
 
   while (true) {
+    // Silently: the host reads the end of the pipe as a shell that died before it took the
+    // next command, and runs that command in a fresh shell.
+    if (!(Inherited::now() == pristine)) return 3;
     Spare spare;
     if (!start_spare(devnull.get(), max_memory, spare)) return 1;
     // Wait for a request; a 'K' left over from a command that ended meanwhile is ignored.
