@@ -45,5 +45,30 @@ TEST_F(GuardE2E, RefusedCommandsLeaveTheHostAsItWasAndAllowedOnesRun) {
   EXPECT_TRUE(fs::exists(dir_.path() / "made.txt"));
 }
 
+// Commands that have bash build `rm -rf VICTIM` at run time from words the guard allows:
+// split on an IFS set first, an alias joined to its words, a name reference. Each is refused
+// and the victim stays; the common `IFS= read` idiom in the same run still runs.
+TEST_F(GuardE2E, CommandsBuiltAtRunTimeAreRefusedAndTheHostKeepsItsFiles) {
+  tools::testing::OutsideDir victim;
+  std::ofstream(victim.path() / "keep.txt") << "mine\n";
+  dir_.write("user.toml", "[sandbox]\nmode = \"off\"\n");
+  const std::string v = victim.path().string();
+  const std::string lines =
+      tool_line("main", "t1", "Bash", {{"command", "IFS=,; x=rm,-rf," + v + "; $x"}}) +
+      tool_line("main", "t2", "Bash",
+                {{"command", "shopt -s expand_aliases\nalias r='rm -rf'\nr " + v}}) +
+      tool_line("main", "t3", "Bash", {{"command", "x=rm; declare -n r=x; $r -rf " + v}}) +
+      tool_line("main", "t4", "Bash",
+                {{"command", "echo hi > in.txt; IFS= read -r l < in.txt; echo \"$l\" > ok.txt"}}) +
+      text_line("main", "done");
+  auto events = run(lines, {"--config", (dir_.path() / "user.toml").string()});
+
+  std::vector<std::string> refused;
+  for (const Json& r : of_type(events, "refusal")) refused.push_back(r.at("id"));
+  EXPECT_EQ(refused, (std::vector<std::string>{"t1", "t2", "t3"}));
+  EXPECT_TRUE(fs::exists(victim.path() / "keep.txt"));
+  EXPECT_TRUE(fs::exists(dir_.path() / "ok.txt"));
+}
+
 }  // namespace
 }  // namespace mecha::cli

@@ -1,5 +1,7 @@
 #include "guard/command_finder.h"
 
+#include <algorithm>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -8,6 +10,44 @@
 #include "guard/wrappers.h"
 
 namespace mecha::guard {
+namespace {
+
+// Builtins that set a variable named by one of their words. The guard does not follow two
+// of the things they can do: set IFS (every unquoted expansion after it splits on characters
+// chosen at run time), or make a name reference (`declare -n r=x`: `$r` is whatever x
+// holds). What is wrong, or nullopt.
+std::optional<std::string> binds_unfollowed(const std::vector<ShellWord>& argv) {
+  const std::string& cmd = argv[0].text;
+  static constexpr std::string_view kBinders[] = {"declare",   "typeset", "local",  "export",
+                                                  "readonly",  "read",    "printf", "mapfile",
+                                                  "readarray", "getopts"};
+  if (std::find(std::begin(kBinders), std::end(kBinders), cmd) == std::end(kBinders))
+    return std::nullopt;
+  const bool declares = cmd == "declare" || cmd == "typeset" || cmd == "local";
+  auto sets_ifs = [](std::string_view v) {
+    return v == "IFS" || v.rfind("IFS=", 0) == 0 || v.rfind("IFS+=", 0) == 0 ||
+           v.rfind("IFS[", 0) == 0;
+  };
+  for (size_t i = 1; i < argv.size(); ++i) {
+    std::string_view a = argv[i].text;
+    if (declares && a.size() > 1 && a[0] == '-' && a.find('n') != std::string_view::npos)
+      return fmt::format("`{} {}` makes a name that stands for another variable", cmd, a);
+    if (cmd == "printf") {
+      // printf's other words are its format and data; only -v names a variable.
+      if (a == "-v" && i + 1 < argv.size())
+        a = argv[++i].text;
+      else if (a.rfind("-v", 0) == 0)
+        a.remove_prefix(2);
+      else
+        continue;
+    }
+    if (sets_ifs(a))
+      return fmt::format("`{}` sets IFS, which splits words in a way chosen at run time", cmd);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 void Finder::run(std::string_view text, int shell_depth, const std::string& via) {
   if (shell_depth > limits_.max_shell_depth) {
@@ -105,6 +145,22 @@ void Finder::visit(TSNode node, size_t depth, std::vector<Frame>& stack) {
     }
   } else if (is(node, "variable_assignment")) {
     visit_assignment(node);
+  } else if (is(node, "declaration_command")) {
+    // `declare -n r=x` (typeset, local): `$r` then stands for whatever x holds, a link the
+    // guard does not follow. Its assignments are walked below like any other.
+    const std::string_view keyword =
+        ts_node_child_count(node) > 0 ? node_text(ts_node_child(node, 0)) : "";
+    for (uint32_t i = 0; i < ts_node_named_child_count(node); ++i) {
+      TSNode c = ts_node_named_child(node, i);
+      const std::string_view w = node_text(c);
+      if (keyword != "export" && keyword != "readonly" && is(c, "word") && w.size() > 1 &&
+          w[0] == '-' && w.find('n') != std::string_view::npos) {
+        fail("not-understood",
+             fmt::format("`{} {}` at {} makes a name that stands for another variable", keyword, w,
+                         where(ts_node_start_byte(node))));
+        return;
+      }
+    }
   } else if (is(node, "while_statement") && endless_background_loop(node, text_)) {
     fail("fork-bomb", fmt::format("the endless loop at {} starts background jobs without end",
                                   where(ts_node_start_byte(node))));
@@ -244,6 +300,10 @@ void Finder::add_command(std::vector<ShellWord> argv, std::string via, uint32_t 
              fmt::format("`$IFS` at {} splits words in a way chosen at run time", where(w.offset)));
         return;
       }
+    }
+    if (auto why = binds_unfollowed(p.argv)) {
+      fail("not-understood", fmt::format("{} at {}", *why, where(name.offset)));
+      return;
     }
     if (command_name(name).empty()) {
       fail("not-understood",

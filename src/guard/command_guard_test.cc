@@ -331,6 +331,48 @@ TEST(CommandGuard, DangerousSpellings) {
   EXPECT_TRUE(g.screen("git config user.email a@b.c").allowed);
 }
 
+// Ways to have bash build a command the guard would refuse, from words it allows: word
+// splitting on an IFS set at run time, aliases, name references. Each is refused as not
+// understood; the idioms that only look alike stay allowed.
+TEST(CommandGuard, WordsBuiltAtRunTimeAreNotFollowedButRefused) {
+  CommandGuard g = make();
+  for (const char* line : {
+           "IFS=,; x=cat,/home/user/.ssh/id_rsa; $x",
+           "IFS=, ; x=sed,-i,s/a/b/,/home/user/.config/mecha/config.toml; $x",
+           "declare IFS=,",
+           "export IFS=,",
+           "local IFS=,",
+           "read -r IFS <<< ,",
+           "printf -v IFS ,",
+           "printf -vIFS ,",
+           "for IFS in ,; do x=rm,-rf,/; $x; done",
+           "IFS=, f",
+           "shopt -s expand_aliases\nalias r='rm -rf'\nr *",
+           "sh -c \"alias r='rm -rf'\nr *\"",
+           "x=rm; declare -n r=x; $r -rf .git/objects",
+           "local -n r=x",
+           "typeset -rn r=x",
+           "builtin declare -n r=x",
+       }) {
+    Verdict v = g.screen(line);
+    EXPECT_EQ(v.rule, "not-understood") << line << ": " << v.reason;
+  }
+  for (const char* line : {
+           "while IFS= read -r line; do echo \"$line\"; done < f",
+           "IFS=: read -ra parts <<< \"$PATH\"",
+           "printf '%s\\n' IFS",
+           "declare -a arr=(1 2)",
+           "declare -i n=3; echo $n",
+           "export -n FOO",
+           "alias",
+       }) {
+    Verdict v = g.screen(line);
+    EXPECT_TRUE(v.allowed) << line << ": " << v.reason;
+  }
+  EXPECT_EQ(g.screen("find . -type f -delete").rule, "delete-everything-found");
+  EXPECT_TRUE(g.screen("find . -type d -empty -delete").allowed);
+}
+
 TEST(CommandGuard, ATreeInsideASecretLocationKeepsItsPathsSecret) {
   // Paths inside the tree skip the secret list only when no secret holds the tree.
   EXPECT_TRUE(tree_holds_no_secret(default_policy("/work/tree", "/home/user").places));

@@ -20,9 +20,20 @@ void Finder::visit_assignment(TSNode node) {
   }
   // `D=/srv cmd`: the value is for cmd's environment only, not for the words after it.
   TSNode parent = ts_node_parent(node);
-  if (!ts_node_is_null(parent) && is(parent, "command") &&
-      !ts_node_is_null(ts_node_child_by_field_name(parent, "name", 4)))
-    return;
+  TSNode command = ts_node_is_null(parent) || !is(parent, "command")
+                       ? TSNode{}
+                       : ts_node_child_by_field_name(parent, "name", 4);
+  if (var == "IFS") {
+    // `IFS= read -r line` splits only what read reads. Anywhere else IFS splits the
+    // expansions after it on characters chosen at run time, which the guard does not follow.
+    const std::string_view reader = ts_node_is_null(command) ? "" : node_text(command);
+    if (reader != "read" && reader != "mapfile" && reader != "readarray") {
+      fail("not-understood", fmt::format("`IFS=` at {} splits words in a way chosen at run time",
+                                         where(ts_node_start_byte(node))));
+      return;
+    }
+  }
+  if (!ts_node_is_null(command)) return;
   std::optional<ShellWord> known;
   if (!ts_node_is_null(value)) {
     ShellWord v = cook(value);
@@ -53,6 +64,11 @@ bool Finder::visit_for(TSNode node, size_t depth, std::vector<Frame>& stack) {
   if (ts_node_is_null(var) || ts_node_is_null(body)) return false;
   std::string name(std::string_view(text_).substr(ts_node_start_byte(var),
                                                   ts_node_end_byte(var) - ts_node_start_byte(var)));
+  if (name == "IFS") {
+    fail("not-understood", fmt::format("`for IFS` at {} splits words in a way chosen at run time",
+                                       where(ts_node_start_byte(node))));
+    return true;
+  }
   std::vector<ShellWord> values;
   std::vector<TSNode> value_nodes;
   bool known = true;

@@ -403,10 +403,16 @@ bool option_commands(const std::string& name, const Argv& argv, LookThrough& out
     return true;
   }
   if (name == "alias") {
+    // An alias is text that replaces a command's name where it is used, joined there to the
+    // words after it (`alias r='rm -rf'; r *`). Shells expand them in scripts too (sh, bash
+    // with expand_aliases or in POSIX mode), so a definition is refused, not followed.
     for (size_t i = 1; i < argv.size(); ++i) {
-      size_t eq = argv[i].text.find('=');
-      if (eq == std::string::npos || argv[i].text[0] == '-') continue;
-      out.scripts.push_back({tail_of(argv[i], eq + 1), "alias " + argv[i].text.substr(0, eq)});
+      if (argv[i].text.find('=') == std::string::npos || argv[i].text[0] == '-') continue;
+      refuse(out, "not-understood",
+             fmt::format("`alias {}` defines text that a later command name expands into, "
+                         "joined to that command's words; write the command out instead",
+                         argv[i].text.substr(0, argv[i].text.find('='))));
+      return true;
     }
     return true;
   }

@@ -28,8 +28,15 @@ TEST(OptionCommands, ProgramsThatRunACommandByAnOption) {
   EXPECT_EQ(option_runs({"vim", "-c", "wq!", "f"}), V{});
   EXPECT_EQ(option_runs({"less", "+!id", "f"}), V{"less +!: id"});
   EXPECT_EQ(option_runs({"awk", "{print $1 | \"sort -u\"}", "f"}), V{"awk system(): sort -u"});
-  EXPECT_EQ(option_runs({"alias", "ll=ls -l"}), V{"alias ll: ls -l"});
   EXPECT_EQ(option_runs({"entr", "-s", "make && ./t"}), V{"entr -s: make && ./t"});
+}
+
+TEST(OptionCommands, AnAliasDefinitionIsRefusedAndAListingIsNot) {
+  EXPECT_EQ(option_runs({"alias", "r=rm -rf"}),
+            V{"not-understood: `alias r` defines text that a later command name expands into, "
+              "joined to that command's words; write the command out instead"});
+  EXPECT_EQ(option_runs({"alias"}), V{});
+  EXPECT_EQ(option_runs({"alias", "ll"}), V{});
 }
 
 TEST(OptionCommands, ShellsJoinedToTheNetworkAreReverseShells) {

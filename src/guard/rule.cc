@@ -127,11 +127,11 @@ not_match = ["rm -rf build", "rm -f a.o", "rm -rf /tmp/x", "echo rm -rf /", "rm 
 name = "delete-everything-found"
 command = "find"
 args = ["-delete"]
-unless_args = ["-i?name", "-i?path", "-i?wholename", "-i?regex", "-type", "-newer.*", "-[amc](time|min)",
+unless_args = ["-i?name", "-i?path", "-i?wholename", "-i?regex", "-newer.*", "-[amc](time|min)",
                "-size", "-empty", "-user", "-group", "-perm", "-links", "-inum", "-samefile"]
 paths = "tree-or-outside"
 reason = "deletes everything under the work tree or above it"
-match = ["find . -delete", "find / -delete", "find ~ -mindepth 1 -delete"]
+match = ["find . -delete", "find / -delete", "find ~ -mindepth 1 -delete", "find . -type f -delete"]
 not_match = ["find . -name '*.pyc' -delete", "find build -delete", "find . -type f -empty -delete"]
 
 [[guard.rules]]
