@@ -15,6 +15,7 @@
 #include <mutex>
 
 #include "base/subprocess.h"
+#include "guard/path_model.h"
 #include "tools/seccomp_filter.h"
 
 namespace mecha::tools {
@@ -123,10 +124,15 @@ std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::s
     if (!ec && resolv.string().rfind("/run/", 0) == 0)
       a.insert(a.end(), {"--ro-bind", resolv.string(), resolv.string()});
   }
-  for (const auto& h : hidden) hide(a, h);
+  // Hidden places above or beside the tree first, so that the tree is bound back on top of
+  // them; those inside it (a tree that holds the home) after, on top of the tree.
+  for (const auto& h : hidden)
+    if (!guard::within(h, work_tree)) hide(a, h);
   a.insert(a.end(), {"--bind", work_tree, work_tree});
   if (!protect.git_dir.empty()) a.insert(a.end(), {"--bind", protect.git_dir, protect.git_dir});
   for (const auto& p : protect.existing) a.insert(a.end(), {"--ro-bind", p, p});
+  for (const auto& h : hidden)
+    if (guard::within(h, work_tree)) hide(a, h);
   if (info_fd >= 0) a.insert(a.end(), {"--info-fd", std::to_string(info_fd)});
   a.insert(a.end(), {"--seccomp", std::to_string(kSeccompFd), "--chdir", work_tree, "--"});
   a.insert(a.end(), program.begin(), program.end());

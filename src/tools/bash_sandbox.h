@@ -18,9 +18,10 @@
 // folder, or /dev/null for a file): /run and /var/run (where the sockets of the host's
 // services live), and what BashTool passes as `hidden`: the caller's home (a tree inside it
 // is bound back on top), $XDG_RUNTIME_DIR (mecha's daemon socket; its fallback
-// /tmp/mecha-UID is behind the private /tmp), $XDG_STATE_HOME/mecha, and the secret
-// locations of the guard's policy. With network = true, /etc/resolv.conf stays readable
-// when it points into /run. No Landlock layer yet: it would need a helper executed inside
+// /tmp/mecha-UID is behind the private /tmp), mecha's state and user config, Claude Code's
+// user settings, and the secret locations of the guard's policy. Those inside the tree (a
+// tree that holds the home) are hidden on top of it. With network = true, /etc/resolv.conf stays
+// readable when it points into /run. No Landlock layer yet: it would need a helper executed inside
 // the sandbox, which costs another exec per command.
 //
 // Limits, set on the sandbox before bubblewrap starts: address space (RLIMIT_AS) and file

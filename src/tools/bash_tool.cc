@@ -7,7 +7,9 @@
 #include <future>
 #include <system_error>
 
+#include "base/state_dir.h"
 #include "base/subprocess.h"
+#include "config/config.h"
 #include "tools/background_shells.h"
 #include "tools/bash_output.h"
 #include "tools/persistent_shell.h"
@@ -26,29 +28,38 @@ std::string seconds(std::chrono::milliseconds ms) {
   return fmt::format("{:.1f} s", static_cast<double>(ms.count()) / 1000.0);
 }
 
-// What the sandbox hides, of what exists: the home folder (mecha's state lives there), the
-// runtime folder of the user's services (their sockets, mecha's daemon among them), mecha's
-// state folder when XDG_STATE_HOME moves it, and the secret locations of the policy that
-// are not already under the home. Nothing in the work tree.
+// What the sandbox hides, of what exists: the home folder, the runtime folder of the user's
+// services (their sockets, mecha's daemon among them), what mecha trusts as the user's own
+// (its state: sessions, trust records; its user config; Claude Code's user settings, whose
+// hooks run on the host), and the secret locations of the policy that are not already under
+// a hidden home. A home that holds the tree is hidden (the tree is bound back on top of it);
+// one inside the tree is not, but what it keeps of the above is, on top of the tree. The
+// tree itself never is.
 std::vector<std::string> hidden_paths(const guard::Places& places) {
-  // A folder that holds the tree is hidden too: the tree is bound back on top of it.
   const bool home_hidden = !guard::within(places.home, places.work_tree);
-  std::vector<std::string> candidates = {places.home};
-  for (const char* var : {"XDG_RUNTIME_DIR", "XDG_STATE_HOME"}) {
-    const char* v = std::getenv(var);
-    if (v == nullptr || v[0] != '/') continue;
-    candidates.push_back(std::string(var) == "XDG_STATE_HOME" ? std::string(v) + "/mecha" : v);
-  }
+  std::vector<std::string> candidates;
+  if (home_hidden) candidates.push_back(places.home);
+  if (const char* v = std::getenv("XDG_RUNTIME_DIR"); v != nullptr && v[0] == '/')
+    candidates.push_back(v);
+  const config::ConfigFiles files = config::default_config_files(places.work_tree);
+  if (files.user_file) candidates.push_back(files.user_file->parent_path().string());
+  if (files.claude_user_file) candidates.push_back(files.claude_user_file->parent_path().string());
+  if (files.claude_json_file) candidates.push_back(files.claude_json_file->string());
+  if (auto state = user_state_dir(); state.ok()) candidates.push_back(state->string());
   for (const auto& s : places.secrets) {
     if (s.find_first_of("*?[") != std::string::npos) continue;
     std::string p = s.rfind("~/", 0) == 0 ? places.home + s.substr(1) : s;
-    if (home_hidden && guard::within(p, places.home)) continue;
     candidates.push_back(p);
   }
   std::vector<std::string> out;
   for (const auto& p : candidates) {
     if (p.empty() || p == "/") continue;
-    if (guard::within(p, places.work_tree)) continue;
+    // Under a hidden home it is hidden already, unless the tree (bound back on top) holds it.
+    if (home_hidden && p != places.home && guard::within(p, places.home) &&
+        !guard::within(p, places.work_tree))
+      continue;
+    const bool is_tree = guard::within(p, places.work_tree) && guard::within(places.work_tree, p);
+    if (is_tree) continue;
     std::error_code ec;
     auto st = std::filesystem::symlink_status(p, ec);
     if (ec || !std::filesystem::exists(st) || std::filesystem::is_symlink(st)) continue;

@@ -197,6 +197,45 @@ TEST(BashSandbox, HidesSecretLocations) {
   EXPECT_EQ(out.content.find("PRIVATE"), std::string::npos) << out.content;
 }
 
+// A tree that holds the home (mecha started in ~, or above it): the home cannot be hidden,
+// but what it keeps that is secret or that mecha trusts is, on top of the tree. A command
+// there can neither read a key nor rewrite the config the next run reads.
+TEST(BashSandbox, ATreeThatHoldsTheHomeStillHidesItsSecretsAndMechasOwnFiles) {
+  SKIP_WITHOUT_SANDBOX();
+  TempTree t;
+  const auto home = t.root() / "home";
+  std::filesystem::create_directories(home / ".ssh");
+  std::filesystem::create_directories(home / ".config/mecha");
+  std::filesystem::create_directories(home / ".local/state/mecha");
+  std::filesystem::create_directories(home / ".claude");
+  std::ofstream(home / ".ssh/id_rsa") << "PRIVATE";
+  std::ofstream(home / ".config/mecha/config.toml") << "[sandbox]\nmode = \"bwrap\"\n";
+  std::ofstream(home / ".local/state/mecha/sessions.db") << "SESSIONS";
+  std::ofstream(home / ".claude/settings.json") << "{}";
+  std::ofstream(home / "notes.txt") << "plain";
+  ScopedEnv h("HOME", home.string());
+  ScopedEnv c("XDG_CONFIG_HOME", (home / ".config").string());
+  ScopedEnv st("XDG_STATE_HOME", (home / ".local/state").string());
+  auto policy = guard::default_policy(t.root().string(), home.string());
+  BashTool tool(std::move(*guard::CommandGuard::create(policy)), BashSettings{});
+  // Paths the guard cannot read in the line: only the sandbox stands in the way.
+  t.write("where", home.string());
+  ToolOutput r = run(tool, t,
+                     "h=$(cat where); cat \"$h/.ssh/id_rsa\" 2>/dev/null; "
+                     "cat \"$h/.local/state/mecha/sessions.db\" 2>/dev/null; "
+                     "echo 'mode = \"off\"' >> \"$h/.config/mecha/config.toml\"; "
+                     "echo '{\"hooks\":{}}' > \"$h/.claude/settings.json\"; cat \"$h/notes.txt\"");
+  EXPECT_EQ(r.content.find("PRIVATE"), std::string::npos) << r.content;
+  EXPECT_EQ(r.content.find("SESSIONS"), std::string::npos) << r.content;
+  EXPECT_NE(r.content.find("plain"), std::string::npos) << r.content;
+  auto text = [](const std::filesystem::path& p) {
+    std::ifstream in(p);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  EXPECT_EQ(text(home / ".config/mecha/config.toml"), "[sandbox]\nmode = \"bwrap\"\n");
+  EXPECT_EQ(text(home / ".claude/settings.json"), "{}");
+}
+
 TEST(BashSandbox, HidesTheHomeTheRuntimeFolderAndItsSockets) {
   SKIP_WITHOUT_SANDBOX();
   OutsideDir out;
