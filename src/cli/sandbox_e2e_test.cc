@@ -104,6 +104,43 @@ print("commondir planted")
 
 // The no-network sandbox could still reach Unix sockets by path, mecha's daemon among them
 // ($XDG_RUNTIME_DIR/mecha.sock). A socket listens there on the host; Bash cannot see it.
+// The test harness's own layout: the home is inside the tree (<tree>/.home), as when mecha
+// is started in ~. The model tries the file tools and a script (which the guard does not
+// read) on a key and on the config the next run reads: the key is never shown and the
+// config, on the host, is as the user wrote it. The rest of the home is the tree's.
+TEST(SandboxE2E, ATreeThatHoldsTheHomeKeepsItsKeysAndMechasConfig) {
+  if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
+  TempDir dir;
+  const std::string config = "[sandbox]\nmode = \"bwrap\"\n";
+  dir.write(".home/.config/mecha/config.toml", config);
+  dir.write(".home/.ssh/id_rsa", "FAKE-PRIVATE-KEY\n");
+  std::string cassette = "{\"mecha_cassette\": 1}\n";
+  cassette += tool_line("main", "r1", "Read", {{"file_path", ".home/.ssh/id_rsa"}});
+  cassette += tool_line("main", "w1", "Write",
+                        {{"file_path", ".home/.config/mecha/config.toml"},
+                         {"content", "[sandbox]\nmode = \"off\"\n"}});
+  cassette += tool_line("main", "w2", "Write",
+                        {{"file_path", "s.sh"},
+                         {"content",
+                          "cat .home/.ssh/id_rsa 2>/dev/null || echo no key\n"
+                          "echo 'mode = \"off\"' >> .home/.config/mecha/config.toml 2>/dev/null\n"
+                          "echo note > .home/notes.txt && echo wrote\n"}});
+  cassette += tool_line("main", "b1", "Bash", {{"command", "bash s.sh"}});
+  cassette += text_line("main", "done");
+  dir.write("c.jsonl", cassette);
+  BinaryResult r = testing::run_mecha({"run", "--json", "--permission-mode", "bypassPermissions",
+                                       "--model", "cassette:c.jsonl", "go"},
+                                      dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto events = testing::json_lines(r.out);
+  EXPECT_EQ(r.out.find("FAKE-PRIVATE-KEY"), std::string::npos) << r.out;
+  EXPECT_NE(sandbox_result_of(events, "w1").find("one of the user's own places"),
+            std::string::npos);
+  EXPECT_EQ(sandbox_result_of(events, "b1"), "no key\nwrote\nExit code: 0");
+  EXPECT_EQ(on_host(dir.path(), "cat .home/.config/mecha/config.toml"), config);
+  EXPECT_EQ(on_host(dir.path(), "cat .home/notes.txt"), "note\n");
+}
+
 TEST(SandboxE2E, BashCannotReachTheSocketsOfTheRuntimeFolder) {
   if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
   // Not under /tmp, which the sandbox replaces anyway: the mask must be what hides it.

@@ -2,15 +2,19 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 
 #include <fmt/format.h>
 
+#include "guard/path_model.h"
+#include "guard/policy.h"
 #include "tools/protected_paths.h"
 
 namespace mecha::tools {
@@ -51,6 +55,33 @@ std::optional<std::vector<std::string>> beneath(const std::vector<std::string>& 
 
 bool same_name(std::string_view a, std::string_view b) {
   return a.size() == b.size() && ::strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+// The user's own places that a tree holding the home (mecha started in ~, or above it)
+// would otherwise open to the file tools: the policy's default secret locations (keys,
+// tokens, shell startup files, mecha's own config and state) for reads and writes, and for
+// writes Claude Code's user settings too, whose hooks run on this machine. Only places that
+// the tree holds count: a tree inside one (a user's work on their own dotfiles) is theirs.
+// The place, as the list names it, or nullopt.
+std::optional<std::string> users_own_place(const fs::path& resolved, const std::string& root,
+                                           Access access) {
+  const char* home = std::getenv("HOME");
+  if (home == nullptr || home[0] != '/') return std::nullopt;
+  const std::string path = resolved.string();
+  auto held = [&](const std::string& p) { return p != root && guard::within(p, root); };
+  std::vector<std::string> places = guard::default_secrets();
+  if (access == Access::kWrite) places.insert(places.end(), {"~/.claude", "~/.claude.json"});
+  for (const auto& place : places) {
+    const std::string p = place.rfind("~/", 0) == 0 ? home + place.substr(1) : place;
+    if (p.find_first_of("*?[") == std::string::npos) {
+      if (guard::within(path, p) && held(p)) return place;
+      continue;
+    }
+    // A pattern: the path or one of the folders above it.
+    for (fs::path at = resolved; !at.empty() && at != at.root_path(); at = at.parent_path())
+      if (::fnmatch(p.c_str(), at.c_str(), FNM_PATHNAME) == 0 && held(at.string())) return place;
+  }
+  return std::nullopt;
 }
 
 PathResult<ConfinedPath> problem(std::string rule, std::string message) {
@@ -175,6 +206,14 @@ PathResult<ConfinedPath> WorkTree::resolve(std::string_view path, Access access)
     out.missing_dirs = std::move(missing);
     out.exists = exists;
     if (st) out.st = *st;
+    if (auto place = users_own_place(out.resolved, root, access)) {
+      return problem(std::string(kProtectedPathRule),
+                     fmt::format("refused: '{}' resolves to {}, inside {}, one of the user's "
+                                 "own places (secrets, or what mecha and other agents trust); "
+                                 "the file tools do not open it, even in a work tree that "
+                                 "holds it ({})",
+                                 input, out.resolved.string(), *place, root));
+    }
     if (access == Access::kWrite) {
       for (const auto& r : rel) {
         if (same_name(r, ".git")) {

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "tools/atomic_write.h"
+#include "tools/testing/scoped_env.h"
 #include "tools/testing/temp_tree.h"
 
 namespace mecha::tools {
@@ -182,6 +183,43 @@ TEST_F(ConfinedPathTest, Resolution) {
       EXPECT_EQ(r.problem, (PathProblem{c.rule, fill(c.message, t)})) << c.name;
     }
   }
+}
+
+// A tree that holds the home (mecha started in ~ or above it): the user's secret places and
+// what mecha trusts stay closed to the file tools; the rest of the home is the tree's.
+TEST(ConfinedPathHome, ATreeThatHoldsTheHomeKeepsTheUsersOwnPlacesClosed) {
+  TempTree t;
+  t.write("home/.ssh/id_rsa", "PRIVATE");
+  t.write("home/.config/mecha/config.toml", "");
+  t.write("home/.claude/settings.json", "{}");
+  t.write("home/notes.txt", "plain");
+  testing::ScopedEnv home("HOME", (t.root() / "home").string());
+  auto tree = WorkTree::open(t.root());
+  ASSERT_TRUE(tree.ok());
+  auto refused = [&](const std::string& path, Access access) {
+    auto r = tree->resolve(path, access);
+    return !r.ok() && r.problem.rule == kProtectedPathRule;
+  };
+  EXPECT_TRUE(refused("home/.ssh/id_rsa", Access::kRead));
+  EXPECT_TRUE(refused("home/.ssh", Access::kRead));
+  EXPECT_TRUE(refused("home/.config/mecha/config.toml", Access::kWrite));
+  EXPECT_TRUE(refused("home/.config/mecha/config.toml", Access::kRead));
+  EXPECT_TRUE(refused("home/.local/state/mecha/sessions.db", Access::kWrite));
+  EXPECT_TRUE(refused("home/.claude/settings.json", Access::kWrite));
+  EXPECT_TRUE(refused("home/.bashrc", Access::kWrite));
+  EXPECT_FALSE(refused("home/.claude/settings.json", Access::kRead));
+  EXPECT_FALSE(refused("home/notes.txt", Access::kWrite));
+  auto r = tree->resolve("home/.ssh/id_rsa", Access::kRead);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.problem.message.find("inside ~/.ssh, one of the user's own places"),
+            std::string::npos)
+      << r.problem.message;
+
+  // A tree inside one of those places is the user's own work there: nothing is closed.
+  testing::ScopedEnv above("HOME", t.base().string());
+  auto inside = WorkTree::open(t.root() / "home/.ssh");
+  ASSERT_TRUE(inside.ok());
+  EXPECT_TRUE(inside->resolve("id_rsa", Access::kRead).ok());
 }
 
 TEST_F(ConfinedPathTest, MissingFoldersAreCreatedBelowTheCheckedParent) {
