@@ -10,39 +10,42 @@
 namespace mecha::cli {
 namespace {
 
-using testing::BinaryResult;
-using testing::TempDir;
+using testing::result_of;
 using testing::text_line;
 using testing::tool_line;
 
-std::string result_of(const std::vector<Json>& events, const std::string& id) {
-  for (const auto& e : events)
-    if (e.value("type", "") == "tool_result" && e.value("id", "") == id)
-      return e.at("content").get<std::string>();
-  return "<no result for " + id + ">";
-}
+// Each test's run, sandboxed (skipped where bubblewrap cannot run) or not.
+class PersistentShellE2E : public testing::CassetteRunTest,
+                           public ::testing::WithParamInterface<bool> {
+ protected:
+  PersistentShellE2E() : CassetteRunTest("go") {
+    if (!GetParam()) dir_.write(".home/.config/mecha/config.toml", "[sandbox]\nmode = \"off\"\n");
+  }
+  void SetUp() override {
+    if (GetParam())
+      if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
+  }
+};
 
-class PersistentShellE2E : public ::testing::TestWithParam<bool> {};  // sandboxed or not
+// Sandboxed only.
+class PersistentShellE2EAttack : public testing::CassetteRunTest {
+ protected:
+  PersistentShellE2EAttack() : CassetteRunTest("go") {}
+  void SetUp() override {
+    if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
+  }
+};
 
 TEST_P(PersistentShellE2E, TheDirectoryPersistsBetweenCallsAndTheEnvironmentDoesNot) {
-  if (GetParam())
-    if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
-  TempDir dir;
-  std::filesystem::create_directories(dir.path() / "sub");
-  if (!GetParam()) dir.write(".home/.config/mecha/config.toml", "[sandbox]\nmode = \"off\"\n");
-  const std::string tree = std::filesystem::canonical(dir.path()).string();
-  std::string cassette = "{\"mecha_cassette\": 1}\n";
+  std::filesystem::create_directories(dir_.path() / "sub");
+  const std::string tree = std::filesystem::canonical(dir_.path()).string();
+  std::string cassette;
   cassette += tool_line("main", "b1", "Bash", {{"command", "cd sub && export MECHA_X=1"}});
   cassette += tool_line("main", "b2", "Bash", {{"command", "pwd; echo ${MECHA_X-unset}"}});
   cassette += tool_line("main", "b3", "Bash", {{"command", "cd /"}});
   cassette += tool_line("main", "b4", "Bash", {{"command", "pwd"}});
   cassette += text_line("main", "done");
-  dir.write("c.jsonl", cassette);
-  BinaryResult r = testing::run_mecha({"run", "--json", "--permission-mode", "bypassPermissions",
-                                       "--model", "cassette:c.jsonl", "go"},
-                                      dir.path());
-  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  auto events = testing::json_lines(r.out);
+  auto events = run(cassette);
   EXPECT_EQ(result_of(events, "b1"), "Exit code: 0");
   EXPECT_EQ(result_of(events, "b2"), tree + "/sub\nunset\nExit code: 0");
   EXPECT_EQ(result_of(events, "b3"), "Exit code: 0\nShell cwd was reset to " + tree);
@@ -53,10 +56,8 @@ TEST_P(PersistentShellE2E, TheDirectoryPersistsBetweenCallsAndTheEnvironmentDoes
 // child) to write into the tree later: the sandbox stays up for the next call, but nothing of
 // the first command may outlive it, so the file never appears, in the second call or on the
 // host after the run.
-TEST(PersistentShellE2EAttack, ADetachedProcessDoesNotOutliveItsCall) {
-  if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
-  TempDir dir;
-  std::string cassette = "{\"mecha_cassette\": 1}\n";
+TEST_F(PersistentShellE2EAttack, ADetachedProcessDoesNotOutliveItsCall) {
+  std::string cassette;
   cassette += tool_line(
       "main", "b1", "Bash",
       {{"command",
@@ -64,15 +65,10 @@ TEST(PersistentShellE2EAttack, ADetachedProcessDoesNotOutliveItsCall) {
   cassette += tool_line("main", "b2", "Bash",
                         {{"command", "sleep 2.5; cat late.txt 2>/dev/null || echo absent"}});
   cassette += text_line("main", "done");
-  dir.write("c.jsonl", cassette);
-  BinaryResult r = testing::run_mecha({"run", "--json", "--permission-mode", "bypassPermissions",
-                                       "--model", "cassette:c.jsonl", "go"},
-                                      dir.path());
-  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  auto events = testing::json_lines(r.out);
+  auto events = run(cassette);
   EXPECT_EQ(result_of(events, "b1"), "left\nExit code: 0");
   EXPECT_EQ(result_of(events, "b2"), "absent\nExit code: 0");
-  EXPECT_FALSE(std::filesystem::exists(dir.path() / "late.txt"));
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "late.txt"));
 }
 
 // A command that stops the shell's driver, so that nothing answers the timeout's kill, and
@@ -82,11 +78,7 @@ TEST(PersistentShellE2EAttack, ADetachedProcessDoesNotOutliveItsCall) {
 // the shell, so that the command has stopped the driver long before its timeout, however
 // slowly the driver starts (under a sanitizer, say).
 TEST_P(PersistentShellE2E, ACommandThatStopsTheDriverIsKilledWithEverythingItStarted) {
-  if (GetParam())
-    if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
-  TempDir dir;
-  if (!GetParam()) dir.write(".home/.config/mecha/config.toml", "[sandbox]\nmode = \"off\"\n");
-  std::string cassette = "{\"mecha_cassette\": 1}\n";
+  std::string cassette;
   cassette += tool_line("main", "b0", "Bash", {{"command", "echo started"}});
   cassette +=
       tool_line("main", "b1", "Bash",
@@ -95,19 +87,14 @@ TEST_P(PersistentShellE2E, ACommandThatStopsTheDriverIsKilledWithEverythingItSta
   cassette += tool_line("main", "b2", "Bash",
                         {{"command", "sleep 3; cat late.txt 2>/dev/null || echo absent"}});
   cassette += text_line("main", "done");
-  dir.write("c.jsonl", cassette);
-  BinaryResult r = testing::run_mecha({"run", "--json", "--permission-mode", "bypassPermissions",
-                                       "--model", "cassette:c.jsonl", "go"},
-                                      dir.path());
-  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  auto events = testing::json_lines(r.out);
+  auto events = run(cassette);
   EXPECT_EQ(result_of(events, "b0"), "started\nExit code: 0");
   EXPECT_NE(result_of(events, "b1").find("timed out"), std::string::npos)
       << result_of(events, "b1");
   EXPECT_EQ(result_of(events, "b2"),
             "absent\nExit code: 0\nThe shell was restarted: files the earlier commands left in "
             "/tmp are gone.");
-  EXPECT_FALSE(std::filesystem::exists(dir.path() / "late.txt"));
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "late.txt"));
 }
 
 // A command can change its shell's driver from outside (same user): lower its limits, renice
@@ -115,11 +102,7 @@ TEST_P(PersistentShellE2E, ACommandThatStopsTheDriverIsKilledWithEverythingItSta
 // start a shell exits, and the host's next write to it must not kill mecha (SIGPIPE). The
 // next command runs in a fresh shell, with the defaults, and is told of the restart.
 TEST_P(PersistentShellE2E, ACommandThatChangesTheDriverDoesNotReachTheNextOne) {
-  if (GetParam())
-    if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
-  TempDir dir;
-  if (!GetParam()) dir.write(".home/.config/mecha/config.toml", "[sandbox]\nmode = \"off\"\n");
-  std::string cassette = "{\"mecha_cassette\": 1}\n";
+  std::string cassette;
   cassette += tool_line(
       "main", "b1", "Bash",
       {{"command", "prlimit --pid $PPID --fsize=0 && renice -n 7 -p $PPID >/dev/null && nice"}});
@@ -127,12 +110,7 @@ TEST_P(PersistentShellE2E, ACommandThatChangesTheDriverDoesNotReachTheNextOne) {
   cassette += tool_line("main", "b3", "Bash", {{"command", "prlimit --pid $PPID --nofile=5:5"}});
   cassette += tool_line("main", "b4", "Bash", {{"command", "echo second"}});
   cassette += text_line("main", "done");
-  dir.write("c.jsonl", cassette);
-  BinaryResult r = testing::run_mecha({"run", "--json", "--permission-mode", "bypassPermissions",
-                                       "--model", "cassette:c.jsonl", "go"},
-                                      dir.path());
-  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  auto events = testing::json_lines(r.out);
+  auto events = run(cassette);
   const std::string restarted =
       "\nThe shell was restarted: files the earlier commands left in /tmp are gone.";
   EXPECT_EQ(result_of(events, "b1"), "0\nExit code: 0");

@@ -21,6 +21,7 @@ namespace mecha::cli {
 namespace {
 
 using testing::BinaryResult;
+using testing::result_of;
 using testing::TempDir;
 using testing::text_line;
 using testing::tool_line;
@@ -29,13 +30,6 @@ std::string on_host(const std::filesystem::path& dir, const std::string& command
   auto r = run_subprocess({.argv = {"/bin/bash", "-c", command}, .cwd = dir, .merge_stderr = true});
   EXPECT_TRUE(r.ok()) << r.message();
   return r.ok() ? r->out.text() : "";
-}
-
-std::string sandbox_result_of(const std::vector<Json>& events, const std::string& id) {
-  for (const auto& e : events)
-    if (e.value("type", "") == "tool_result" && e.value("id", "") == id)
-      return e.at("content").get<std::string>();
-  return "<no result for " + id + ">";
 }
 
 TEST(SandboxE2E, AScriptCannotPlantWhatGitOnTheHostWouldRun) {
@@ -86,14 +80,14 @@ print("commondir planted")
                                       dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   auto events = testing::json_lines(r.out);
-  EXPECT_EQ(sandbox_result_of(events, "b1"),
+  EXPECT_EQ(result_of(events, "b1"),
             "git config exit 4\nhook: Read-only file system\nrename .git: Device or resource "
             "busy\ncommondir planted\nExit code: 0\nThe sandbox removed what the command "
             "created in protected places: .git/commondir. They configure programs that run "
             "code on the host (git, editors, shells, mecha); commands may not write them.");
-  EXPECT_EQ(sandbox_result_of(events, "b2"),
+  EXPECT_EQ(result_of(events, "b2"),
             "CapEff:\t0000000000000000\nNoNewPrivs:\t1\nSeccomp:\t2\nExit code: 0");
-  EXPECT_EQ(sandbox_result_of(events, "b3"), "inside\ninit\nExit code: 0");
+  EXPECT_EQ(result_of(events, "b3"), "inside\ninit\nExit code: 0");
 
   // On the host: git status and a commit run no planted code.
   EXPECT_EQ(on_host(dir.path(), "git status --short --untracked-files=no && " + git +
@@ -108,14 +102,19 @@ print("commondir planted")
 // is started in ~. The model tries the file tools and a script (which the guard does not
 // read) on a key and on the config the next run reads: the key is never shown and the
 // config, on the host, is as the user wrote it. The rest of the home is the tree's.
-TEST(SandboxE2E, ATreeThatHoldsTheHomeKeepsItsKeysAndMechasConfig) {
-  if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
-  TempDir dir;
+class SandboxHomeE2E : public testing::CassetteRunTest {
+ protected:
+  SandboxHomeE2E() : CassetteRunTest("go") {}
+  void SetUp() override {
+    if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
+  }
+};
+
+TEST_F(SandboxHomeE2E, ATreeThatHoldsTheHomeKeepsItsKeysAndMechasConfig) {
   const std::string config = "[sandbox]\nmode = \"bwrap\"\n";
-  dir.write(".home/.config/mecha/config.toml", config);
-  dir.write(".home/.ssh/id_rsa", "FAKE-PRIVATE-KEY\n");
-  std::string cassette = "{\"mecha_cassette\": 1}\n";
-  cassette += tool_line("main", "r1", "Read", {{"file_path", ".home/.ssh/id_rsa"}});
+  dir_.write(".home/.config/mecha/config.toml", config);
+  dir_.write(".home/.ssh/id_rsa", "FAKE-PRIVATE-KEY\n");
+  std::string cassette = tool_line("main", "r1", "Read", {{"file_path", ".home/.ssh/id_rsa"}});
   cassette += tool_line("main", "w1", "Write",
                         {{"file_path", ".home/.config/mecha/config.toml"},
                          {"content", "[sandbox]\nmode = \"off\"\n"}});
@@ -127,18 +126,12 @@ TEST(SandboxE2E, ATreeThatHoldsTheHomeKeepsItsKeysAndMechasConfig) {
                           "echo note > .home/notes.txt && echo wrote\n"}});
   cassette += tool_line("main", "b1", "Bash", {{"command", "bash s.sh"}});
   cassette += text_line("main", "done");
-  dir.write("c.jsonl", cassette);
-  BinaryResult r = testing::run_mecha({"run", "--json", "--permission-mode", "bypassPermissions",
-                                       "--model", "cassette:c.jsonl", "go"},
-                                      dir.path());
-  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  auto events = testing::json_lines(r.out);
-  EXPECT_EQ(r.out.find("FAKE-PRIVATE-KEY"), std::string::npos) << r.out;
-  EXPECT_NE(sandbox_result_of(events, "w1").find("one of the user's own places"),
-            std::string::npos);
-  EXPECT_EQ(sandbox_result_of(events, "b1"), "no key\nwrote\nExit code: 0");
-  EXPECT_EQ(on_host(dir.path(), "cat .home/.config/mecha/config.toml"), config);
-  EXPECT_EQ(on_host(dir.path(), "cat .home/notes.txt"), "note\n");
+  auto events = run(cassette);
+  for (const auto& e : events) EXPECT_EQ(e.dump().find("FAKE-PRIVATE-KEY"), std::string::npos);
+  EXPECT_NE(result_of(events, "w1").find("one of the user's own places"), std::string::npos);
+  EXPECT_EQ(result_of(events, "b1"), "no key\nwrote\nExit code: 0");
+  EXPECT_EQ(on_host(dir_.path(), "cat .home/.config/mecha/config.toml"), config);
+  EXPECT_EQ(on_host(dir_.path(), "cat .home/notes.txt"), "note\n");
 }
 
 TEST(SandboxE2E, BashCannotReachTheSocketsOfTheRuntimeFolder) {
@@ -176,7 +169,7 @@ except OSError as e:
   std::string host = on_host(dir.path(), "python3 probe.py");
   ::close(fd);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  EXPECT_EQ(sandbox_result_of(testing::json_lines(r.out), "b1"),
+  EXPECT_EQ(result_of(testing::json_lines(r.out), "b1"),
             "absent\nrefused: No such file or directory\nExit code: 0");
   EXPECT_EQ(host, "exists\nconnected\n");
 }

@@ -24,6 +24,13 @@ std::vector<Json> of_type(const std::vector<Json>& all, const std::string& type)
   return out;
 }
 
+std::string result_of(const std::vector<Json>& events, const std::string& id) {
+  for (const auto& e : events)
+    if (e.value("type", "") == "tool_result" && e.value("id", "") == id)
+      return e.at("content").get<std::string>();
+  return "<no result for " + id + ">";
+}
+
 BinaryResult CassetteRunTest::mecha(const std::vector<std::string>& args) {
   return run_mecha(args, dir_.path(), "", mecha_e2e_binary());
 }

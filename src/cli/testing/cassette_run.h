@@ -20,6 +20,8 @@ std::string text_line(const std::string& agent, const std::string& text);
 
 // The events of `all` whose "type" is `type`.
 std::vector<Json> of_type(const std::vector<Json>& all, const std::string& type);
+// The content of the tool_result event for call `id`, or "<no result for ID>".
+std::string result_of(const std::vector<Json>& events, const std::string& id);
 
 class CassetteRunTest : public ::testing::Test {
  protected:
