@@ -20,9 +20,9 @@
 // is bound back on top), $XDG_RUNTIME_DIR (mecha's daemon socket; its fallback
 // /tmp/mecha-UID is behind the private /tmp), mecha's state and user config, Claude Code's
 // user settings, and the secret locations of the guard's policy. Those inside the tree (a
-// tree that holds the home) are hidden on top of it. With network = true, /etc/resolv.conf stays
-// readable when it points into /run. No Landlock layer yet: it would need a helper executed inside
-// the sandbox, which costs another exec per command.
+// tree that holds the home) are hidden on top of it. With network = true, /etc/resolv.conf
+// stays readable when it points into /run. No Landlock layer yet: it would need a helper
+// executed inside the sandbox, which costs another exec per command.
 //
 // Limits, set on the sandbox before bubblewrap starts: address space (RLIMIT_AS) and file
 // size (RLIMIT_FSIZE) hold for every process; core dumps are off (RLIMIT_CORE 0). The
