@@ -347,6 +347,8 @@ TEST(CommandGuard, WordsBuiltAtRunTimeAreNotFollowedButRefused) {
            "printf -vIFS ,",
            "for IFS in ,; do x=rm,-rf,/; $x; done",
            "IFS=, f",
+           "IFS=\"$OLD\"",
+           "IFS=$'\\n,'",
            "shopt -s expand_aliases\nalias r='rm -rf'\nr *",
            "sh -c \"alias r='rm -rf'\nr *\"",
            "x=rm; declare -n r=x; $r -rf .git/objects",
@@ -359,6 +361,8 @@ TEST(CommandGuard, WordsBuiltAtRunTimeAreNotFollowedButRefused) {
   }
   for (const char* line : {
            "while IFS= read -r line; do echo \"$line\"; done < f",
+           "IFS=$'\\n'; for f in $(ls); do echo \"$f\"; done",
+           "IFS=; x='a b'; echo $x",
            "IFS=: read -ra parts <<< \"$PATH\"",
            "printf '%s\\n' IFS",
            "declare -a arr=(1 2)",

@@ -25,9 +25,13 @@ void Finder::visit_assignment(TSNode node) {
                        : ts_node_child_by_field_name(parent, "name", 4);
   if (var == "IFS") {
     // `IFS= read -r line` splits only what read reads. Anywhere else IFS splits the
-    // expansions after it on characters chosen at run time, which the guard does not follow.
+    // expansions after it. Blanks only (`IFS=$'\n'`, or none) split bash's words at fewer
+    // places than the guard's, so each word bash runs is one the guard saw whole or in
+    // pieces; other characters would split them where the guard does not.
     const std::string_view reader = ts_node_is_null(command) ? "" : node_text(command);
-    if (reader != "read" && reader != "mapfile" && reader != "readarray") {
+    const ShellWord v = ts_node_is_null(value) ? literal_word("") : cook(value);
+    const bool blanks = !v.dynamic && v.text.find_first_not_of(" \t\n") == std::string::npos;
+    if (reader != "read" && reader != "mapfile" && reader != "readarray" && !blanks) {
       fail("not-understood", fmt::format("`IFS=` at {} splits words in a way chosen at run time",
                                          where(ts_node_start_byte(node))));
       return;
