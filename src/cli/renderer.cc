@@ -3,6 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+
 #include <fmt/format.h>
 
 #include "cli/todo_view.h"
@@ -34,13 +38,26 @@ std::string human_size(size_t bytes) {
 
 }  // namespace
 
+namespace {
+
+// mecha ignores SIGPIPE (app.cc), so a reader of its output that went away (`| head -1`)
+// shows as EPIPE here. End as the signal would have ended us, rather than run on, spending
+// turns, for nobody.
+void end_if_reader_gone(std::FILE* f) {
+  if (std::fflush(f) == 0 || errno != EPIPE) return;
+  std::signal(SIGPIPE, SIG_DFL);
+  std::raise(SIGPIPE);
+}
+
+}  // namespace
+
 void JsonLinesSink::on_event(const agent::Event& event) {
   if (std::holds_alternative<agent::TextDeltaEvent>(agent::innermost(event).kind())) return;
   std::string line = dump_json(to_json(event));
   std::lock_guard<std::mutex> lock(mu_);
   std::fputs(line.c_str(), out_);
   std::fputc('\n', out_);
-  std::fflush(out_);
+  end_if_reader_gone(out_);
 }
 
 HumanRenderer::Options HumanRenderer::for_terminal(int err_fd, int out_fd) {
@@ -83,7 +100,8 @@ void HumanRenderer::on_event(const agent::Event& event) {
   if (spinner_) spinner_->hide();
   restart_clock_ = false;
   render(event, 0);
-  std::fflush(err_);
+  end_if_reader_gone(err_);
+  end_if_reader_gone(out_);
   // The spinner never interrupts a line of streamed text.
   const bool mid_text = !streamed_.empty();
   if (spinner_ && !wait_label_.empty() && !mid_text) spinner_->show(wait_label_, restart_clock_);

@@ -1,6 +1,8 @@
 // `mecha run` end to end: the built binary as a child process.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "base/strict_json.h"
 #include "cli/testing/run_binary.h"
 
@@ -25,6 +27,25 @@ TEST(RunCommand, HumanModePrintsTheAnswerOnStdoutAndProgressOnStderr) {
   EXPECT_NE(r.err.find("Looking.\n● Nope(pattern=\"ERROR\")\n  ⎿ error: unknown tool 'Nope'"),
             std::string::npos)
       << r.err;
+}
+
+// mecha ignores SIGPIPE so that a shell or server that goes away cannot kill it, but a
+// reader of its own output that goes away (`| head -1`) still ends the run, as the signal
+// did: the second call never runs.
+TEST(RunCommand, AReaderOfTheOutputThatGoesAwayEndsTheRun) {
+  TempDir dir;
+  dir.write(".home/.config/mecha/config.toml", "[sandbox]\nmode = \"off\"\n");
+  dir.write("c.jsonl", std::string(R"({"mecha_cassette": 1}
+{"agent": "main", "response": {"content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "sleep 0.5; echo one"}}], "stop_reason": "tool_use"}}
+{"agent": "main", "response": {"content": [{"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "touch ran-t2"}}], "stop_reason": "tool_use"}}
+{"agent": "main", "response": {"content": [{"type": "text", "text": "done"}], "stop_reason": "end_turn"}}
+)"));
+  const std::string line = testing::mecha_binary() +
+                           " run --json --permission-mode bypassPermissions --model "
+                           "cassette:c.jsonl go | head -1 >/dev/null; echo ${PIPESTATUS[0]}";
+  auto r = run_mecha({"-c", line}, dir.path(), "", "/bin/bash");
+  EXPECT_EQ(r.out, "141\n") << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "ran-t2"));
 }
 
 TEST(RunCommand, JsonModePrintsOneEventPerLineEndingWithDone) {
