@@ -7,6 +7,12 @@
 
 namespace mecha::guard {
 
+std::string expand_home(const std::string& pattern, const std::string& home) {
+  if (pattern == "~") return home;
+  if (pattern.rfind("~/", 0) == 0) return home + pattern.substr(1);
+  return pattern;
+}
+
 std::string normalise(std::string_view path) {
   std::vector<std::string_view> parts;
   size_t i = 0;
@@ -87,12 +93,6 @@ std::string through_proc_root(const std::string& path) {
   if (path.size() != pid_end + 5 && path[pid_end + 5] != '/') return path;
   std::string rest = path.substr(pid_end + 5);
   return rest.empty() ? "/" : rest;
-}
-
-std::string expand_home(const std::string& pattern, const std::string& home) {
-  if (pattern == "~") return home;
-  if (pattern.rfind("~/", 0) == 0) return home + pattern.substr(1);
-  return pattern;
 }
 
 // How much of a word is known.

@@ -41,6 +41,9 @@ struct Resolved {
 // Normalises an absolute path: collapses //, applies . and .. ("/a/../b" -> "/b").
 std::string normalise(std::string_view path);
 
+// A place of the policy as a path: "~" and "~/..." name `home` and what is under it.
+std::string expand_home(const std::string& pattern, const std::string& home);
+
 // True when `path` is `base` or under it, component-wise.
 bool within(std::string_view path, std::string_view base);
 

@@ -48,8 +48,7 @@ std::vector<std::string> hidden_paths(const guard::Places& places) {
   if (auto state = user_state_dir(); state.ok()) candidates.push_back(state->string());
   for (const auto& s : places.secrets) {
     if (s.find_first_of("*?[") != std::string::npos) continue;
-    std::string p = s.rfind("~/", 0) == 0 ? places.home + s.substr(1) : s;
-    candidates.push_back(p);
+    candidates.push_back(guard::expand_home(s, places.home));
   }
   std::vector<std::string> out;
   for (const auto& p : candidates) {

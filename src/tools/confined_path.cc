@@ -72,7 +72,7 @@ std::optional<std::string> users_own_place(const fs::path& resolved, const std::
   std::vector<std::string> places = guard::default_secrets();
   if (access == Access::kWrite) places.insert(places.end(), {"~/.claude", "~/.claude.json"});
   for (const auto& place : places) {
-    const std::string p = place.rfind("~/", 0) == 0 ? home + place.substr(1) : place;
+    const std::string p = guard::expand_home(place, home);
     if (p.find_first_of("*?[") == std::string::npos) {
       if (guard::within(path, p) && held(p)) return place;
       continue;
