@@ -32,6 +32,7 @@ struct ChildPlan {
   int stdin_fd, stdout_fd, stderr_fd;
   int report_fd;
   const char* cwd;  // nullptr: the caller's
+  const char* program;
   char* const* argv;
   char* const* envp;
   const std::vector<int>* pass_fds;  // become 4, 5, ...
@@ -84,7 +85,7 @@ struct ChildPlan {
     if (::dup2(plan.moved_fds[i], 4 + static_cast<int>(i)) < 0) child_fail(report_fd, errno);
   // Everything above stays with us, whoever opened it without O_CLOEXEC.
   ::syscall(SYS_close_range, static_cast<unsigned>(first_free), ~0U, 0U);
-  ::execvpe(plan.argv[0], plan.argv, plan.envp);
+  ::execvpe(plan.program, plan.argv, plan.envp);
   child_fail(report_fd, errno);
 }
 
@@ -152,20 +153,18 @@ Result<pid_t> spawn_child(const SpawnOptions& options) {
     env = envp.data();
   }
   const std::string cwd = options.cwd.string();
+  const std::string& program = options.program.empty() ? options.argv[0] : options.program;
   std::vector<int> moved_fds(options.pass_fds.size());
   auto report = make_pipe();
   if (!report) return report.status();
-  const ChildPlan plan{::getpid(),          options.stdin_fd,
-                       options.stdout_fd,   options.stderr_fd,
-                       report->write.get(), cwd.empty() ? nullptr : cwd.c_str(),
-                       argv.data(),         env,
-                       &options.pass_fds,   moved_fds.data(),
-                       &options.setup};
+  const ChildPlan plan{::getpid(),        options.stdin_fd,    options.stdout_fd,
+                       options.stderr_fd, report->write.get(), cwd.empty() ? nullptr : cwd.c_str(),
+                       program.c_str(),   argv.data(),         env,
+                       &options.pass_fds, moved_fds.data(),    &options.setup};
 
   const pid_t pid = start_child(plan);
   if (pid < 0)
-    return Status::error(
-        fmt::format("cannot start '{}': {}", options.argv[0], std::strerror(errno)));
+    return Status::error(fmt::format("cannot start '{}': {}", program, std::strerror(errno)));
 
   // The write end closes in the child at exec; a read of a whole errno means exec failed.
   report->write.reset();
@@ -178,7 +177,7 @@ Result<pid_t> spawn_child(const SpawnOptions& options) {
     int status;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    return Status::error(fmt::format("cannot run '{}'{}: {}", options.argv[0],
+    return Status::error(fmt::format("cannot run '{}'{}: {}", program,
                                      cwd.empty() ? "" : fmt::format(" in {}", cwd),
                                      std::strerror(exec_errno)));
   }

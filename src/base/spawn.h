@@ -41,6 +41,9 @@ Result<Pipe> make_pipe();
 struct SpawnOptions {
   // argv[0] is looked up in PATH when it has no slash. REQUIRES: not empty.
   std::vector<std::string> argv{};
+  // The file to run, when it is not argv[0] (which the program then sees as its name).
+  // Default: empty, argv[0].
+  std::string program{};
   // Default: empty, the caller's. "/proc/self/fd/N" names a directory the caller holds open
   // as descriptor N: the child changes to it before it moves or closes any descriptor.
   std::filesystem::path cwd{};

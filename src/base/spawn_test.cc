@@ -55,6 +55,29 @@ TEST(SpawnChild, ExecFailureNamesTheProgramAndTheDirectory) {
             "cannot run '/bin/true' in /mecha-no-such-dir: No such file or directory");
 }
 
+TEST(SpawnChild, AProgramOtherThanArgvZeroRunsUnderArgvZerosName) {
+  auto out = make_pipe();
+  ASSERT_TRUE(out.ok());
+  SpawnOptions options = sh("echo \"$0\"", *out);
+  options.program = "/bin/sh";
+  options.argv[0] = "/mecha/no-such-shell";
+  auto pid = spawn_child(options);
+  ASSERT_TRUE(pid.ok()) << pid.message();
+  out->write.reset();
+  Ran ran = read_and_reap(*pid, std::move(out->read));
+  EXPECT_EQ(ran.out, "/mecha/no-such-shell\n");
+  EXPECT_EQ(ran.status, 0);
+
+  // A program that cannot run is the one named.
+  auto again = make_pipe();
+  ASSERT_TRUE(again.ok());
+  options = sh("", *again);
+  options.program = "/mecha/no-such-shell";
+  pid = spawn_child(options);
+  ASSERT_FALSE(pid.ok());
+  EXPECT_EQ(pid.message(), "cannot run '/mecha/no-such-shell': No such file or directory");
+}
+
 TEST(SpawnChild, SetupFailureStopsTheStartWithItsErrno) {
   auto out = make_pipe();
   ASSERT_TRUE(out.ok());

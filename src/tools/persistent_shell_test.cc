@@ -67,6 +67,16 @@ TEST_P(PersistentShellTest, ReportsExitCodesAndSignals) {
   EXPECT_EQ(run("false").exit_code, 1);
 }
 
+TEST_P(PersistentShellTest, CommandsRunInTheStaticBashWhenInstalledUnderBashsName) {
+  // Debian's bash-static starts about 30% cheaper; the command sees /bin/bash either way.
+  const bool has_static = ::access("/bin/bash-static", X_OK) == 0;
+  ShellRun r = run("echo \"$0 $BASH\"; readlink /proc/$$/exe; no-such-mecha-command");
+  EXPECT_EQ(r.out.text(),
+            fmt::format("/bin/bash /bin/bash\n{}\n"
+                        "/bin/bash: line 1: no-such-mecha-command: command not found\n",
+                        has_static ? "/usr/bin/bash-static" : "/usr/bin/bash"));
+}
+
 TEST_P(PersistentShellTest, ReportsTheLastDirectoryAndKeepsNoEnvironment) {
   std::filesystem::create_directories(tree_.root() / "sub");
   ShellRun r = run("export MECHA_T=1; f() { :; }; cd sub");

@@ -24,6 +24,12 @@
 
 namespace mecha::tools {
 
+const char* spare_shell() {
+  static const char* const shell =
+      ::access("/bin/bash-static", X_OK) == 0 ? "/bin/bash-static" : "/bin/bash";
+  return shell;
+}
+
 // One line, so that the command's first line is line 1 in bash's messages, as with bash -c.
 const char* const kSpareScript =
     "IFS= read -r -d '' __mecha_cwd <&4 || exit 125; "
@@ -88,6 +94,7 @@ bool start_spare(int devnull, uint64_t max_memory, Spare& spare) {
   auto cwd = make_pipe();
   if (!request || !cwd) return false;
   SpawnOptions o;
+  o.program = spare_shell();
   o.argv = {"/bin/bash", "-c", kSpareScript};
   o.stdin_fd = devnull;
   o.stdout_fd = 1;
