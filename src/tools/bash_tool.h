@@ -35,8 +35,9 @@ class BashTool final : public Tool {
   // when a guard rule's pattern does not compile or disable_rules names no rule.
   static Result<std::shared_ptr<BashTool>> create(const config::Config& config);
   BashTool(guard::CommandGuard guard, BashSettings settings);
-  // A guard still being built, on a thread of its own: the first call waits for it, and a
-  // guard that could not be built refuses every call with the reason.
+  // A guard built later (deferred: by the first call that needs it) or being built on
+  // another thread: the first call waits for it, and a guard that could not be built refuses
+  // every call with the reason.
   BashTool(std::shared_future<Result<guard::CommandGuard>> guard, BashSettings settings)
       : guard_(std::move(guard)), settings_(std::move(settings)) {}
 
