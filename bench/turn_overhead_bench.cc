@@ -31,7 +31,15 @@
 // same way: a client that only syncs the prompt, makes the one request and syncs the reply.
 // The distance between it and mecha's N=0 run is what mecha itself costs at start and end.
 //
+// With --model-ms D the model waits D ms before it answers each request, as a real one
+// takes its time to the first token (hundreds of ms for a hosted model, tens for a local
+// one). The per-turn line then also gives what mecha adds beyond the model: the per-turn
+// wall less D. Work that mecha overlaps with the request (the next command's fresh bash is
+// started while the model thinks) is hidden there, as it is with a real model; with D = 0,
+// the anchors' figure, nothing is.
+//
 // Usage: turn_overhead_bench [MECHA] [--runs R] [--ns 0,1,10,50] [--modes bwrap,off,floor]
+//                            [--model-ms D]
 // (default MECHA: the mecha binary beside this program's directory, i.e. build/mecha;
 // flags it does not know, such as Google Benchmark's, are ignored so `make bench` can pass
 // its own).
@@ -210,7 +218,7 @@ std::vector<std::string> anthropic_events(const Json* tool, int k, int serial) {
 // (set_turns); the runs are sequential, so one server serves every series.
 class ScriptedModel {
  public:
-  ScriptedModel() {
+  explicit ScriptedModel(std::chrono::milliseconds latency) : latency_(latency) {
     server_.set_tcp_nodelay(true);
     server_.set_keep_alive_max_count(1000000);
     server_.Post(R"(.*/messages)",
@@ -267,6 +275,7 @@ class ScriptedModel {
       std::lock_guard<std::mutex> lock(mu_);
       seen_.push_back(s);
     }
+    if (latency_.count() > 0) std::this_thread::sleep_for(latency_);
     res.set_header("request-id", "req_mock" + std::to_string(serial));
     res.set_chunked_content_provider("text/event-stream; charset=utf-8",
                                      [events](size_t, httplib::DataSink& sink) {
@@ -278,6 +287,7 @@ class ScriptedModel {
                                      });
   }
 
+  const std::chrono::milliseconds latency_;  // before each answer
   httplib::Server server_;
   int port_ = 0;
   std::thread thread_;
@@ -537,6 +547,7 @@ int main(int argc, char** argv) {
   int runs = 10;
   std::vector<int> ns = {0, 1, 10, 50};
   std::vector<std::string> modes = {"bwrap", "off", "floor"};
+  int model_ms = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--runs" && i + 1 < argc) {
@@ -546,6 +557,8 @@ int main(int argc, char** argv) {
       for (const auto& n : split(argv[++i], ',')) ns.push_back(std::atoi(n.c_str()));
     } else if (a == "--modes" && i + 1 < argc) {
       modes = split(argv[++i], ',');
+    } else if (a == "--model-ms" && i + 1 < argc) {
+      model_ms = std::max(0, std::atoi(argv[++i]));
     } else if (a.rfind("--", 0) != 0) {
       mecha = a;
     }
@@ -576,7 +589,7 @@ int main(int argc, char** argv) {
   }
   const fs::path base = tmpl;
 
-  ScriptedModel model;
+  ScriptedModel model{std::chrono::milliseconds(model_ms)};
   std::vector<Series> series;
   for (const auto& m : modes) {
     for (int n : ns) {
@@ -599,6 +612,7 @@ int main(int argc, char** argv) {
 
   std::printf("mecha %s, %d runs after %d warm-up, interleaved; peak RSS from %s\n", mecha.c_str(),
               runs, warmup, gnu_time ? "GNU time %M" : "wait4 ru_maxrss");
+  if (model_ms > 0) std::printf("the model waits %d ms before each answer\n", model_ms);
   std::printf("%-11s %4s %9s %19s %9s %9s %10s %s\n", "profile", "N", "wall ms", "[min-max]",
               "cpu ms", "rss MiB", "1st req ms", "ok");
   bool all_ok = true;
@@ -628,9 +642,11 @@ int main(int argc, char** argv) {
       return median(column(*s, [field](const Run& r) { return r.*field * 1e3; }));
     };
     const int d = hi->n - lo->n;
-    std::printf("%-11s per turn: wall %.2f ms  cpu %.2f ms  ((N=%d - N=%d) / %d)\n",
-                profile_name(m), (med(hi, &Run::wall) - med(lo, &Run::wall)) / d,
-                (med(hi, &Run::cpu) - med(lo, &Run::cpu)) / d, hi->n, lo->n, d);
+    const double wall = (med(hi, &Run::wall) - med(lo, &Run::wall)) / d;
+    std::printf("%-11s per turn: wall %.2f ms  cpu %.2f ms  ((N=%d - N=%d) / %d)", profile_name(m),
+                wall, (med(hi, &Run::cpu) - med(lo, &Run::cpu)) / d, hi->n, lo->n, d);
+    if (model_ms > 0) std::printf("; beyond the model: %.2f ms", wall - model_ms);
+    std::printf("\n");
   }
   std::error_code ec;
   fs::remove_all(base, ec);
