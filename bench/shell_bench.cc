@@ -12,7 +12,11 @@
 // request: the persistent shell starts its next bash then, off the call's path. The gap is
 // not counted in the wall figures (it is in the CPU ones only as idle time, which is none).
 //
-// Usage: shell_bench [--runs N] [--gap-ms M]   (defaults 200, 5)
+// With --command-bytes B the command is a heredoc of B bytes of text to /dev/null before
+// `echo hi`, as when a model writes a file through Bash: what it costs to hand a long
+// command to the shell.
+//
+// Usage: shell_bench [--runs N] [--gap-ms M] [--command-bytes B]   (defaults 200, 5, 0)
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -36,6 +40,15 @@ using namespace mecha::tools;
 using mecha::tools::testing::TempTree;
 
 int gap_ms = 5;
+std::string command = "echo hi";
+
+std::string command_of(size_t bytes) {
+  if (bytes == 0) return "echo hi";
+  std::string body;
+  while (body.size() < bytes) body += "    return helper(value, \"text\") + 42;  // a line\n";
+  body.resize(bytes - 1);
+  return "cat > /dev/null <<'MECHA_END'\n" + body + "\nMECHA_END\necho hi";
+}
 
 struct Figures {
   double mean_ms = 0, median_ms = 0, p10_ms = 0, cpu_ms = 0;
@@ -54,7 +67,7 @@ double cpu_ms_so_far() {
   std::exit(1);
 }
 
-// `call` runs one `echo hi` and returns its output; `end` ends what the series kept.
+// `call` runs one `command` and returns its output; `end` ends what the series kept.
 Figures measure(int runs, const std::function<std::string()>& call,
                 const std::function<void()>& end) {
   std::vector<double> ms;
@@ -66,7 +79,7 @@ Figures measure(int runs, const std::function<std::string()>& call,
     std::string out = call();
     const double took =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (out != "hi\n") fail("`echo hi` printed: " + out);
+    if (out != "hi\n") fail("the command printed: " + out);
     if (i >= 5) ms.push_back(took);  // the first runs warm the caches
   }
   end();
@@ -89,11 +102,11 @@ Figures one_shot(bool sandbox, int runs) {
     ProtectedPaths protect;
     if (sandbox) {
       protect = protected_paths(tree);
-      auto made = sandbox_command(s, tree, {}, protect, "echo hi");
+      auto made = sandbox_command(s, tree, {}, protect, command);
       if (!made.ok()) fail(made.message());
       c = std::move(*made);
     } else {
-      c.options.argv = {"/bin/bash", "-c", "echo hi"};
+      c.options.argv = {"/bin/bash", "-c", command};
       c.options.cwd = tree;
       c.options.env = command_environment(s);
     }
@@ -119,7 +132,7 @@ Figures persistent(bool sandbox, int runs) {
   CancelToken cancel;
   auto call = [&]() -> std::string {
     ProtectedPaths protect = sandbox ? protected_paths(spec.work_tree) : ProtectedPaths{};
-    auto r = (*shell)->run("echo hi", spec.work_tree, std::chrono::seconds(10), &cancel, 1 << 20);
+    auto r = (*shell)->run(command, spec.work_tree, std::chrono::seconds(10), &cancel, 1 << 20);
     (void)remove_created(protect);
     if (!r.ok()) fail(r.message());
     return r->out.text();
@@ -141,12 +154,15 @@ int main(int argc, char** argv) {
       runs = std::stoi(argv[++i]);
     } else if (std::string(argv[i]) == "--gap-ms") {
       gap_ms = std::stoi(argv[++i]);
+    } else if (std::string(argv[i]) == "--command-bytes") {
+      command = command_of(std::stoul(argv[++i]));
     }
   const bool sandbox = mecha::tools::sandbox_available().ok();
   if (!sandbox)
     std::fprintf(stderr, "no sandbox here: %s\n",
                  mecha::tools::sandbox_available().message().c_str());
-  std::printf("`echo hi` per call, %d calls each, %d ms between calls\n", runs, gap_ms);
+  std::printf("`echo hi` after %zu bytes of heredoc per call, %d calls each, %d ms between calls\n",
+              command == "echo hi" ? size_t{0} : command.size(), runs, gap_ms);
   report("one-shot, sandbox off", one_shot(false, runs));
   report("persistent, sandbox off", persistent(false, runs));
   if (sandbox) {

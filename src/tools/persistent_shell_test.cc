@@ -59,6 +59,24 @@ TEST_P(PersistentShellTest, OutputIsFramedExactlyWhateverItHolds) {
   EXPECT_EQ(run("echo next").out.text(), "next\n");
 }
 
+TEST_P(PersistentShellTest, ALongCommandArrivesWholeAndItsRequestIsClosedToIt) {
+  // 200 kB of heredoc, more than a pipe holds, with what a reader might stop at or mangle:
+  // backslashes, quotes, blank and space-led lines, a line that looks like a delimiter,
+  // multibyte text. The file on the host must hold exactly it.
+  std::string body;
+  for (int i = 0; body.size() < 200000; ++i)
+    body += fmt::format("{}  \\n \"q\" 'q' $x `y` \u00e9t\u00e9 EOF? {}\n\n MECHA_END\n", i,
+                        std::string(i % 50, ' '));
+  ShellRun r = run("cat > big.txt <<'MECHA_END'\n" + body + "MECHA_END\nwc -c < big.txt");
+  EXPECT_EQ(r.exit_code, 0) << r.out.text();
+  EXPECT_EQ(r.out.text(), fmt::format("{}\n", body.size()));
+  EXPECT_EQ(tree_.read("big.txt"), body);
+  // The command holds stdin, stdout, stderr and the pipe its shell reports `pwd -P` on (5),
+  // not the request's descriptors (4 and 6); 3 is ls's own directory.
+  r = run("ls /proc/self/fd/ | sort -n | tr '\\n' ' '");
+  EXPECT_EQ(r.out.text(), "0 1 2 3 5 ");
+}
+
 TEST_P(PersistentShellTest, ReportsExitCodesAndSignals) {
   EXPECT_EQ(run("exit 3").exit_code, 3);
   ShellRun r = run("kill -TERM $$");

@@ -69,9 +69,10 @@ bool may_kill_every_process(bool pid_namespace_flag, pid_t self);
 // and run /bin/bash.
 const char* spare_shell();
 
-// The script a spare runs (`bash -c`): reads cwd and command from descriptor 4, goes
-// there, evals the command with stdin /dev/null, and on exit writes `pwd -P` to
-// descriptor 5.
+// The script a spare runs (`bash -c`): waits for a NUL on descriptor 4, reads cwd and
+// command from descriptor 6 (a memfd the driver filled, or a pipe where none can be made),
+// closes both, goes there, evals the command with stdin /dev/null, and on exit writes
+// `pwd -P` to descriptor 5.
 extern const char* const kSpareScript;
 
 // One reply header, decoded.
