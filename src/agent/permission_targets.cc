@@ -171,7 +171,7 @@ ShellLine read_shell_line(const std::string& line, const std::filesystem::path& 
     for (const std::string& text : alternatives) {
       guard::ShellWord alt = w;
       alt.text = text;
-      const size_t glob = w.glob ? text.find_first_of("*?[") : std::string::npos;
+      const size_t glob = w.glob ? guard::first_glob(text) : std::string::npos;
       if (glob == std::string::npos) {
         use_one(alt, recursive, into);
         continue;

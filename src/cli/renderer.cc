@@ -36,10 +36,6 @@ std::string human_size(size_t bytes) {
   return fmt::format("{:.1f} MB", bytes / (1024.0 * 1024.0));
 }
 
-}  // namespace
-
-namespace {
-
 // mecha ignores SIGPIPE (app.cc), so a reader of its output that went away (`| head -1`)
 // shows as EPIPE here. End as the signal would have ended us, rather than run on, spending
 // turns, for nobody.

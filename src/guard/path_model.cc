@@ -13,6 +13,8 @@ std::string expand_home(const std::string& pattern, const std::string& home) {
   return pattern;
 }
 
+size_t first_glob(std::string_view text) { return text.find_first_of("*?["); }
+
 std::string normalise(std::string_view path) {
   std::vector<std::string_view> parts;
   size_t i = 0;
@@ -118,7 +120,7 @@ std::string absolute_text(const ShellWord& word, const std::string& cwd, const P
       t = t.substr(0, slash + 1);
     }
   } else if (word.glob) {
-    size_t g = t.find_first_of("*?[");
+    size_t g = first_glob(t);
     if (g != std::string::npos) {
       size_t start = t.rfind('/', g);
       start = start == std::string::npos ? 0 : start + 1;

@@ -44,6 +44,10 @@ std::string normalise(std::string_view path);
 // A place of the policy as a path: "~" and "~/..." name `home` and what is under it.
 std::string expand_home(const std::string& pattern, const std::string& home);
 
+// Where the first glob character (`*`, `?` or `[`) of a place or a word is; npos when it
+// has none and names one path.
+size_t first_glob(std::string_view text);
+
 // True when `path` is `base` or under it, component-wise.
 bool within(std::string_view path, std::string_view base);
 

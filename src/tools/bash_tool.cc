@@ -10,6 +10,7 @@
 #include "base/state_dir.h"
 #include "base/subprocess.h"
 #include "config/config.h"
+#include "guard/path_model.h"
 #include "tools/background_shells.h"
 #include "tools/bash_output.h"
 #include "tools/persistent_shell.h"
@@ -47,7 +48,7 @@ std::vector<std::string> hidden_paths(const guard::Places& places) {
   if (files.claude_json_file) candidates.push_back(files.claude_json_file->string());
   if (auto state = user_state_dir(); state.ok()) candidates.push_back(state->string());
   for (const auto& s : places.secrets) {
-    if (s.find_first_of("*?[") != std::string::npos) continue;
+    if (guard::first_glob(s) != std::string::npos) continue;
     candidates.push_back(guard::expand_home(s, places.home));
   }
   std::vector<std::string> out;

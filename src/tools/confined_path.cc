@@ -73,7 +73,7 @@ std::optional<std::string> users_own_place(const fs::path& resolved, const std::
   if (access == Access::kWrite) places.insert(places.end(), {"~/.claude", "~/.claude.json"});
   for (const auto& place : places) {
     const std::string p = guard::expand_home(place, home);
-    if (p.find_first_of("*?[") == std::string::npos) {
+    if (guard::first_glob(p) == std::string::npos) {
       if (guard::within(path, p) && held(p)) return place;
       continue;
     }
