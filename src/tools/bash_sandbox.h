@@ -73,7 +73,8 @@ struct BashSettings {
 BashSettings bash_settings(const config::BashConfig& bash, const config::SandboxConfig& sandbox);
 
 // The command's whole environment: the passed variables that are set, then set_env, then
-// PAGER=cat and GIT_PAGER=cat so nothing waits for a terminal.
+// SHELL=/bin/bash unless one of those set SHELL, then PAGER=cat and GIT_PAGER=cat so
+// nothing waits for a terminal.
 std::vector<std::string> command_environment(const BashSettings& settings);
 
 // bwrap's argv around `bash -c command`, for `work_tree` (absolute, canonical), hiding

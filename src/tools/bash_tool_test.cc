@@ -523,6 +523,21 @@ TEST_P(BashShellTest, TheEnvironmentDoesNotPersistButTmpDoes) {
   ::unlink(file.c_str());
 }
 
+TEST_P(BashShellTest, TheCommandSeesOnlyTheListedEnvironmentAndItsShell) {
+  TempTree t;
+  ScopedEnv key("MECHA_TEST_API_KEY", "sk-not-for-commands");
+  ScopedEnv lang("LANG", "C.UTF-8");
+  BashTool tool = make_tool(t, GetParam());
+  // Less what the host may or may not have set of the default pass_env, and bash's own.
+  EXPECT_EQ(run(tool, t,
+                "env | cut -d= -f1 | grep -vxE 'HOME|TERM|TZ|USER|LOGNAME|LC_ALL|LC_CTYPE|"
+                "PWD|OLDPWD|SHLVL|_' | sort | tr '\\n' ' '")
+                .content,
+            "GIT_PAGER LANG PAGER PATH SHELL \nExit code: 0");
+  EXPECT_EQ(run(tool, t, "printenv SHELL; echo \"$SHELL\"").content,
+            "/bin/bash\n/bin/bash\nExit code: 0");
+}
+
 INSTANTIATE_TEST_SUITE_P(SandboxOnAndOff, BashShellTest, ::testing::Values(true, false),
                          [](const auto& info) { return info.param ? "Sandboxed" : "Unsandboxed"; });
 
