@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "base/subprocess.h"
-#include "batch/results.h"
-#include "batch/work_tree.h"
+#include "cli/batch/results.h"
+#include "cli/batch/work_tree.h"
 #include "store/testing/temp_dir.h"
 
 namespace fs = std::filesystem;

@@ -22,10 +22,10 @@
 #include <fstream>
 #include <string>
 
-#include "mcp/child_process.h"
-#include "mcp/jsonrpc.h"
-#include "mcp/server_handle.h"
-#include "mcp/testing/test_servers.h"
+#include "tools/mcp/child_process.h"
+#include "tools/mcp/jsonrpc.h"
+#include "tools/mcp/server_handle.h"
+#include "tools/mcp/testing/test_servers.h"
 
 namespace mecha::mcp {
 namespace {

@@ -1,6 +1,6 @@
-# The gateway's page (src/gateway/page/) is compiled into the binary: a generated source
-# holds each file's bytes (gateway/page_assets.h), rebuilt whenever one of them changes.
-file(GLOB MECHA_PAGE_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/gateway/page/*)
+# The gateway's page (src/cli/gateway/page/) is compiled into the binary: a generated source
+# holds each file's bytes (cli/gateway/page_assets.h), rebuilt whenever one of them changes.
+file(GLOB MECHA_PAGE_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cli/gateway/page/*)
 string(REPLACE ";" "|" MECHA_PAGE_LIST "${MECHA_PAGE_FILES}")
 set(MECHA_PAGE_SOURCE ${CMAKE_BINARY_DIR}/generated/gateway_page_assets.cc)
 add_custom_command(

@@ -1,8 +1,11 @@
-# mecha_layer(NAME DEPS ... [TEST_DEPS ...])
+# mecha_layer(NAME [DIR PATH] DEPS ... [TEST_DEPS ...])
 #
-# src/NAME/*.cc (but *_test.cc) becomes the static library mecha_NAME;
-# src/NAME/testing/*.cc becomes mecha_NAME_testing (helpers for tests only);
-# src/NAME/*_test.cc becomes the test executable NAME_tests, registered with CTest.
+# src/PATH/*.cc (but *_test.cc) becomes the static library mecha_NAME;
+# src/PATH/testing/*.cc becomes mecha_NAME_testing (helpers for tests only);
+# src/PATH/*_test.cc becomes the test executable NAME_tests, registered with CTest.
+# PATH is NAME unless given: a library of its own inside a layer's folder (tools/mcp,
+# cli/batch, cli/gateway) sits in that layer of DESIGN.md, and the layer's own globs do not
+# reach into it.
 #
 # MECHA_UNITY compiles each target's files in batches, one compiler run per batch: most of a
 # file's compile time goes to the headers it shares with its neighbours (the standard library,
@@ -28,8 +31,11 @@ function(mecha_unity target)
 endfunction()
 
 function(mecha_layer name)
-  cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
-  set(dir ${PROJECT_SOURCE_DIR}/src/${name})
+  cmake_parse_arguments(ARG "" "DIR" "DEPS;TEST_DEPS" ${ARGN})
+  if(NOT ARG_DIR)
+    set(ARG_DIR ${name})
+  endif()
+  set(dir ${PROJECT_SOURCE_DIR}/src/${ARG_DIR})
   file(GLOB all_sources CONFIGURE_DEPENDS ${dir}/*.cc)
   file(GLOB test_sources CONFIGURE_DEPENDS ${dir}/*_test.cc)
   file(GLOB testing_sources CONFIGURE_DEPENDS ${dir}/testing/*.cc)

@@ -1,4 +1,4 @@
-// libFuzzer target over the MCP tool server (mcp/tool_server.h): any byte stream on its
+// libFuzzer target over the MCP tool server (tools/mcp/tool_server.h): any byte stream on its
 // input must be answered without crashing, hanging or throwing, and everything it writes
 // must be JSON-RPC 2.0 responses, one JSON object a line, each with a result or an error.
 #include <sys/mman.h>
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "mcp/tool_server.h"
+#include "tools/mcp/tool_server.h"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // the streams, working directory, environment and descriptors the caller chose, and tells
 // whether exec succeeded. What happens to the child afterwards (waiting, killing, reading
 // its output) is the caller's: base/subprocess.h runs a command to its end,
-// mcp/child_process.h keeps a server running.
+// tools/mcp/child_process.h keeps a server running.
 //
 // In the child, in this order: setsid; PR_SET_PDEATHSIG (SIGKILL when the THREAD that
 // spawned it ends) and exit if the parent is already gone; every handler the caller

@@ -1,5 +1,5 @@
 // `mecha batch TASKS.jsonl --out DIR`: many tasks, each in a fresh work tree with its own
-// budgets and the sandbox, N at a time, results in DIR (batch/runner.h); `--shard I/N` for
+// budgets and the sandbox, N at a time, results in DIR (cli/batch/runner.h); `--shard I/N` for
 // Slurm job arrays and Kubernetes indexed jobs. `mecha batch report DIR` sums one up.
 //
 // Each task is a `mecha run --json` of this same binary, given the batch's model, provider,
@@ -15,8 +15,8 @@
 #include <fmt/format.h>
 
 #include "base/file_text.h"
-#include "batch/report.h"
-#include "batch/runner.h"
+#include "cli/batch/report.h"
+#include "cli/batch/runner.h"
 #include "cli/command.h"
 #include "cli/interrupt.h"
 #include "cli/option_checks.h"

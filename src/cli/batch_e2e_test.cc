@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "batch/testing/shell.h"
+#include "cli/batch/testing/shell.h"
 #include "cli/testing/cassette_run.h"
 #include "cli/testing/run_binary.h"
 #include "store/testing/pg_cluster.h"

@@ -1,5 +1,5 @@
 // mecha-gateway: the program `mecha gateway` runs (cli/gateway_command.cc), the web page for
-// the daemon's sessions (gateway/gateway.h). It is a program of its own because the HTTP
+// the daemon's sessions (cli/gateway/gateway.h). It is a program of its own because the HTTP
 // server brings OpenSSL, zlib and brotli as shared libraries, which would otherwise load at
 // every start of mecha.
 //
@@ -32,7 +32,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "gateway/gateway.h"
+#include "cli/gateway/gateway.h"
 #include "server/client.h"
 #include "server/unix_socket.h"
 

@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-#include "batch/task.h"
+#include "cli/batch/task.h"
 #include "config/config.h"
 #include "store/testing/temp_dir.h"
 

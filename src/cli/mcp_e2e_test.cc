@@ -17,7 +17,7 @@
 
 #include "cli/testing/cassette_run.h"
 #include "cli/testing/run_binary.h"
-#include "mcp/testing/test_servers.h"
+#include "tools/mcp/testing/test_servers.h"
 
 namespace mecha::cli {
 namespace {

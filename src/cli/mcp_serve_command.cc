@@ -1,5 +1,5 @@
 // `mecha mcp serve [-C DIR] [--config FILE]`: mecha's confined file tools and its guarded,
-// sandboxed Bash, offered over stdio MCP (mcp/tool_server.h) so that other agents get
+// sandboxed Bash, offered over stdio MCP (tools/mcp/tool_server.h) so that other agents get
 // mecha's guard and sandbox. The work tree is the current directory or -C; the tools are
 // built as a run builds them, from the tree's config.
 //
@@ -22,8 +22,8 @@
 #include "cli/command.h"
 #include "cli/mcp_commands.h"
 #include "cli/workspace.h"
-#include "mcp/tool_server.h"
 #include "tools/builtin.h"
+#include "tools/mcp/tool_server.h"
 #include "tools/registry.h"
 #include "tools/schema.h"
 

@@ -38,7 +38,7 @@
 
 #include "base/cancel.h"
 #include "config/mcp_config.h"
-#include "mcp/server_handle.h"
+#include "tools/mcp/server_handle.h"
 #include "tools/registry.h"
 
 namespace mecha::tools {

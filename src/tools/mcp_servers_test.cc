@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "mcp/testing/test_servers.h"
+#include "tools/mcp/testing/test_servers.h"
 
 namespace mecha::tools {
 namespace {

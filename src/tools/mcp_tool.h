@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "mcp/server_handle.h"
+#include "tools/mcp/server_handle.h"
 #include "tools/tool.h"
 
 namespace mecha::tools {

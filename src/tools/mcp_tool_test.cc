@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "mcp/testing/test_servers.h"
+#include "tools/mcp/testing/test_servers.h"
 
 namespace mecha::tools {
 namespace {
