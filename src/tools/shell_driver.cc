@@ -101,16 +101,16 @@ struct Spare {
 // The request, and then the byte that lets the spare read it. The spare's descriptor for
 // the memfd shares its offset with ours, so ours is left at 0 (pwrite).
 bool hand_over(Spare& spare, std::string_view payload) {
+  const std::string_view go("\0", 1);
   if (spare.request_is_pipe)
-    return write_all(spare.go.get(), std::string_view("\0", 1)) &&
-           write_all(spare.request.get(), payload);
+    return write_all(spare.go.get(), go) && write_all(spare.request.get(), payload);
   for (off_t at = 0; at < static_cast<off_t>(payload.size());) {
     ssize_t n = ::pwrite(spare.request.get(), payload.data() + at, payload.size() - at, at);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     at += n;
   }
-  return write_all(spare.go.get(), std::string_view("\0", 1));
+  return write_all(spare.go.get(), go);
 }
 
 bool start_spare(int devnull, uint64_t max_memory, Spare& spare) {
