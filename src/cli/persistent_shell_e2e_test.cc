@@ -4,8 +4,10 @@
 
 #include <filesystem>
 
+#include "base/file_text.h"
 #include "cli/testing/cassette_run.h"
 #include "tools/bash_sandbox.h"
+#include "tools/testing/scoped_env.h"
 
 namespace mecha::cli {
 namespace {
@@ -117,6 +119,29 @@ TEST_P(PersistentShellE2E, ACommandThatChangesTheDriverDoesNotReachTheNextOne) {
   EXPECT_EQ(result_of(events, "b2"), "hi\n0\nExit code: 0" + restarted);
   EXPECT_EQ(result_of(events, "b3"), "Exit code: 0");
   EXPECT_EQ(result_of(events, "b4"), "second\nExit code: 0" + restarted);
+}
+
+// What a command can read of mecha's: the run's API key must not be in its environment (it
+// gets the listed variables and SHELL), and the descriptors its shell read the command from
+// (4 and 6) are closed before it runs. Checked in the files the command wrote, on the host.
+TEST_P(PersistentShellE2E, ACommandGetsNoKeyOfTheRunNorTheDescriptorsOfItsShell) {
+  tools::testing::ScopedEnv key("ANTHROPIC_API_KEY", "sk-ant-e2e-not-for-commands");
+  std::string cassette;
+  cassette += tool_line("main", "b1", "Bash",
+                        {{"command",
+                          "env > env.txt; cat /proc/$$/fd/4 /proc/$$/fd/6 > request.txt "
+                          "2>/dev/null; ls /proc/$$/fd | sort -n | tr '\\n' ' '"}});
+  cassette += text_line("main", "done");
+  auto events = run(cassette);
+  EXPECT_EQ(result_of(events, "b1"), "0 1 2 5 \nExit code: 0");
+  auto written = [this](const char* name) {
+    auto text = read_file_text(dir_.path() / name);
+    return text.ok() ? *text : "<" + text.message() + ">";
+  };
+  const std::string env = written("env.txt");
+  EXPECT_EQ(env.find("sk-ant-e2e"), std::string::npos) << env;
+  EXPECT_NE(("\n" + env).find("\nSHELL=/bin/bash\n"), std::string::npos) << env;
+  EXPECT_EQ(written("request.txt"), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(SandboxOnAndOff, PersistentShellE2E, ::testing::Values(true, false),
