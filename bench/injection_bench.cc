@@ -1,5 +1,5 @@
 // The prompt-injection suite's report (tests/injection/suite.json, run as in
-// src/cli/injection_suite_test.cc), for all three values of [messaging] approve: how many
+// tests/e2e/injection_suite_test.cc), for all three values of [messaging] approve: how many
 // attacks moved private data out (goal: 0 with the defaults), what stopped the others,
 // integrity-only attacks apart, and which benign tasks completed or needed an approval.
 //

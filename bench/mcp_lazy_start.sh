@@ -23,7 +23,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/mecha-mcp-lazy.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 python3 - "$work" "$mecha" "$RUNS" "$DELAY" \
-  "$here/third_party/node_modules/@modelcontextprotocol/server-everything/dist/index.js" <<'PY'
+  "$here/tests/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js" <<'PY'
 import json, os, statistics, subprocess, sys, time
 
 work, mecha, runs, delay, everything = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]

@@ -19,7 +19,7 @@ const { spawn } = require('child_process');
 
 const [mecha, outDir, chromiumPath] = process.argv.slice(2);
 const root = path.resolve(__dirname, '../..');
-const { chromium } = require(path.join(root, 'third_party/node_modules/playwright-core'));
+const { chromium } = require(path.join(root, 'tests/node/node_modules/playwright-core'));
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mecha-gateway-'));
 const children = [];

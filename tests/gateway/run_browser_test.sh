@@ -3,6 +3,10 @@
 # `mecha serve` and `mecha gateway`. Exits 77 (CTest's skip) with one line when chromium or
 # playwright-core is missing; the test itself never skips a check.
 set -euo pipefail
+if [ -n "${MECHA_SANITIZER_BUILD:-}" ]; then
+  echo "SKIP: gateway browser test: not run in the sanitizer build (make test runs it)"
+  exit 77
+fi
 mecha=$1
 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -12,8 +16,8 @@ if [ ! -x "$chromium" ]; then
   echo "SKIP: gateway browser test: $chromium is not installed (apt-get install chromium)"
   exit 77
 fi
-if [ ! -d "$root/third_party/node_modules/playwright-core" ]; then
-  echo "SKIP: gateway browser test: playwright-core is not installed (scripts/setup)"
+if [ ! -d "$root/tests/node/node_modules/playwright-core" ]; then
+  echo "SKIP: gateway browser test: playwright-core is not installed (scripts/setup --for tests)"
   exit 77
 fi
 if ! "$chromium" --headless --no-sandbox --disable-gpu --dump-dom about:blank >/dev/null 2>&1; then

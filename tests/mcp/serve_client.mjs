@@ -3,8 +3,8 @@
 // checks it, and what happened on the host).
 //
 //   node serve_client.mjs MECHA_BINARY WORK_TREE OUTSIDE_FILE
-import { Client } from '../../third_party/node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js';
-import { StdioClientTransport } from '../../third_party/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js';
+import { Client } from '../node/node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js';
+import { StdioClientTransport } from '../node/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js';
 
 const [mecha, tree, outside] = process.argv.slice(2);
 const transport = new StdioClientTransport({

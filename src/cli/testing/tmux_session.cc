@@ -34,7 +34,9 @@ bool TmuxSession::available(std::string* reason) {
   opt.timeout = std::chrono::seconds(10);
   auto r = run_subprocess(opt);
   if (r.ok() && r->exit_code == 0) return true;
-  *reason = "tmux is not installed (scripts/setup installs it): the chat terminal tests need it";
+  *reason =
+      "tmux is not installed (scripts/setup --for tests installs it): the chat terminal tests need "
+      "it";
   return false;
 }
 

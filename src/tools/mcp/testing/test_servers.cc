@@ -62,13 +62,14 @@ std::optional<fs::path> find_in_path(const std::string& name) {
 
 fs::path everything_server_js() {
   return fs::path(MECHA_SOURCE_DIR) /
-         "third_party/node_modules/@modelcontextprotocol/server-everything/dist/index.js";
+         "tests/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js";
 }
 
 std::string everything_unavailable() {
   if (!find_in_path("node")) return "node is not in PATH: the MCP reference server cannot run";
   if (!fs::exists(everything_server_js())) {
-    return fmt::format("{} is missing (npm ci in third_party/)", everything_server_js().string());
+    return fmt::format("{} is missing (scripts/setup --for tests)",
+                       everything_server_js().string());
   }
   return "";
 }

@@ -43,7 +43,7 @@ TEST(McpServe, TheSdkClientListsCallsAndIsRefusedByTheGuard) {
   if (Status s = tools::sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
   const std::filesystem::path source(MECHA_SOURCE_DIR);
   ASSERT_TRUE(std::filesystem::exists(
-      source / "third_party/node_modules/@modelcontextprotocol/sdk/package.json"))
+      source / "tests/node/node_modules/@modelcontextprotocol/sdk/package.json"))
       << "the MCP SDK is not installed: npm ci --prefix third_party";
 
   TempDir dir;
