@@ -124,13 +124,17 @@ TEST_P(PersistentShellE2E, ACommandThatChangesTheDriverDoesNotReachTheNextOne) {
 // What a command can read of mecha's: the run's API key must not be in its environment (it
 // gets the listed variables and SHELL), and the descriptors its shell read the command from
 // (4 and 6) are closed before it runs. Checked in the files the command wrote, on the host.
+// The shell's descriptors are listed by a command of their own, not the first of a pipeline:
+// while bash sets a pipeline up it holds the pipe's ends itself, and a listing made then
+// shows one of them.
 TEST_P(PersistentShellE2E, ACommandGetsNoKeyOfTheRunNorTheDescriptorsOfItsShell) {
   tools::testing::ScopedEnv key("ANTHROPIC_API_KEY", "sk-ant-e2e-not-for-commands");
   std::string cassette;
-  cassette += tool_line("main", "b1", "Bash",
-                        {{"command",
-                          "env > env.txt; cat /proc/$$/fd/4 /proc/$$/fd/6 > request.txt "
-                          "2>/dev/null; ls /proc/$$/fd | sort -n | tr '\\n' ' '"}});
+  cassette +=
+      tool_line("main", "b1", "Bash",
+                {{"command",
+                  "env > env.txt; cat /proc/$$/fd/4 /proc/$$/fd/6 > request.txt "
+                  "2>/dev/null; ls /proc/$$/fd > fds.txt; sort -n fds.txt | tr '\\n' ' '"}});
   cassette += text_line("main", "done");
   auto events = run(cassette);
   EXPECT_EQ(result_of(events, "b1"), "0 1 2 5 \nExit code: 0");
