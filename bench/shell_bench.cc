@@ -30,8 +30,8 @@
 #include "base/subprocess.h"
 #include "tools/bash_sandbox.h"
 #include "tools/persistent_shell.h"
-#include "tools/protected_paths.h"
 #include "tools/testing/temp_tree.h"
+#include "tools/tree_boundary.h"
 
 namespace {
 
@@ -92,19 +92,29 @@ Figures measure(int runs, const std::function<std::string()>& call,
   return f;
 }
 
+// A boundary for the tree, as a run opens at its first sandbox (tools/tree_boundary.h).
+std::shared_ptr<TreeBoundary> boundary_for(const TempTree& t) {
+  TreeBoundary::Options o;
+  o.stage_parent = t.base() / "state/stages";
+  o.markers = t.base() / "state/runs";
+  auto b = TreeBoundary::open(t.root(), o);
+  if (!b.ok()) fail(b.message());
+  return *b;
+}
+
 Figures one_shot(bool sandbox, int runs) {
   TempTree t;
   const std::string tree = t.root().string();
   BashSettings s;
   s.sandbox = sandbox;
+  std::shared_ptr<TreeBoundary> boundary = sandbox ? boundary_for(t) : nullptr;
   auto call = [&]() -> std::string {
     SandboxedCommand c;
-    ProtectedPaths protect;
     if (sandbox) {
-      protect = protected_paths(tree);
-      auto made = sandbox_command(s, tree, {}, protect, command);
+      auto made = sandbox_command(s, tree, {}, boundary->binds(), command);
       if (!made.ok()) fail(made.message());
       c = std::move(*made);
+      (void)boundary->begin();
     } else {
       c.options.argv = {"/bin/bash", "-c", command};
       c.options.cwd = tree;
@@ -114,7 +124,7 @@ Figures one_shot(bool sandbox, int runs) {
     c.options.merge_stderr = true;
     auto r = run_subprocess(c.options);
     c.cgroup.reset();
-    (void)remove_created(protect);
+    if (boundary) (void)boundary->end();
     if (!r.ok()) fail(r.message());
     return r->out.text();
   };
@@ -126,14 +136,15 @@ Figures persistent(bool sandbox, int runs) {
   ShellSpec spec;
   spec.settings.sandbox = sandbox;
   spec.work_tree = t.root().string();
-  auto shell =
-      PersistentShell::start(spec, sandbox ? protected_paths(spec.work_tree) : ProtectedPaths{});
+  std::shared_ptr<TreeBoundary> boundary = sandbox ? boundary_for(t) : nullptr;
+  if (boundary) spec.binds = boundary->binds();
+  auto shell = PersistentShell::start(spec);
   if (!shell.ok()) fail(shell.message());
   CancelToken cancel;
   auto call = [&]() -> std::string {
-    ProtectedPaths protect = sandbox ? protected_paths(spec.work_tree) : ProtectedPaths{};
+    if (boundary) (void)boundary->begin();
     auto r = (*shell)->run(command, spec.work_tree, std::chrono::seconds(10), &cancel, 1 << 20);
-    (void)remove_created(protect);
+    if (boundary) (void)boundary->end();
     if (!r.ok()) fail(r.message());
     return r->out.text();
   };

@@ -96,7 +96,7 @@ function(mecha_layer name)
     # --gtest_brief: a passing run prints its summary only, a failing one each failure whole.
     add_test(NAME ${name}_tests COMMAND ${name}_tests --gtest_brief=1
              WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
-    set_tests_properties(${name}_tests PROPERTIES LABELS "unit;${ARG_LABELS}" TIMEOUT 900)
+    set_tests_properties(${name}_tests PROPERTIES LABELS "unit;${ARG_LABELS}" TIMEOUT 420)
   endif()
   # Layers above may use the test helpers of layers below.
   if(testing_sources)

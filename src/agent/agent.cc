@@ -1,6 +1,7 @@
 #include "agent/agent.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "agent/call_batch.h"
 #include "agent/deadline_watchdog.h"
@@ -10,6 +11,7 @@
 #include "store/conversation_log.h"
 #include "tools/background_shells.h"
 #include "tools/schema.h"
+#include "tools/tree_boundary.h"
 #include "tools/tree_watch.h"
 #include "tools/user_urls.h"
 
@@ -251,6 +253,24 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
   if (journal) sink = &journaling;
 
   auto finish = [&](RunStatus status) {
+    if (ctx.depth == 0) {
+      // Nothing of the run may outlive it; then the tree is checked once more for what its
+      // sandboxed processes left (tools/tree_boundary.h).
+      tools::BoundaryReport report = tools::end_run_processes(ctx);
+      if (sink && (!report.removed.empty() || !report.notes.empty())) {
+        std::string text = tools::boundary_note(report, /*foreground=*/false);
+        if (!text.empty() && text.front() == '\n') text.erase(0, 1);
+        sink->on_event(NoteEvent{spec_.name, std::move(text)});
+      }
+      if (!report.failures.empty()) {
+        status = RunStatus::kError;
+        const std::string why = fmt::format(
+            "the run left something in the work tree that host programs would obey, and it "
+            "could not be removed: {}",
+            fmt::join(report.failures, "; "));
+        outcome.error = outcome.error.empty() ? why : outcome.error + "; " + why;
+      }
+    }
     outcome.status = status;
     report_spend(meter, ctx, outcome);
     ctx.withheld_this_turn.clear();

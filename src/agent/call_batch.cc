@@ -13,6 +13,7 @@
 #include "tools/background_shells.h"
 #include "tools/schema.h"
 #include "tools/shell_pool.h"
+#include "tools/tree_boundary.h"
 
 namespace mecha::agent {
 namespace {
@@ -110,7 +111,8 @@ class Group {
     // The run's background shells are made now if need be, so that a shell a copy starts
     // belongs to the run (and dies with it), not to the copy, which goes with the group.
     (void)tools::background_shells(ctx);
-    (void)tools::shell_pool(ctx);  // likewise the persistent shells and their directory
+    (void)tools::shell_pool(ctx);     // likewise the persistent shells and their directory
+    (void)tools::boundary_slot(ctx);  // and the boundary they share
     // Copies made before any call starts, so no worker reads what the fold writes.
     for (size_t i = begin; i < end; ++i) {
       RunContext& c = copies_.emplace_back(ctx);

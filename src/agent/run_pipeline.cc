@@ -7,6 +7,8 @@
 #include <cstdlib>
 
 #include "agent/run_tools.h"
+#include "base/state_dir.h"
+#include "tools/tree_boundary.h"
 
 namespace mecha::agent {
 
@@ -144,6 +146,14 @@ Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
   plan->warnings.insert(plan->warnings.end(), config.permissions.notes.begin(),
                         config.permissions.notes.end());
   plan->warnings.insert(plan->warnings.end(), config.hooks.notes.begin(), config.hooks.notes.end());
+  // A run in this tree that died before its boundary's last check (SIGKILL, a crash) may have
+  // left what host programs obey: removed now, and said.
+  if (auto state = private_state_dir(); state.ok()) {
+    tools::BoundaryReport left = tools::TreeBoundary::repair_dead_runs(work_tree, *state / "runs");
+    for (auto& n : left.notes) plan->warnings.push_back(std::move(n));
+    for (auto& f : left.failures)
+      plan->warnings.push_back("what an earlier run left could not be removed: " + f);
+  }
   plan->pricing = config.pricing;
   plan->max_time_s = options.max_time_s ? options.max_time_s : config.limits.max_time_s;
   plan->max_cost_usd = options.max_cost_usd ? options.max_cost_usd : config.limits.max_cost_usd;

@@ -5,6 +5,7 @@
 #include "agent/run_context.h"
 #include "tools/background_shells.h"
 #include "tools/shell_pool.h"
+#include "tools/tree_boundary.h"
 
 namespace mecha::agent {
 namespace {
@@ -44,6 +45,9 @@ RunContext child_context(const AgentCatalog::Entry& entry, tools::ToolContext& c
   // And one set of persistent shells, whose working directory the child shares.
   (void)tools::shell_pool(caller);
   child.shells = caller.shells;
+  // And one boundary for the tree (tools/tree_boundary.h), which the run's end checks once.
+  (void)tools::boundary_slot(caller);
+  child.boundary = caller.boundary;
   if (parent == nullptr) return child;
   child.approver = parent->approver;
   child.clock = parent->clock;

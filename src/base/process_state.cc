@@ -36,6 +36,14 @@ std::optional<ProcessState> parse_process_state(std::string_view line) {
   if (!next_number(rest, parent) || !next_number(rest, group)) return std::nullopt;
   s.parent = static_cast<pid_t>(parent);
   s.group = static_cast<pid_t>(group);
+  // Fields 6 to 21 (session to itrealvalue), then starttime.
+  long skip = 0;
+  for (int field = 6; field <= 21; ++field)
+    if (!next_number(rest, skip)) return s;
+  long long start = 0;
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  if (std::from_chars(rest.data(), rest.data() + rest.size(), start).ec == std::errc())
+    s.start_ticks = static_cast<unsigned long long>(start);
   return s;
 }
 

@@ -12,6 +12,9 @@ struct ProcessState {
   char state = 0;  // R, S, D, T, Z, X, ... (proc(5))
   pid_t parent = 0;
   pid_t group = 0;
+  // When it started, in clock ticks after boot (field 22): with the pid, names one process
+  // even after the pid is reused. 0 when the line ends before it.
+  unsigned long long start_ticks = 0;
 
   // Not a zombie waiting for its reaper, nor dead: the process can still run.
   bool alive() const { return state != 'Z' && state != 'X'; }

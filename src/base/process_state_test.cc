@@ -22,6 +22,21 @@ TEST(ProcessState, ParsesTheFieldsAfterTheLastParenthesis) {
   EXPECT_FALSE(zombie->alive());
 }
 
+TEST(ProcessState, ReadsWhenTheProcessStartedWhereTheLineHasIt) {
+  // A whole line of a real stat file: starttime is its 22nd field.
+  auto s = parse_process_state(
+      "635987 (mecha (run)) S 635900 635987 635900 34816 635987 4194304 1220 0 0 0 2 1 0 0 20 0 "
+      "3 0 8123456 123456 789 18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 0 17 1 0 0 0 0 0\n");
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->start_ticks, 8123456u);
+  // A short line has none, and says so with 0.
+  EXPECT_EQ(parse_process_state("7 (sh) S 1 7 7 0")->start_ticks, 0u);
+  // This process's own.
+  auto self = process_state(::getpid());
+  ASSERT_TRUE(self.has_value());
+  EXPECT_GT(self->start_ticks, 0u);
+}
+
 TEST(ProcessState, RefusesLinesThatDoNotParse) {
   EXPECT_FALSE(parse_process_state("").has_value());
   EXPECT_FALSE(parse_process_state("12 (no closing paren S 1 1").has_value());

@@ -4,6 +4,7 @@
 #include <re2/re2.h>
 
 #include "tools/background_shells.h"
+#include "tools/tree_boundary.h"
 
 namespace mecha::tools {
 namespace {
@@ -89,12 +90,7 @@ ToolOutput BashOutputTool::call(const Json& input, ToolContext& ctx) {
   std::string out = filter ? matching_lines(r->output, *filter) : r->output;
   if (!out.empty() && out.back() != '\n') out += '\n';
   out += status_line(*r);
-  if (!r->removed.empty()) {
-    out += fmt::format(
-        "\nThe sandbox removed what the command created in protected places ({} of them): they "
-        "configure programs that run code on the host, and commands may not write them.",
-        r->removed.size());
-  }
+  out += boundary_note(r->boundary, /*foreground=*/false);
   ToolOutput result = ToolOutput::ok(std::move(out));
   result.external = settings_.network;
   return result;

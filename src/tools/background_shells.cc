@@ -46,7 +46,9 @@ struct BackgroundShells::Shell {
   }
 };
 
-BackgroundShells::~BackgroundShells() {
+BackgroundShells::~BackgroundShells() { stop_all(); }
+
+void BackgroundShells::stop_all() {
   std::vector<std::shared_ptr<Shell>> all;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -98,6 +100,7 @@ Result<std::string> BackgroundShells::start(BackgroundCommand c) {
           "one with KillShell (or wait for one to end) before starting another",
           kMaxRunningShells));
     }
+    if (c.boundary) MECHA_RETURN_IF_ERROR(c.boundary->begin());
     id = fmt::format("bash_{}", ++next_id_);
     shells_[id] = shell;
   }
@@ -114,12 +117,12 @@ Result<std::string> BackgroundShells::start(BackgroundCommand c) {
       return true;
     };
     auto r = run_subprocess(o);
-    // Every process of the command is gone: what it left in protected places can go.
+    // Every process of the command is gone: the boundary checks what it left.
     c.sandboxed.cgroup.reset();
-    std::vector<std::string> removed = remove_created(c.protect);
+    BoundaryReport report = c.boundary ? c.boundary->end() : BoundaryReport{};
     std::lock_guard<std::mutex> lock(shell->mu);
     shell->done = true;
-    shell->end.removed = std::move(removed);
+    shell->end.boundary = std::move(report);
     if (!r.ok()) {
       shell->end.start_error = r.message();
       return;
@@ -144,6 +147,7 @@ Result<ShellRead> BackgroundShells::read(const std::string& id) {
   }
   std::lock_guard<std::mutex> lock(shell->mu);
   ShellRead out = shell->done ? shell->end : ShellRead{};
+  shell->end.boundary = {};  // told once
   out.running = !shell->done;
   out.killed = shell->killed;
   if (shell->dropped == 0) {
@@ -219,6 +223,12 @@ BackgroundShells& background_shells(ToolContext& ctx) {
 std::shared_ptr<BackgroundShells> existing_background_shells(const ToolContext& ctx) {
   std::lock_guard<std::mutex> lock(make_mu());
   return ctx.background_shells;
+}
+
+BoundaryReport end_run_processes(ToolContext& ctx) {
+  if (auto shells = existing_background_shells(ctx)) shells->stop_all();
+  auto boundary = existing_tree_boundary(ctx);
+  return boundary ? boundary->finish() : BoundaryReport{};
 }
 
 }  // namespace mecha::tools

@@ -31,6 +31,7 @@
 #include "base/result.h"
 #include "tools/bash_sandbox.h"
 #include "tools/tool.h"
+#include "tools/tree_boundary.h"
 
 namespace mecha::tools {
 
@@ -40,7 +41,9 @@ inline constexpr int kMaxRunningShells = 8;
 struct BackgroundCommand {
   std::string command;  // as the model wrote it, for BashOutput's header
   SandboxedCommand sandboxed;
-  ProtectedPaths protect;  // what remove_created() checks once the command is gone
+  // The run's boundary (tree_boundary.h), told when the command starts and once every process
+  // of it is gone; null without a sandbox.
+  std::shared_ptr<TreeBoundary> boundary;
   size_t max_output_chars = config::kDefaultBashMaxOutputChars;
   bool network = false;  // the command can reach the network
 };
@@ -53,8 +56,8 @@ struct ShellRead {
   bool timed_out = false;  // its timeout fired
   int exit_code = -1;      // once exited; -1 when a signal ended it
   int signal = 0;
-  std::string start_error;           // the command could not be started
-  std::vector<std::string> removed;  // what the sandbox removed from protected places
+  std::string start_error;  // the command could not be started
+  BoundaryReport boundary;  // what the run's boundary did since the last read
 };
 
 class BackgroundShells {
@@ -66,7 +69,7 @@ class BackgroundShells {
   BackgroundShells& operator=(const BackgroundShells&) = delete;
 
   // Starts the command and returns its id ("bash_1", "bash_2", ...). Fails, naming the
-  // limit, when kMaxRunningShells are running.
+  // limit, when kMaxRunningShells are running, or with the boundary's reason when it refuses.
   Result<std::string> start(BackgroundCommand command);
   // The output since the last read and the shell's state. An unknown id is an error naming
   // the ids there are.
@@ -77,6 +80,8 @@ class BackgroundShells {
   // Kills every running shell that can reach the network; returns their ids.
   std::vector<std::string> stop_network_shells();
   int running() const;
+  // Kills every running shell, its whole group, and waits for them.
+  void stop_all();
 
  private:
   struct Shell;
@@ -89,6 +94,11 @@ class BackgroundShells {
 
 // The run's shells, made at the first call.
 BackgroundShells& background_shells(ToolContext& ctx);
+
+// The run is over: kills every background shell of the run and waits until each is gone;
+// then, with nothing of the run alive, the boundary's last check (TreeBoundary::finish), if
+// the run opened one. Its failures are the run's error.
+BoundaryReport end_run_processes(ToolContext& ctx);
 // The run's shells, or null when none was ever started. Safe beside a call of
 // background_shells() on another thread (calls of one response may run at once).
 std::shared_ptr<BackgroundShells> existing_background_shells(const ToolContext& ctx);

@@ -92,13 +92,14 @@ std::vector<std::string> command_environment(const BashSettings& settings) {
 
 std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::string& work_tree,
                                       const std::vector<std::string>& hidden,
-                                      const ProtectedPaths& protect, const std::string& command) {
-  return sandbox_argv(settings, work_tree, hidden, protect, {"/bin/bash", "-c", command});
+                                      const std::vector<SandboxBind>& binds,
+                                      const std::string& command) {
+  return sandbox_argv(settings, work_tree, hidden, binds, {"/bin/bash", "-c", command});
 }
 
 std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::string& work_tree,
                                       const std::vector<std::string>& hidden,
-                                      const ProtectedPaths& protect,
+                                      const std::vector<SandboxBind>& binds,
                                       const std::vector<std::string>& program, int info_fd) {
   // No --new-session: run_subprocess already starts bwrap in a session of its own, with no
   // controlling terminal, and bwrap's second setsid() cost 5 ms a command on a busy machine
@@ -135,8 +136,8 @@ std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::s
   for (const auto& h : hidden)
     if (!guard::within(h, work_tree)) hide(a, h);
   a.insert(a.end(), {"--bind", work_tree, work_tree});
-  if (!protect.git_dir.empty()) a.insert(a.end(), {"--bind", protect.git_dir, protect.git_dir});
-  for (const auto& p : protect.existing) a.insert(a.end(), {"--ro-bind", p, p});
+  for (const auto& b : binds)
+    a.insert(a.end(), {b.writable ? "--bind" : "--ro-bind", b.source, b.target});
   for (const auto& h : hidden)
     if (guard::within(h, work_tree)) hide(a, h);
   if (info_fd >= 0) a.insert(a.end(), {"--info-fd", std::to_string(info_fd)});
@@ -147,15 +148,15 @@ std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::s
 
 Result<SandboxedCommand> sandbox_command(const BashSettings& settings, const std::string& work_tree,
                                          const std::vector<std::string>& hidden,
-                                         const ProtectedPaths& protect,
+                                         const std::vector<SandboxBind>& binds,
                                          const std::string& command) {
-  return sandbox_command(settings, work_tree, hidden, protect,
+  return sandbox_command(settings, work_tree, hidden, binds,
                          std::vector<std::string>{"/bin/bash", "-c", command});
 }
 
 Result<SandboxedCommand> sandbox_command(const BashSettings& settings, const std::string& work_tree,
                                          const std::vector<std::string>& hidden,
-                                         const ProtectedPaths& protect,
+                                         const std::vector<SandboxBind>& binds,
                                          const std::vector<std::string>& program, int info_fd) {
   auto bpf = seccomp_filter_bpf();
   if (!bpf.ok()) return bpf.status();
@@ -171,7 +172,7 @@ Result<SandboxedCommand> sandbox_command(const BashSettings& settings, const std
         fmt::format("cannot hand the seccomp filter to the sandbox: {}", std::strerror(errno)));
   write_end.reset();
 
-  c.options.argv = sandbox_argv(settings, work_tree, hidden, protect, program, info_fd);
+  c.options.argv = sandbox_argv(settings, work_tree, hidden, binds, program, info_fd);
   c.options.cwd = work_tree;
   c.options.env = command_environment(settings);
   c.options.pass_fds = {c.filter.get()};

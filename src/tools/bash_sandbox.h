@@ -14,7 +14,8 @@
 // what bwrap's --new-session would do again), and the command dies with mecha.
 //
 // The file system is read-only except the work tree and a private /tmp and /var/tmp; in
-// the tree the protected places of protected_paths.h stay read-only. Hidden (an empty
+// the tree, the run's boundary (tree_boundary.h) keeps git's metadata and the protected
+// places of protected_paths.h read-only, and shows the tree's `.git` staged. Hidden (an empty
 // folder, or /dev/null for a file): /run and /var/run (where the sockets of the host's
 // services live), and what BashTool passes as `hidden`: the caller's home (a tree inside it
 // is bound back on top), $XDG_RUNTIME_DIR (mecha's daemon socket; its fallback
@@ -48,7 +49,7 @@
 #include "base/unique_fd.h"
 #include "config/bash_config.h"
 #include "tools/pids_cgroup.h"
-#include "tools/protected_paths.h"
+#include "tools/sandbox_bind.h"
 
 namespace mecha::tools {
 
@@ -78,18 +79,20 @@ BashSettings bash_settings(const config::BashConfig& bash, const config::Sandbox
 std::vector<std::string> command_environment(const BashSettings& settings);
 
 // bwrap's argv around `bash -c command`, for `work_tree` (absolute, canonical), hiding
-// `hidden` (paths that exist: folders get an empty tmpfs, files /dev/null) and keeping
-// `protect` read-only. The seccomp filter is read from descriptor kSeccompFd.
+// `hidden` (paths that exist: folders get an empty tmpfs, files /dev/null) and making the
+// run boundary's `binds` (tree_boundary.h) after the tree's own. The seccomp filter is read from
+// descriptor kSeccompFd.
 inline constexpr int kSeccompFd = 4;
 std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::string& work_tree,
                                       const std::vector<std::string>& hidden,
-                                      const ProtectedPaths& protect, const std::string& command);
+                                      const std::vector<SandboxBind>& binds,
+                                      const std::string& command);
 // The same around any program (`program` is its argv; argv[0] a path inside the sandbox).
 // With info_fd >= 0, bwrap writes its JSON report there ({"child-pid": N, ...}: the host pid
 // of the sandbox's init, whose exit means every process of the sandbox is gone).
 std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::string& work_tree,
                                       const std::vector<std::string>& hidden,
-                                      const ProtectedPaths& protect,
+                                      const std::vector<SandboxBind>& binds,
                                       const std::vector<std::string>& program, int info_fd = -1);
 
 // One command ready to run in the sandbox: `options` has argv, cwd, environment, the
@@ -104,11 +107,12 @@ struct SandboxedCommand {
 // Fails when the seccomp filter cannot be built or its pipe made.
 Result<SandboxedCommand> sandbox_command(const BashSettings& settings, const std::string& work_tree,
                                          const std::vector<std::string>& hidden,
-                                         const ProtectedPaths& protect, const std::string& command);
+                                         const std::vector<SandboxBind>& binds,
+                                         const std::string& command);
 // The same around any program, as sandbox_argv above.
 Result<SandboxedCommand> sandbox_command(const BashSettings& settings, const std::string& work_tree,
                                          const std::vector<std::string>& hidden,
-                                         const ProtectedPaths& protect,
+                                         const std::vector<SandboxBind>& binds,
                                          const std::vector<std::string>& program, int info_fd = -1);
 
 // Whether bubblewrap can run here (`bwrap --ro-bind / / true`), tried once per process.

@@ -12,6 +12,7 @@
 #include "tools/testing/outside_dir.h"
 #include "tools/testing/temp_tree.h"
 #include "tools/testing/unix_listener.h"
+#include "tools/tree_boundary.h"
 
 namespace mecha::tools {
 namespace {
@@ -31,15 +32,26 @@ struct Ran {
   std::string out;
 };
 
-// Runs `command` in the sandbox for `tree`, the way BashTool does but without the guard.
+// Runs `command` in the sandbox for `tree`, the way BashTool does but without the guard: with
+// the mounts of a boundary of its own (its stage and marker beside the tree), told of the
+// command's start and end.
 Ran sandboxed(const fs::path& tree, const std::string& command, BashSettings s = {},
               const std::vector<std::string>& hidden = {}) {
-  auto c = sandbox_command(s, tree.string(), hidden, protected_paths(tree.string()), command);
+  TreeBoundary::Options o;
+  o.stage_parent = tree.parent_path() / "state/stages";
+  o.markers = tree.parent_path() / "state/runs";
+  auto boundary = TreeBoundary::open(tree, o);
+  EXPECT_TRUE(boundary.ok()) << boundary.message();
+  if (!boundary.ok()) return {};
+  auto c = sandbox_command(s, tree.string(), hidden, (*boundary)->binds(), command);
   EXPECT_TRUE(c.ok()) << c.message();
   if (!c.ok()) return {};
   c->options.merge_stderr = true;
   c->options.timeout = std::chrono::seconds(60);
+  EXPECT_TRUE((*boundary)->begin().ok());
   auto r = run_subprocess(c->options);
+  c->cgroup.reset();
+  (void)(*boundary)->finish();
   EXPECT_TRUE(r.ok()) << r.message();
   if (!r.ok()) return {};
   return {r->exit_code, r->out.text()};
@@ -302,14 +314,18 @@ TEST(Sandbox, RunIsMasked) {
   EXPECT_EQ(sandboxed(t.root(), "find /run/ /var/run/ -mindepth 1 | wc -l").out, "0\n");
 }
 
-TEST(SandboxArgv, NamespacesMasksTheTreeThenItsProtectedPlaces) {
+TEST(SandboxArgv, NamespacesMasksTheTreeThenTheBoundarysMounts) {
   TempTree t;
   t.write(".git/config", "");
   t.write(".mcp.json", "{}");
   const std::string tree = t.root().string();
   BashSettings s;
   std::vector<std::string> argv =
-      sandbox_argv(s, tree, {"/hidden/folder"}, protected_paths(tree), "echo hi");
+      sandbox_argv(s, tree, {"/hidden/folder"},
+                   {{"/stage", tree + "/.git", true},
+                    {tree + "/.git/config", tree + "/.git/config", false},
+                    {tree + "/.mcp.json", tree + "/.mcp.json", false}},
+                   "echo hi");
   const std::string uid = std::to_string(::getuid() == 0 ? 1000 : ::getuid());
   const std::string gid = std::to_string(::getuid() == 0 ? 1000 : ::getgid());
   std::vector<std::string> want = {"bwrap",
@@ -347,7 +363,7 @@ TEST(SandboxArgv, NamespacesMasksTheTreeThenItsProtectedPlaces) {
                            tree,
                            tree,
                            "--bind",
-                           tree + "/.git",
+                           "/stage",
                            tree + "/.git",
                            "--ro-bind",
                            tree + "/.git/config",

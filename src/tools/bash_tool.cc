@@ -15,6 +15,7 @@
 #include "tools/bash_output.h"
 #include "tools/persistent_shell.h"
 #include "tools/shell_pool.h"
+#include "tools/tree_boundary.h"
 
 namespace mecha::tools {
 namespace {
@@ -69,18 +70,6 @@ std::vector<std::string> hidden_paths(const guard::Places& places) {
 }
 
 // The protected places the command created, relative to the tree, for the model to read.
-std::string removed_note(const std::vector<std::string>& removed, const std::string& tree) {
-  std::string names;
-  for (const auto& p : removed)
-    names +=
-        (names.empty() ? "" : ", ") + std::filesystem::path(p).lexically_relative(tree).string();
-  return fmt::format(
-      "\nThe sandbox removed what the command created in protected places: {}. They configure "
-      "programs that run code on the host (git, editors, shells, mecha); commands may not "
-      "write them.",
-      names);
-}
-
 // Where the next command starts: `cwd` (what the shell reported, or kept) when it is a folder
 // inside the tree, canonical; otherwise the tree, with a note for the model when `cwd` was
 // set (a command left the tree, or the folder is gone).
@@ -186,13 +175,13 @@ Capabilities BashTool::capabilities() const {
 
 ToolOutput BashTool::start_in_background(const std::string& command,
                                          std::optional<std::chrono::milliseconds> timeout,
-                                         SandboxedCommand sandboxed, ProtectedPaths protect,
-                                         ToolContext& ctx) {
+                                         SandboxedCommand sandboxed,
+                                         std::shared_ptr<TreeBoundary> boundary, ToolContext& ctx) {
   sandboxed.options.timeout = timeout;
   BackgroundCommand c;
   c.command = command;
   c.sandboxed = std::move(sandboxed);
-  c.protect = std::move(protect);
+  c.boundary = std::move(boundary);
   c.max_output_chars = settings_.max_output_chars;
   c.network = settings_.network || !settings_.sandbox;
   auto id = background_shells(ctx).start(std::move(c));
@@ -228,7 +217,8 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
     return ToolOutput::refusal(verdict.rule, guard.refusal_message(verdict, ctx.refusals));
   }
 
-  ProtectedPaths protect;
+  std::shared_ptr<TreeBoundary> boundary;
+  std::vector<SandboxBind> binds;
   std::vector<std::string> hidden;
   if (settings_.sandbox) {
     if (Status s = sandbox_available(); !s.ok()) {
@@ -236,13 +226,16 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
                                "; the command was not run (set [sandbox] mode = \"off\" in the "
                                "config to run commands without a sandbox)");
     }
-    protect = protected_paths(tree);
+    auto opened = tree_boundary(ctx);
+    if (!opened.ok()) return ToolOutput::error(opened.message() + "; the command was not run");
+    boundary = std::move(*opened);
+    binds = boundary->binds();
     hidden = hidden_paths(guard.policy().places);
   }
   if (background) {
     SandboxedCommand sandboxed;
     if (settings_.sandbox) {
-      auto c = sandbox_command(settings_, tree, hidden, protect, command);
+      auto c = sandbox_command(settings_, tree, hidden, binds, command);
       if (!c.ok()) return ToolOutput::error(c.message() + "; the command was not run");
       sandboxed = std::move(*c);
     } else {
@@ -252,18 +245,23 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
     }
     return start_in_background(command,
                                input.contains("timeout") ? std::optional(timeout) : std::nullopt,
-                               std::move(sandboxed), std::move(protect), ctx);
+                               std::move(sandboxed), std::move(boundary), ctx);
   }
   if (command.find('\0') != std::string::npos)
     return ToolOutput::error(
         "the command holds a NUL character, which bash cannot run; the "
         "command was not run");
 
-  ShellSpec spec{settings_, tree, hidden};
+  // A shell made for other mounts (what the boundary protects changed) is not taken.
+  ShellSpec spec{settings_, tree, hidden, binds};
   bool restarted = false;
   std::unique_ptr<PersistentShell> shell = pool.take(spec);
-  // A protected place appeared or went since the sandbox started: its mounts are stale.
-  if (shell && settings_.sandbox && shell->protect() != protect) shell.reset();
+  if (boundary) {
+    if (Status s = boundary->begin(); !s.ok()) {
+      pool.give_back(std::move(shell));
+      return ToolOutput::error(s.message() + "; the command was not run");
+    }
+  }
   // Bytes kept: enough for max_output_chars characters of any width.
   const size_t keep = settings_.max_output_chars * 4;
   Result<ShellRun> r = Status::error("no shell");
@@ -272,10 +270,11 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (!shell) {
       if (pool.take_restart_note()) restarted = true;
-      auto started = PersistentShell::start(spec, protect);
-      if (!started.ok())
-        return ToolOutput::error(
-            fmt::format("the command could not be started: {}", started.message()));
+      auto started = PersistentShell::start(spec);
+      if (!started.ok()) {
+        r = started.status();
+        break;
+      }
       shell = std::move(*started);
     }
     r = shell->run(command, cwd, timeout, ctx.cancel, keep);
@@ -286,22 +285,23 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
   if (restarted)
     notes += "\nThe shell was restarted: files the earlier commands left in /tmp are gone.";
   // Every process of the command is gone (the driver or the sandbox's end killed them all):
-  // what it left in protected places that were not there before can be removed without a race.
-  std::vector<std::string> removed = remove_created(protect);
+  // the boundary checks what it left without a race with it.
+  const std::string note =
+      boundary ? boundary_note(boundary->end(), /*foreground=*/true) : std::string();
   if (!r.ok())
-    return ToolOutput::error(fmt::format("the command could not be started: {}", r.message()));
+    return ToolOutput::error(
+        fmt::format("the command could not be started: {}{}", r.message(), note));
   if (r->shell_died) pool.note_restart();
   pool.give_back(std::move(shell));
   if (!r->shell_died && r->cwd) {
     std::string reported = shell_directory(*r->cwd, tree, notes);
     pool.set_cwd(reported);
   }
-  if (r->cancelled) return ToolOutput::error("cancelled: the command was killed");
+  if (r->cancelled) return ToolOutput::error("cancelled: the command was killed" + note);
 
   std::string out =
       cap_output(r->out.head, r->out.tail, r->out.dropped, settings_.max_output_chars);
   if (!out.empty() && out.back() != '\n') out += '\n';
-  std::string note = removed.empty() ? "" : removed_note(removed, tree);
   if (r->timed_out) {
     out += fmt::format(
         "Exit code: 124\nThe command timed out after {} and was killed, with every process it "

@@ -29,6 +29,8 @@
 
 namespace mecha::tools {
 
+class TreeBoundary;
+
 class BashTool final : public Tool {
  public:
   // From the config's [bash], [sandbox] and [guard] (read and checked by config/); fails
@@ -53,7 +55,7 @@ class BashTool final : public Tool {
  private:
   ToolOutput start_in_background(const std::string& command,
                                  std::optional<std::chrono::milliseconds> timeout,
-                                 SandboxedCommand sandboxed, ProtectedPaths protect,
+                                 SandboxedCommand sandboxed, std::shared_ptr<TreeBoundary> boundary,
                                  ToolContext& ctx);
 
   // For some tree; re-aimed at each call's work tree.

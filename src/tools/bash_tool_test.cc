@@ -300,7 +300,7 @@ echo planted
   ToolOutput r = run(tool, t, "bash plant.sh");
   EXPECT_EQ(r.content,
             "planted\nExit code: 0\nThe sandbox removed what the command created in protected "
-            "places: .git/hooks, .git/commondir, .mcp.json. They configure programs that run "
+            "places: .git/commondir, .git/hooks, .mcp.json. They configure programs that run "
             "code on the host (git, editors, shells, mecha); commands may not write them.");
   auto host =
       run_subprocess({.argv = {"/bin/bash", "-c",
@@ -330,9 +330,10 @@ git log --format=%s
   ToolOutput r = run(tool, t, "bash init.sh");
   EXPECT_EQ(r.content,
             "inside\nExit code: 0\nThe sandbox removed what the command created in protected "
-            "places: .git/hooks, .git/config, .git/info. They configure programs that run code on "
-            "the host "
-            "(git, editors, shells, mecha); commands may not write them.");
+            "places: .git/branches, .git/config, .git/description, .git/hooks, .git/info. They "
+            "configure "
+            "programs that run code on the host (git, editors, shells, mecha); commands may not "
+            "write them.");
   auto host = run_subprocess({.argv = {"/bin/bash", "-c",
                                        "git status --short && git -c user.name=t -c "
                                        "user.email=t@example.com commit -q --allow-empty -m host "

@@ -65,9 +65,8 @@ bool group_runs(pid_t pgid) {
 
 }  // namespace
 
-Result<std::unique_ptr<PersistentShell>> PersistentShell::start(const ShellSpec& spec,
-                                                                const ProtectedPaths& protect) {
-  std::unique_ptr<PersistentShell> shell(new PersistentShell(spec, protect));
+Result<std::unique_ptr<PersistentShell>> PersistentShell::start(const ShellSpec& spec) {
+  std::unique_ptr<PersistentShell> shell(new PersistentShell(spec));
   UniqueFd exe(::open("/proc/self/exe", O_RDONLY | O_CLOEXEC));
   UniqueFd devnull(::open("/dev/null", O_RDWR | O_CLOEXEC));
   if (!exe.valid() || !devnull.valid())
@@ -87,7 +86,7 @@ Result<std::unique_ptr<PersistentShell>> PersistentShell::start(const ShellSpec&
   if (spec.settings.sandbox) {
     // pass_fds: 4 the seccomp filter, 5 the binary, 6 and 7 the control pipes, 8 bwrap's info.
     auto c =
-        sandbox_command(spec.settings, spec.work_tree, spec.hidden, protect,
+        sandbox_command(spec.settings, spec.work_tree, spec.hidden, spec.binds,
                         std::vector<std::string>{kDriverProgram, std::string(kShellDriverCommand),
                                                  std::string(kPidNamespaceFlag)},
                         8);

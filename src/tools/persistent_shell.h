@@ -9,7 +9,7 @@
 //     killed the whole sandbox and waited for its init to exit (which happens only once
 //     every process of the namespace is gone); without a sandbox, killed the command's
 //     process group and the driver and waited until no process of the group runs. So what
-//     the command left in protected places can be removed without a race.
+//     the command left in the tree can be checked by the run's boundary without a race.
 //   - the output (stdout and stderr interleaved) is whole: it is read while the command
 //     runs, and once the end is known every writer is dead, so what is left in the pipe is
 //     drained without waiting. Head and tail are kept (OutputKeeper).
@@ -53,6 +53,7 @@ struct ShellSpec {
   BashSettings settings;
   std::string work_tree;            // absolute, canonical
   std::vector<std::string> hidden;  // what the sandbox hides (BashTool's hidden_paths)
+  std::vector<SandboxBind> binds;   // the run boundary's mounts (tree_boundary.h)
   bool operator==(const ShellSpec&) const = default;
 };
 
@@ -72,10 +73,9 @@ struct ShellRun {
 
 class PersistentShell {
  public:
-  // Starts the driver (in a sandbox when spec.settings.sandbox), binding `protect` as
-  // bash_sandbox.h says. Fails when the sandbox cannot be prepared or the driver not run.
-  static Result<std::unique_ptr<PersistentShell>> start(const ShellSpec& spec,
-                                                        const ProtectedPaths& protect);
+  // Starts the driver (in a sandbox when spec.settings.sandbox), with the mounts bash_sandbox.h
+  // says. Fails when the sandbox cannot be prepared or the driver not run.
+  static Result<std::unique_ptr<PersistentShell>> start(const ShellSpec& spec);
   // Kills the sandbox (or the driver and its group) and waits for it.
   ~PersistentShell();
   PersistentShell(const PersistentShell&) = delete;
@@ -89,18 +89,15 @@ class PersistentShell {
 
   bool usable() const { return usable_; }
   const ShellSpec& spec() const { return spec_; }
-  const ProtectedPaths& protect() const { return protect_; }
 
  private:
-  PersistentShell(ShellSpec spec, ProtectedPaths protect)
-      : spec_(std::move(spec)), protect_(std::move(protect)) {}
+  explicit PersistentShell(ShellSpec spec) : spec_(std::move(spec)) {}
   // Kills everything of the shell and waits until it is gone. Idempotent.
   void kill_all();
   // Reads the sandbox's init pid from bwrap's info descriptor, once.
   void read_info();
 
   ShellSpec spec_;
-  ProtectedPaths protect_;
   pid_t pid_ = -1;      // bwrap, or the driver when not sandboxed
   pid_t spare_ = -1;    // the running command's bash (its group without a sandbox)
   bool hello_ = false;  // the driver said it is ready

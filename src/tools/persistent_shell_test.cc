@@ -26,8 +26,7 @@ class PersistentShellTest : public ::testing::TestWithParam<bool> {  // sandboxe
       if (Status s = sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
     spec_.settings.sandbox = GetParam();
     spec_.work_tree = tree_.root().string();
-    protect_ = GetParam() ? protected_paths(spec_.work_tree) : ProtectedPaths{};
-    auto s = PersistentShell::start(spec_, protect_);
+    auto s = PersistentShell::start(spec_);
     ASSERT_TRUE(s.ok()) << s.message();
     shell_ = std::move(*s);
   }
@@ -42,7 +41,6 @@ class PersistentShellTest : public ::testing::TestWithParam<bool> {  // sandboxe
   TempTree tree_;
   CancelToken cancel_;
   ShellSpec spec_;
-  ProtectedPaths protect_;
   std::unique_ptr<PersistentShell> shell_;
 };
 
@@ -184,7 +182,7 @@ TEST(PersistentShell, APlaceProtectedCreatedAfterTheEndCannotAppear) {
   TempTree t;
   ShellSpec spec;
   spec.work_tree = t.root().string();
-  auto shell = PersistentShell::start(spec, protected_paths(spec.work_tree));
+  auto shell = PersistentShell::start(spec);
   ASSERT_TRUE(shell.ok()) << shell.message();
   CancelToken cancel;
   // The command "ends" at once; what it left behind would plant .mecha a moment later.

@@ -18,8 +18,6 @@ constexpr const char* kInTree[] = {
     ".gitconfig",   ".bashrc",      ".bash_profile", ".zshrc",
     ".profile",     ".ripgreprc",   ".husky",        ".pre-commit-config.yaml",
     "lefthook.yml", ".lefthook.yml"};
-constexpr const char* kInGitDir[] = {"hooks",   "config",    "info",
-                                     "modules", "commondir", "config.worktree"};
 
 bool inside(const fs::path& tree, const fs::path& p) {
   auto [t, q] = std::mismatch(tree.begin(), tree.end(), p.begin(), p.end());
@@ -53,69 +51,26 @@ std::string hooks_path(const fs::path& config) {
   return found;
 }
 
-void add(const fs::path& tree, const fs::path& p, ProtectedPaths& out) {
-  std::error_code ec;
-  auto st = fs::symlink_status(p, ec);
-  if (ec || !fs::exists(st)) {
-    out.missing.push_back(p.string());
-    return;
-  }
-  // A link is bound where it leads, when that is in the tree (elsewhere is read-only).
-  fs::path target = fs::is_symlink(st) ? fs::weakly_canonical(p, ec) : p;
-  if (ec || !inside(tree, target) || !fs::exists(target, ec)) return;
-  if (std::find(out.existing.begin(), out.existing.end(), target.string()) == out.existing.end())
-    out.existing.push_back(target.string());
+}  // namespace
+
+const std::vector<std::string_view>& protected_place_names() {
+  static const std::vector<std::string_view> names(std::begin(kInTree), std::end(kInTree));
+  return names;
 }
 
-}  // namespace
+std::string hooks_path_in_tree(const std::string& work_tree, const std::string& git_config) {
+  const fs::path tree(work_tree);
+  std::string hooks = hooks_path(git_config);
+  if (hooks.empty() || hooks[0] == '~') return "";
+  fs::path p = fs::path(hooks).is_absolute() ? fs::path(hooks) : tree / hooks;
+  p = p.lexically_normal();
+  return inside(tree, p) && p != tree ? p.string() : "";
+}
 
 bool protected_in_tree(std::string_view name) {
   for (std::string_view p : kInTree)
     if (p.size() == name.size() && ::strncasecmp(p.data(), name.data(), p.size()) == 0) return true;
   return false;
-}
-
-ProtectedPaths protected_paths(const std::string& work_tree) {
-  const fs::path tree(work_tree);
-  ProtectedPaths out;
-  std::error_code ec;
-  const fs::path git = tree / ".git";
-  auto git_status = fs::symlink_status(git, ec);
-  if (fs::is_directory(git_status)) {
-    out.git_dir = git.string();
-    for (const char* name : kInGitDir) add(tree, git / name, out);
-    std::string hooks = hooks_path(git / "config");
-    if (!hooks.empty() && hooks[0] != '~') {
-      fs::path p = fs::path(hooks).is_absolute() ? fs::path(hooks) : tree / hooks;
-      p = p.lexically_normal();
-      if (inside(tree, p)) add(tree, p, out);
-    }
-  } else if (fs::exists(git_status)) {
-    out.existing.push_back(git.string());
-  } else {
-    out.git_absent = git.string();
-    for (const char* name : kInGitDir) out.missing.push_back((git / name).string());
-  }
-  for (const char* name : kInTree) add(tree, tree / name, out);
-  return out;
-}
-
-std::vector<std::string> remove_created(const ProtectedPaths& before) {
-  std::vector<std::string> removed;
-  std::error_code ec;
-  if (!before.git_absent.empty()) {
-    auto st = fs::symlink_status(before.git_absent, ec);
-    if (fs::exists(st) && !fs::is_directory(st)) {
-      fs::remove(before.git_absent, ec);
-      removed.push_back(before.git_absent);
-    }
-  }
-  for (const auto& p : before.missing) {
-    if (!fs::exists(fs::symlink_status(p, ec))) continue;
-    fs::remove_all(p, ec);  // removes a link, not its target
-    removed.push_back(p);
-  }
-  return removed;
 }
 
 }  // namespace mecha::tools

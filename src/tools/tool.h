@@ -50,6 +50,7 @@ enum class TreeAccess {
 
 class BackgroundShells;
 class ShellPool;
+class BoundarySlot;
 
 // Per-run state that tools read and update. Owned by the run; one thread at a time.
 // Polymorphic so that a tool of a layer above (a subagent) can find the run it is part of.
@@ -78,6 +79,11 @@ struct ToolContext {
   // messages, never from tool results): fetching one of them carries nothing the model chose,
   // so it is not a send (tools/web_fetch_tool.h). A subagent inherits its caller's.
   std::set<std::string> user_urls;
+
+  // What keeps the run's sandboxed processes from planting what host programs obey
+  // (tree_boundary.h), opened by the first sandbox of the run and shared like the shells
+  // below, which it outlives (members go in reverse order).
+  std::shared_ptr<BoundarySlot> boundary;
 
   // The commands this run started in the background (Bash's run_in_background), made at the
   // first one: they are killed when the run's context goes (background_shells.h).

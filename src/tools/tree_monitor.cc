@@ -1,0 +1,85 @@
+#include "tools/tree_monitor.h"
+
+#include <errno.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "tools/git_metadata.h"
+
+namespace mecha::tools {
+namespace {
+
+// Added through /proc/self/fd/N, which must be followed to the folder itself.
+constexpr uint32_t kMask = IN_CREATE | IN_MOVED_TO | IN_ONLYDIR | IN_EXCL_UNLINK;
+
+}  // namespace
+
+Result<std::unique_ptr<TreeMonitor>> TreeMonitor::start(const std::filesystem::path& root,
+                                                        size_t max_folders) {
+  UniqueFd fd(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
+  if (!fd.valid())
+    return Status::error(fmt::format("inotify cannot be used here: {}", std::strerror(errno)));
+  std::unique_ptr<TreeMonitor> m(new TreeMonitor(root, std::move(fd), max_folders));
+  m->watch_below("", m->initial_gits_);
+  return m;
+}
+
+void TreeMonitor::watch_below(const std::string& dir, std::vector<std::string>& gits) {
+  const size_t room = folders_.size() < max_folders_ ? max_folders_ - folders_.size() : 0;
+  // Each folder is watched through its own descriptor (never a path a link could redirect)
+  // before its entries are read: an entry made after the listing is reported, one made
+  // before it is listed.
+  auto enter = [this](const std::string& rel, int fd) {
+    const std::string proc = fmt::format("/proc/self/fd/{}", fd);
+    const int wd = ::inotify_add_watch(fd_.get(), proc.c_str(), kMask);
+    if (wd < 0) {
+      degraded_ = true;  // ENOSPC, the per-user limit: this folder goes unwatched
+      return;
+    }
+    folders_[wd] = rel;
+  };
+  if (!walk_folders(root_, dir, room, enter, gits)) degraded_ = true;
+  if (folders_.size() >= max_folders_) degraded_ = true;
+}
+
+TreeMonitor::Changes TreeMonitor::drain() {
+  Changes out;
+  alignas(struct inotify_event) char buf[64 * 1024];
+  std::vector<std::string> new_folders;
+  for (;;) {
+    const ssize_t n = ::read(fd_.get(), buf, sizeof buf);
+    if (n <= 0) break;
+    for (ssize_t at = 0; at < n;) {
+      const auto* e = reinterpret_cast<const struct inotify_event*>(buf + at);
+      at += static_cast<ssize_t>(sizeof(struct inotify_event) + e->len);
+      if (e->mask & IN_Q_OVERFLOW) {
+        degraded_ = true;
+        continue;
+      }
+      if (e->mask & IN_IGNORED) {
+        folders_.erase(e->wd);
+        continue;
+      }
+      auto it = folders_.find(e->wd);
+      if (it == folders_.end() || e->len == 0) continue;
+      const std::string name = e->name;
+      const std::string& dir = it->second;
+      const std::string rel = dir.empty() ? name : dir + "/" + name;
+      if (dir.empty()) out.top_level.push_back(name);
+      if (is_git_name(name)) {
+        out.gits.push_back(rel);
+      } else if (e->mask & IN_ISDIR) {
+        new_folders.push_back(rel);
+      }
+    }
+  }
+  for (const std::string& f : new_folders) watch_below(f, out.gits);
+  out.lost = degraded_;
+  return out;
+}
+
+}  // namespace mecha::tools
