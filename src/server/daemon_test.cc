@@ -12,7 +12,9 @@
 #include <cstring>
 #include <thread>
 
+#include "base/testing/wait_until.h"
 #include "server/testing/daemon_harness.h"
+#include "server/testing/receive_deadline.h"
 #include "server/unix_socket.h"
 #include "wire/codec.h"
 
@@ -24,6 +26,7 @@ using testing::cassette_line;
 using testing::DaemonHarness;
 using testing::noop_cassette;
 using testing::noop_transcript;
+using testing::ReceiveDeadline;
 using testing::text_block;
 using testing::tool_use;
 
@@ -197,6 +200,7 @@ TEST(Daemon, ABadFrameIsAnsweredWithAnErrorAndTheConnectionStaysUsable) {
       wire::encode_frame(wire::ListSessions{});
   ASSERT_EQ(::write(raw, lines.data(), lines.size()), static_cast<ssize_t>(lines.size()));
   std::vector<std::string> got;
+  ReceiveDeadline deadline(channel, "the answers to four frames");
   for (int i = 0; i < 4; ++i) {
     auto d = channel.receive();
     ASSERT_TRUE(d && d->ok());
@@ -245,6 +249,7 @@ TEST(Daemon, FramesOnlyTheDaemonSendsAreRefusedAndTheConnectionGoesOn) {
   ASSERT_TRUE(c->send(wire::ApprovalAnswer{"r9", true}).ok());
   ASSERT_TRUE(c->send(wire::UserTurn{"too early"}).ok());
   std::vector<wire::Error> errors;
+  ReceiveDeadline deadline(*c, "the answers to three frames");
   for (int i = 0; i < 3; ++i) {
     auto d = c->receive();
     ASSERT_TRUE(d && d->ok());
@@ -500,13 +505,15 @@ std::vector<std::string> lock_files(const std::filesystem::path& store_path) {
   return names;
 }
 
-// Polls until the store has `want` lock files or 5 s passed; returns the last listing.
+// Polls until the store has `want` lock files or 10 s passed; returns the last listing.
 std::vector<std::string> await_lock_files(const std::filesystem::path& store_path, size_t want) {
-  auto names = lock_files(store_path);
-  for (int i = 0; i < 500 && names.size() != want; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    names = lock_files(store_path);
-  }
+  std::vector<std::string> names;
+  (void)mecha::testing::wait_until(
+      [&] {
+        names = lock_files(store_path);
+        return names.size() == want;
+      },
+      std::chrono::seconds(10));
   return names;
 }
 
