@@ -75,7 +75,9 @@ function(mecha_layer name)
   set(test_support "")
   if(testing_sources)
     add_library(mecha_${name}_testing STATIC ${testing_sources})
-    target_link_libraries(mecha_${name}_testing PUBLIC mecha_${name} GTest::gtest ${ARG_TEST_DEPS})
+    # A layer's helpers may use the helpers of the layers below (base's wait_until).
+    target_link_libraries(mecha_${name}_testing PUBLIC mecha_${name} GTest::gtest ${ARG_TEST_DEPS}
+                          ${MECHA_TEST_SUPPORT})
     target_compile_options(mecha_${name}_testing PRIVATE -Wall -Wextra -Werror)
     mecha_unity(mecha_${name}_testing)
     mecha_test_code(mecha_${name}_testing)

@@ -8,6 +8,7 @@
 #include "agent/testing/checking_provider.h"
 #include "agent/testing/loop_tools.h"
 #include "agent/testing/recording_sink.h"
+#include "base/testing/wait_until.h"
 #include "providers/cassette.h"
 
 namespace mecha::agent {
@@ -180,7 +181,9 @@ TEST(AgentLoop, CancellingDuringAToolStopsItAndAnswersTheRestAsNotRun) {
   // running at once).
   f.ctx.concurrency.max_parallel = 1;
   std::thread canceller([&] {
-    while (!started->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_TRUE(mecha::testing::wait_until([&] { return started->load(); },
+                                           std::chrono::seconds(20), std::chrono::milliseconds(1)))
+        << "the Hang tool never started";
     f.cancel.cancel();
   });
   Outcome o = f.run();

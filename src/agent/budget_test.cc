@@ -3,11 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "agent/agent.h"
+#include "base/testing/wait_until.h"
 #include "config/config.h"
 #include "providers/cassette.h"
 
@@ -43,10 +43,9 @@ class EchoTool final : public tools::Tool {
   tools::ToolOutput call(const Json& input, tools::ToolContext& ctx) override {
     if (clock_) clock_->advance(step_);
     if (block_) {
-      for (int i = 0; i < 6000 && !ctx.cancel->cancelled(); ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      }
-      return tools::ToolOutput::error(ctx.cancel->cancelled() ? "stopped" : "never stopped");
+      const bool stopped = mecha::testing::wait_until([&] { return ctx.cancel->cancelled(); },
+                                                      std::chrono::seconds(60));
+      return tools::ToolOutput::error(stopped ? "stopped" : "never stopped");
     }
     return tools::ToolOutput::ok(input.value("text", ""));
   }
@@ -65,10 +64,10 @@ class HangingProvider final : public providers::Provider {
   Result<providers::CompletionResponse> complete(const providers::CompletionRequest& req,
                                                  providers::StreamSink*) override {
     clock_->advance(3600);
-    for (int i = 0; i < 6000 && !req.cancel->cancelled(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (mecha::testing::wait_until([&] { return req.cancel->cancelled(); },
+                                   std::chrono::seconds(60))) {
+      return Status::cancelled("request aborted");
     }
-    if (req.cancel->cancelled()) return Status::cancelled("request aborted");
     return Status::error("the hanging call was never cancelled");
   }
   std::string model() const override { return "hanging"; }

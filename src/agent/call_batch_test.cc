@@ -15,6 +15,7 @@
 #include "agent/testing/catalog_builder.h"
 #include "agent/testing/recording_sink.h"
 #include "agent/testing/test_tools.h"
+#include "base/testing/wait_until.h"
 
 namespace mecha::agent {
 namespace {
@@ -312,13 +313,13 @@ TEST(CallBatch, CancelReachesEveryRunningCallAndAnswersTheOnesNotStarted) {
   RunContext ctx;
   ctx.cancel = &cancel;
   std::thread canceller([&] {
-    while (true) {
-      {
-        std::lock_guard<std::mutex> lock(point->mu);
-        if (point->inside == 2) break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    EXPECT_TRUE(mecha::testing::wait_until(
+        [&] {
+          std::lock_guard<std::mutex> lock(point->mu);
+          return point->inside == 2;
+        },
+        std::chrono::seconds(20), std::chrono::milliseconds(1)))
+        << "the two Look calls were never inside at once";
     cancel.cancel();
   });
   BatchRun r =
@@ -340,6 +341,7 @@ class OverlapApprover final : public Approver {
   ApprovalReply approve(const ApprovalRequest&) override {
     const int now = ++inside_;
     peak_ = std::max(peak_.load(), now);
+    // Long enough for a second request, were one let in at the same time, to overlap.
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     --inside_;
     return ApprovalReply::kAllow;

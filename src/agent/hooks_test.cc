@@ -7,9 +7,9 @@
 #include <chrono>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "base/process_state.h"
+#include "base/testing/wait_until.h"
 #include "store/testing/temp_dir.h"
 
 namespace mecha::agent {
@@ -222,12 +222,8 @@ TEST_F(HookRunnerTest, AHookThatHangsIsKilledWithItsChildrenAndTheRunGoesOn) {
     std::string text = slurp(dir_.path() / file);
     ASSERT_FALSE(text.empty()) << file;
     pid_t pid = std::stoi(text);
-    bool gone = false;
-    for (int i = 0; i < 50 && !gone; ++i) {
-      gone = process_gone(pid);
-      if (!gone) std::this_thread::sleep_for(milliseconds(20));
-    }
-    EXPECT_TRUE(gone) << file << " " << pid << " is still alive";
+    EXPECT_TRUE(mecha::testing::wait_until([&] { return process_gone(pid); }, milliseconds(10000)))
+        << file << " " << pid << " is still alive";
   }
 }
 

@@ -34,6 +34,7 @@ class SlowEcho final : public tools::Tool {
   bool read_only() const override { return true; }
   tools::Capabilities capabilities() const override { return {true, false, false}; }
   tools::ToolOutput call(const Json& input, tools::ToolContext&) override {
+    // A call that takes time, so that some kills land inside a tool call.
     std::this_thread::sleep_for(std::chrono::microseconds(input.value("sleep_us", 0)));
     tools::ToolOutput out = tools::ToolOutput::ok(input.dump());
     out.external = input.value("external", false);
@@ -133,6 +134,7 @@ TEST(SessionKill, EveryAcknowledgedRecordSurvivesSigkillAndResumeStaysValid) {
     }
     close(fds[1]);
     if (run >= 0) {
+      // The kill lands at a random moment of the run: the time is what is tested.
       std::this_thread::sleep_for(std::chrono::microseconds(rng() % (span_us + 1)));
       kill(pid, SIGKILL);
     }

@@ -63,6 +63,7 @@ TEST(BesideThread, TheDestructorWaitsForTheBody) {
   std::atomic<bool> done{false};
   {
     BesideThread t([&] {
+      // A body still running when the destructor comes: the time is what is tested.
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       done = true;
     });
@@ -74,6 +75,7 @@ TEST(Beside, EveryCallerOfGetSeesTheOneResult) {
   std::atomic<int> runs{0};
   Beside<std::string> word([&] {
     ++runs;
+    // A slow body, so that the readers' get() calls come while it runs.
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     return std::string("done");
   });

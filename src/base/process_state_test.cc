@@ -6,8 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include "base/testing/wait_until.h"
+
 namespace mecha {
 namespace {
+
+using namespace std::chrono_literals;
+using testing::wait_until;
 
 TEST(ProcessState, ParsesTheFieldsAfterTheLastParenthesis) {
   // A command name may hold ") Z 1 1": only the line's last ')' ends it.
@@ -56,7 +61,8 @@ TEST(ProcessState, ReadsLiveProcessesAndTellsAZombieFromThem) {
   ASSERT_GE(child, 0);
   if (child == 0) ::_exit(0);
   // Not reaped yet: a zombie, which exists but no longer runs.
-  for (int i = 0; i < 2000 && process_alive(child); ++i) ::usleep(1000);
+  ASSERT_TRUE(wait_until([&] { return !process_alive(child); }, 10s, 1ms))
+      << "the child did not exit";
   auto zombie = process_state(child);
   ASSERT_TRUE(zombie.has_value());
   EXPECT_EQ(zombie->state, 'Z');

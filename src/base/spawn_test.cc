@@ -8,8 +8,13 @@
 
 #include <gtest/gtest.h>
 
+#include "base/testing/wait_until.h"
+
 namespace mecha {
 namespace {
+
+using namespace std::chrono_literals;
+using testing::wait_until;
 
 // Runs `script` under sh with stdout on a pipe; returns what it wrote and its exit status.
 struct Ran {
@@ -123,7 +128,8 @@ TEST(SpawnChild, ChildLeadsItsOwnSessionAndGroup) {
   auto pid = spawn_child(sh("exit 0", *out));
   ASSERT_TRUE(pid.ok()) << pid.message();
   // Before it is reaped, the child's group and session are its own pid.
-  while (!child_has_exited(*pid)) ::usleep(1000);
+  ASSERT_TRUE(wait_until([&] { return child_has_exited(*pid); }, 10s, 1ms))
+      << "the child did not exit";
   EXPECT_EQ(::getpgid(*pid), *pid);
   EXPECT_EQ(::getsid(*pid), *pid);
   out->write.reset();

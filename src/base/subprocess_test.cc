@@ -4,18 +4,23 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
 #include <thread>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "base/process_state.h"
+#include "base/testing/wait_until.h"
 
 namespace mecha {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::wait_until;
 
 SubprocessResult run_ok(SubprocessOptions opt) {
   auto r = run_subprocess(opt);
@@ -24,11 +29,18 @@ SubprocessResult run_ok(SubprocessOptions opt) {
 }
 
 // True once `pid` no longer exists (a zombie waiting for its reaper counts as gone).
-bool gone_within(pid_t pid, std::chrono::seconds limit) {
-  auto until = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < until) {
-    if (!process_alive(pid)) return true;
-    std::this_thread::sleep_for(20ms);
+bool gone(pid_t pid) { return !process_alive(pid); }
+
+// Whether a live child of this process runs exactly `cmdline` (each argument ended by NUL).
+bool a_child_runs(const std::string& cmdline) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    auto state = process_state(std::stoi(name));
+    if (!state || state->parent != ::getpid() || !state->alive()) continue;
+    std::ifstream in(e.path() / "cmdline", std::ios::binary);
+    if (std::string(std::istreambuf_iterator<char>(in), {}) == cmdline) return true;
   }
   return false;
 }
@@ -159,7 +171,8 @@ TEST(Subprocess, TimeoutKillsTheWholeGroupIncludingBackgroundJobs) {
   pid_t grandchild = 0;
   in >> grandchild;
   ASSERT_GT(grandchild, 0);
-  EXPECT_TRUE(gone_within(grandchild, 10s));
+  EXPECT_TRUE(wait_until([&] { return gone(grandchild); }, 10s))
+      << "the background job " << grandchild << " still runs";
 }
 
 TEST(Subprocess, TermIgnoredMeansKill) {
@@ -172,8 +185,9 @@ TEST(Subprocess, TermIgnoredMeansKill) {
 
 TEST(Subprocess, CancelStopsTheCommand) {
   CancelToken cancel;
+  const std::string sleeping = std::string("sleep\0", 6) + std::string("1000\0", 5);
   std::thread canceller([&] {
-    std::this_thread::sleep_for(200ms);
+    EXPECT_TRUE(wait_until([&] { return a_child_runs(sleeping); }, 10s)) << "the command never ran";
     cancel.cancel();
   });
   auto r = run_ok({.argv = {"sleep", "1000"}, .cancel = &cancel});
@@ -194,7 +208,8 @@ TEST(Subprocess, BackgroundJobHoldingThePipeDoesNotHang) {
   pid_t job = 0;
   in >> job;
   ASSERT_GT(job, 0);
-  EXPECT_TRUE(gone_within(job, 10s));
+  EXPECT_TRUE(wait_until([&] { return gone(job); }, 10s))
+      << "the background job " << job << " still runs";
 }
 
 TEST(Subprocess, StreamingConsumerCanStopTheCommand) {

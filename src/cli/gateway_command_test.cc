@@ -7,9 +7,9 @@
 
 #include <chrono>
 #include <regex>
-#include <thread>
 
 #include "base/strict_json.h"
+#include "base/testing/wait_until.h"
 #include "cli/testing/run_binary.h"
 
 namespace mecha::cli {
@@ -66,11 +66,13 @@ TEST(GatewayCommand, WithServeItStartsTheDaemonAndStopsItOnTheWayOut) {
   std::smatch m;
   std::string out;
   const std::regex login(R"(http://127\.0\.0\.1:(\d+)/login\?token=(\w+))");
-  for (int i = 0; i < 300 && !std::regex_search(out, m, login); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    out = gateway.out_so_far();
-  }
-  ASSERT_TRUE(std::regex_search(out, m, login)) << out;
+  ASSERT_TRUE(mecha::testing::wait_until(
+      [&] {
+        out = gateway.out_so_far();
+        return std::regex_search(out, m, login);
+      },
+      std::chrono::seconds(20), std::chrono::milliseconds(20)))
+      << "no login URL from the gateway: " << out;
   httplib::Client http("127.0.0.1", std::stoi(m[1]));
   const httplib::Headers bearer{{"Authorization", "Bearer " + m[2].str()}};
   auto list = http.Get("/api/sessions", bearer);

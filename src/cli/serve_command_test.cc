@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/testing/wait_until.h"
 #include "server/client.h"
 #include "server/frame_channel.h"
 #include "server/testing/daemon_harness.h"
@@ -91,11 +92,10 @@ class ServeProcess {
       _exit(127);
     }
     // Ready once it answers hello.
-    for (int i = 0; i < 200; ++i) {
-      if (server::Client::connect(socket_, "probe").ok()) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    FAIL() << "mecha serve did not start: " << read_file(dir_ / "serve.log");
+    ASSERT_TRUE(
+        mecha::testing::wait_until([&] { return server::Client::connect(socket_, "probe").ok(); },
+                                   std::chrono::seconds(20), std::chrono::milliseconds(50)))
+        << "mecha serve did not start: " << read_file(dir_ / "serve.log");
   }
   int signal_and_wait(int sig) {
     ::kill(pid_, sig);

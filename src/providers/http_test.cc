@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -16,12 +17,14 @@
 #include <mutex>
 #include <thread>
 
+#include "base/testing/wait_until.h"
 #include "providers/testing/fake_model_server.h"
 #include "providers/testing/raw_loopback_server.h"
 
 namespace mecha::providers {
 namespace {
 
+using mecha::testing::wait_until;
 using std::chrono::milliseconds;
 using testing::FakeModelServer;
 using ::testing::HasSubstr;
@@ -177,7 +180,8 @@ class UnansweredPort {
       fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
       connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
     }
-    std::this_thread::sleep_for(milliseconds(50));
+    EXPECT_TRUE(wait_until([this] { return queue_full(); }, std::chrono::seconds(10)))
+        << "the fillers' connections did not fill the accept queue";
   }
   ~UnansweredPort() {
     for (int fd : fillers_) close(fd);
@@ -186,6 +190,15 @@ class UnansweredPort {
   int port() const { return port_; }
 
  private:
+  // Linux reports a listening socket's accept queue in TCP_INFO: its length as tcpi_unacked,
+  // its limit as tcpi_sacked; it is full past the limit.
+  bool queue_full() const {
+    tcp_info info{};
+    socklen_t len = sizeof(info);
+    if (getsockopt(listener_, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return false;
+    return info.tcpi_unacked > info.tcpi_sacked;
+  }
+
   int port_ = 0;
   int listener_ = -1;  // after port_, which opening it sets
   int fillers_[2] = {-1, -1};
@@ -269,7 +282,8 @@ TEST_P(HttpClientTest, CancellingDuringTheBackoffReturnsPromptly) {
   HttpRequest req = request_to(server);
   req.cancel = &cancel;
   std::thread canceller([&] {
-    while (server.requests().empty()) std::this_thread::sleep_for(milliseconds(5));
+    EXPECT_TRUE(wait_until([&] { return !server.requests().empty(); }, std::chrono::seconds(10)))
+        << "the request never reached the server";
     cancel.cancel();
   });
   Collected got;

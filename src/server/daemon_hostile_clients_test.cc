@@ -16,6 +16,7 @@
 #include <mutex>
 #include <thread>
 
+#include "base/testing/wait_until.h"
 #include "server/daemon.h"
 #include "server/testing/daemon_harness.h"
 #include "server/unix_socket.h"
@@ -25,6 +26,7 @@ namespace mecha::server {
 namespace {
 
 using namespace std::chrono_literals;
+using mecha::testing::wait_until;
 using testing::cassette_header;
 using testing::cassette_line;
 using testing::DaemonHarness;
@@ -72,13 +74,12 @@ class RawPeer {
   // Waits, without reading, until at least `bytes` wait unread in the socket (the daemon is
   // streaming to this peer); false after `timeout`.
   bool unread_at_least(size_t bytes, std::chrono::milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      int n = 0;
-      if (::ioctl(fd_.get(), FIONREAD, &n) == 0 && static_cast<size_t>(n) >= bytes) return true;
-      std::this_thread::sleep_for(5ms);
-    }
-    return false;
+    return wait_until(
+        [&] {
+          int n = 0;
+          return ::ioctl(fd_.get(), FIONREAD, &n) == 0 && static_cast<size_t>(n) >= bytes;
+        },
+        timeout, 5ms);
   }
   // Reads and discards until the daemon closes the connection; false after `timeout`.
   bool closed_within(std::chrono::milliseconds timeout) {
@@ -209,12 +210,7 @@ class DaemonLog {
   // Waits until a line is logged, without touching the slow peer: a test that read from it
   // before the daemon cut it off would turn it into a good reader. False after `timeout`.
   bool logged_within(std::chrono::milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (!lines().empty()) return true;
-      std::this_thread::sleep_for(10ms);
-    }
-    return false;
+    return wait_until([&] { return !lines().empty(); }, timeout);
   }
   std::vector<std::string> lines() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -328,6 +324,7 @@ TEST(DaemonHostileClients, AConnectionThatNeverSaysHelloIsClosedAfterTheTimeout)
             (wire::Error{"hello_required", "no hello within 300 ms: connection closed"}));
   EXPECT_TRUE(silent.closed_within(2s));
   EXPECT_GE(std::chrono::steady_clock::now() - start, 200ms);
+  // A check that nothing happens: the helloed connection outlives its own hello deadline.
   std::this_thread::sleep_for(400ms);
   ASSERT_TRUE(helloed->open("").ok());
   EXPECT_EQ(testing::run_turn(*helloed, "task"), noop_transcript());

@@ -9,10 +9,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <thread>
 
+#include "base/testing/wait_until.h"
 #include "server/testing/daemon_harness.h"
+#include "server/testing/receive_deadline.h"
+#include "server/testing/test_tools.h"
 #include "server/unix_socket.h"
 #include "wire/codec.h"
 
@@ -24,6 +28,7 @@ using testing::cassette_line;
 using testing::DaemonHarness;
 using testing::noop_cassette;
 using testing::noop_transcript;
+using testing::ReceiveDeadline;
 using testing::text_block;
 using testing::tool_use;
 
@@ -197,6 +202,7 @@ TEST(Daemon, ABadFrameIsAnsweredWithAnErrorAndTheConnectionStaysUsable) {
       wire::encode_frame(wire::ListSessions{});
   ASSERT_EQ(::write(raw, lines.data(), lines.size()), static_cast<ssize_t>(lines.size()));
   std::vector<std::string> got;
+  ReceiveDeadline deadline(channel, "the answers to four frames");
   for (int i = 0; i < 4; ++i) {
     auto d = channel.receive();
     ASSERT_TRUE(d && d->ok());
@@ -245,6 +251,7 @@ TEST(Daemon, FramesOnlyTheDaemonSendsAreRefusedAndTheConnectionGoesOn) {
   ASSERT_TRUE(c->send(wire::ApprovalAnswer{"r9", true}).ok());
   ASSERT_TRUE(c->send(wire::UserTurn{"too early"}).ok());
   std::vector<wire::Error> errors;
+  ReceiveDeadline deadline(*c, "the answers to three frames");
   for (int i = 0; i < 3; ++i) {
     auto d = c->receive();
     ASSERT_TRUE(d && d->ok());
@@ -425,6 +432,51 @@ TEST(Daemon, TheCostReportCarriesThePerTurnBudget) {
   EXPECT_EQ(report.max_time_s, std::nullopt);
 }
 
+// Holds the calls of the tool it wraps while the test keeps the gate shut: a turn in such a
+// call keeps its worker busy for as long as the test needs. A cancelled turn passes it, and so
+// does every call after a minute, so that a test that fails to open the gate ends.
+struct Gate {
+  std::atomic<bool> shut{false};
+  std::atomic<bool> holding{false};  // a call waits at the gate now
+};
+
+class GatedTool final : public tools::Tool {
+ public:
+  GatedTool(std::shared_ptr<tools::Tool> inner, std::shared_ptr<Gate> gate)
+      : inner_(std::move(inner)), gate_(std::move(gate)) {}
+  std::string name() const override { return inner_->name(); }
+  std::string description() const override { return inner_->description(); }
+  Json input_schema() const override { return inner_->input_schema(); }
+  bool read_only() const override { return inner_->read_only(); }
+  tools::Capabilities capabilities() const override { return inner_->capabilities(); }
+  tools::ToolOutput call(const Json& input, tools::ToolContext& ctx) override {
+    gate_->holding = true;
+    (void)mecha::testing::wait_until(
+        [&] { return !gate_->shut || (ctx.cancel != nullptr && ctx.cancel->cancelled()); },
+        std::chrono::minutes(1));
+    gate_->holding = false;
+    return inner_->call(input, ctx);
+  }
+
+ private:
+  std::shared_ptr<tools::Tool> inner_;
+  std::shared_ptr<Gate> gate_;
+};
+
+// The frames of a history replay up to and including history_done; what came before the
+// daemon closed the connection or sent a bad frame, or before the deadline, otherwise.
+std::vector<wire::Frame> read_replay(Client& c) {
+  ReceiveDeadline deadline(c, "history_done");
+  std::vector<wire::Frame> frames;
+  while (auto d = c.receive()) {
+    EXPECT_TRUE(d->ok()) << d->error.message;
+    if (!d->ok()) break;
+    frames.push_back(*d->frame);
+    if (std::holds_alternative<wire::HistoryDone>(frames.back())) break;
+  }
+  return frames;
+}
+
 // A client that resumes a session (the web gateway) shows what was said before: the past
 // turns come back as the frames a live turn sends, each closed by turn_done.
 TEST(Daemon, HistoryReplaysThePastTurnsOfAResumedSessionAsTheirFrames) {
@@ -434,7 +486,16 @@ TEST(Daemon, HistoryReplaysThePastTurnsOfAResumedSessionAsTheirFrames) {
       cassette_line(Json::array({tool_use("t1", "Fetch", {{"url", "http://x"}})}), "tool_use", 5,
                     1) +
       cassette_line(Json::array({text_block("read it")}), "end_turn", 5, 1);
-  DaemonHarness h(cassette);
+  auto gate = std::make_shared<Gate>();
+  // One worker, so that a turn held at the gate keeps a replay waiting behind it (below).
+  DaemonHarness h(
+      cassette, [](DaemonOptions& o) { o.workers = 1; },
+      [gate](testing::HarnessRun& run) {
+        auto others = run.tools.subset({"Noop", "ReadSecret", "Send"});
+        ASSERT_TRUE(others.ok()) << others.message();
+        run.tools = std::move(*others);
+        ASSERT_TRUE(run.tools.add(std::make_shared<GatedTool>(testing::fetch_tool(), gate)).ok());
+      });
   std::string id;
   {
     auto c = h.connect();
@@ -451,12 +512,7 @@ TEST(Daemon, HistoryReplaysThePastTurnsOfAResumedSessionAsTheirFrames) {
   auto resumed = c->open(id);
   ASSERT_TRUE(resumed.ok()) << resumed.status().message();
   ASSERT_TRUE(c->send(wire::History{}).ok());
-  std::vector<wire::Frame> frames;
-  while (auto d = c->receive()) {
-    ASSERT_TRUE(d->ok()) << d->error.message;
-    frames.push_back(*d->frame);
-    if (std::holds_alternative<wire::HistoryDone>(frames.back())) break;
-  }
+  const std::vector<wire::Frame> frames = read_replay(*c);
   ASSERT_EQ(frames.size(), 9u) << dump(frames);
   EXPECT_EQ(std::get<wire::PastTurn>(frames[0]).text, "hello there");
   EXPECT_EQ(std::get<wire::Text>(frames[1]), (wire::Text{"main", "first answer"}));
@@ -472,19 +528,42 @@ TEST(Daemon, HistoryReplaysThePastTurnsOfAResumedSessionAsTheirFrames) {
             (wire::TurnDone{"read it", Usage{10, 2, 0, 0}, true}));
   EXPECT_EQ(std::get<wire::HistoryDone>(frames[8]).turns, 2);
 
-  // The session takes a turn the moment history_done has arrived.
-  ASSERT_TRUE(c->send(wire::History{}).ok());
-  ASSERT_TRUE(c->send(wire::UserTurn{"x"}).ok());
-  bool refused_as_running = false;
-  while (auto d = c->receive()) {
-    ASSERT_TRUE(d->ok());
-    if (const auto* e = std::get_if<wire::Error>(&*d->frame)) {
-      refused_as_running = e->code == wire::codes::kTurnRunning;
-      break;
-    }
-    if (std::holds_alternative<wire::TurnDone>(*d->frame) && refused_as_running) break;
+  // A turn is refused while history replays. The replay runs on a worker, which may finish it
+  // before the turn arrives however soon after it is sent; so the daemon's only worker is held
+  // at the gate by another session's turn until the refusal has come.
+  auto other = h.connect();
+  ASSERT_TRUE(other);
+  ASSERT_TRUE(other->open("").ok());
+  testing::run_turn(*other, "hello");  // its next turn calls Fetch
+  gate->shut = true;
+  std::vector<wire::Frame> held;
+  std::thread holder([&] { held = testing::run_turn(*other, "fetch"); });
+  EXPECT_TRUE(
+      mecha::testing::wait_until([&] { return gate->holding.load(); }, std::chrono::seconds(20)))
+      << "the other session's turn never reached its Fetch";
+  EXPECT_TRUE(c->send(wire::History{}).ok());
+  EXPECT_TRUE(c->send(wire::UserTurn{"x"}).ok());
+  std::optional<wire::Decoded> refusal;
+  {
+    ReceiveDeadline deadline(*c, "the refusal of a turn sent while history replays");
+    refusal = c->receive();
   }
-  EXPECT_TRUE(refused_as_running) << "a turn is refused while history replays";
+  gate->shut = false;
+  holder.join();
+  ASSERT_TRUE(refusal && refusal->ok());
+  EXPECT_EQ(std::get<wire::Error>(*refusal->frame),
+            (wire::Error{std::string(wire::codes::kTurnRunning),
+                         "a turn is running in session " + id +
+                             ": wait for its turn_done or cancel it first"}))
+      << "a turn is refused while history replays";
+  ASSERT_FALSE(held.empty());
+  EXPECT_EQ(std::get<wire::TurnDone>(held.back()).content, "read it");
+  // The replay goes on once the worker is free...
+  EXPECT_EQ(dump(read_replay(*c)), dump(frames));
+  // ...and the session takes a turn the moment history_done has arrived.
+  EXPECT_EQ(dump(testing::run_turn(*c, "again")),
+            dump({wire::Text{"main", "first answer"},
+                  wire::TurnDone{"first answer", Usage{5, 1, 0, 0}, true}}));
 }
 
 // The lock files of the store's sessions, by name.
@@ -500,13 +579,15 @@ std::vector<std::string> lock_files(const std::filesystem::path& store_path) {
   return names;
 }
 
-// Polls until the store has `want` lock files or 5 s passed; returns the last listing.
+// Polls until the store has `want` lock files or 10 s passed; returns the last listing.
 std::vector<std::string> await_lock_files(const std::filesystem::path& store_path, size_t want) {
-  auto names = lock_files(store_path);
-  for (int i = 0; i < 500 && names.size() != want; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    names = lock_files(store_path);
-  }
+  std::vector<std::string> names;
+  (void)mecha::testing::wait_until(
+      [&] {
+        names = lock_files(store_path);
+        return names.size() == want;
+      },
+      std::chrono::seconds(10));
   return names;
 }
 

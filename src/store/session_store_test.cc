@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
-#include <thread>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "base/testing/wait_until.h"
 #include "store/open_store.h"
 #include "store/sqlite.h"
 #include "store/testing/store_backends.h"
@@ -327,9 +327,13 @@ TEST_P(StoreBackendTest, AnotherProcessHoldingTheSessionIsNamedAndItsDeathFreesI
   auto taken = store->open_session(id);  // the crashed holder's lock is free
   // PostgreSQL frees it once the holder's server process has seen its socket close, a few
   // milliseconds after the kill; the kernel frees a flock at once.
-  for (int i = 0; postgres() && !taken.ok() && i < 200; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    taken = store->open_session(id);
+  if (postgres() && !taken.ok()) {
+    (void)mecha::testing::wait_until(
+        [&] {
+          taken = store->open_session(id);
+          return taken.ok();
+        },
+        std::chrono::seconds(10));
   }
   ASSERT_TRUE(taken.ok()) << taken.message();
 }

@@ -11,8 +11,8 @@
 #include <chrono>
 #include <fstream>
 #include <random>
-#include <thread>
 
+#include "base/testing/wait_until.h"
 #include "tools/background_shell_tools.h"
 #include "tools/bash_tool.h"
 #include "tools/testing/host_processes.h"
@@ -21,6 +21,7 @@
 namespace mecha::tools {
 namespace {
 
+using mecha::testing::wait_until;
 using testing::running_on_host;
 using testing::TempTree;
 using testing::unique_sleep;
@@ -36,12 +37,14 @@ BashTool make_bash(const TempTree& t, bool sandbox, size_t max_chars = 30000) {
 }
 
 bool becomes(bool want, const std::string& command, std::chrono::seconds limit) {
-  const auto end = Clock::now() + limit;
-  while (Clock::now() < end) {
-    if (running_on_host(command) == want) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
+  return wait_until([&] { return running_on_host(command) == want; }, limit,
+                    std::chrono::milliseconds(20));
+}
+
+// Whether every shell of the run ends within 20 s; what they wrote is left unread.
+bool ended(ToolContext& ctx) {
+  return wait_until([&] { return background_shells(ctx).running() == 0; },
+                    std::chrono::seconds(20));
 }
 
 ToolOutput start(BashTool& bash, ToolContext& ctx, const std::string& command) {
@@ -71,14 +74,14 @@ ToolOutput kill_shell(ToolContext& ctx, const std::string& id) {
 // BashOutput until its status is not "running"; everything read on the way.
 std::string read_until_done(ToolContext& ctx, const std::string& id) {
   std::string all;
-  const auto end = Clock::now() + std::chrono::seconds(20);
-  while (Clock::now() < end) {
-    ToolOutput out = read_output(ctx, id);
-    all += out.content + "\n";
-    if (out.content.find("Status: running") == std::string::npos) return all;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ADD_FAILURE() << "shell " << id << " still running after 20 s";
+  const bool done = wait_until(
+      [&] {
+        ToolOutput out = read_output(ctx, id);
+        all += out.content + "\n";
+        return out.content.find("Status: running") == std::string::npos;
+      },
+      std::chrono::seconds(20), std::chrono::milliseconds(50));
+  if (!done) ADD_FAILURE() << "shell " << id << " still running after 20 s";
   return all;
 }
 
@@ -103,11 +106,13 @@ TEST_P(BackgroundShellTest, StartsAtOnceThenReadsPartialOutputAndTheExit) {
 
   // The first line comes while the command still runs.
   std::string partial;
-  const auto end = Clock::now() + std::chrono::seconds(10);
-  while (partial.find("first") == std::string::npos && Clock::now() < end) {
-    partial += read_output(t.ctx(), id).content;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  ASSERT_TRUE(wait_until(
+      [&] {
+        partial += read_output(t.ctx(), id).content;
+        return partial.find("first") != std::string::npos;
+      },
+      std::chrono::seconds(10), std::chrono::milliseconds(20)))
+      << "no first line within 10 s: " << partial;
   EXPECT_NE(partial.find("first\nStatus: running"), std::string::npos) << partial;
   EXPECT_EQ(partial.find("done"), std::string::npos) << partial;
 
@@ -189,7 +194,8 @@ TEST_P(BackgroundShellTest, OutputIsBoundedWithHeadAndTailAndFilteredByLine) {
   TempTree t;
   BashTool bash = make_bash(t, GetParam(), 100);
   const std::string id = id_of(start(bash, t.ctx(), "seq 1 100000"));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Read once it has ended, so the one read holds the whole bounded output.
+  ASSERT_TRUE(ended(t.ctx())) << "seq 1 100000 still runs";
   const std::string all = read_until_done(t.ctx(), id);
   EXPECT_EQ(all.substr(0, 8), "1\n2\n3\n4\n") << all.substr(0, 200);
   EXPECT_NE(all.find("bytes of output cut here"), std::string::npos) << all.substr(0, 400);
@@ -197,7 +203,7 @@ TEST_P(BackgroundShellTest, OutputIsBoundedWithHeadAndTailAndFilteredByLine) {
   EXPECT_LT(all.size(), 2000u);
 
   const std::string lines = id_of(start(bash, t.ctx(), "printf 'a1\\nb2\\na3\\n'"));
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(ended(t.ctx())) << "printf still runs";
   EXPECT_EQ(read_output(t.ctx(), lines, "^a").content, "a1\na3\nStatus: exited, exit code 0");
   EXPECT_TRUE(read_output(t.ctx(), lines, "(").is_error);
 }

@@ -9,12 +9,12 @@
 #include <chrono>
 #include <fstream>
 #include <random>
-#include <thread>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "base/subprocess.h"
+#include "base/testing/wait_until.h"
 #include "tools/bash_output.h"
 #include "tools/testing/outside_dir.h"
 #include "tools/testing/scoped_env.h"
@@ -57,12 +57,8 @@ bool process_exists(const std::string& cmdline_with_nuls) {
 }
 
 bool gone_within(const std::string& cmdline, std::chrono::seconds limit) {
-  auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (!process_exists(cmdline)) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
+  return mecha::testing::wait_until([&] { return !process_exists(cmdline); }, limit,
+                                    std::chrono::milliseconds(50));
 }
 
 std::string unique_sleep_seconds() {

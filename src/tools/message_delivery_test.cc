@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/testing/wait_until.h"
 #include "store/testing/temp_dir.h"
 #include "tools/mail_parse.h"
 #include "tools/testing/scoped_env.h"
@@ -102,7 +103,9 @@ class WebhookSink {
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_TRUE(mecha::testing::wait_until([this] { return server_.is_running(); },
+                                           std::chrono::seconds(10), std::chrono::milliseconds(1)))
+        << "the webhook sink did not start listening";
   }
   ~WebhookSink() {
     server_.stop();

@@ -192,6 +192,7 @@ TEST(PersistentShell, APlaceProtectedCreatedAfterTheEndCannotAppear) {
       spec.work_tree, 10s, &cancel, 1 << 20);
   ASSERT_TRUE(r.ok()) << r.message();
   EXPECT_EQ(r->out.text(), "ended\n");
+  // A check that nothing appears: past the 0.3 s at which the planters would act.
   std::this_thread::sleep_for(800ms);
   EXPECT_FALSE(std::filesystem::exists(t.root() / ".mecha"));
   EXPECT_FALSE(std::filesystem::exists(t.root() / ".claude"));

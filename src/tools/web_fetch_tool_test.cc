@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "base/testing/wait_until.h"
 #include "tools/testing/web_server.h"
 
 namespace mecha::tools {
@@ -138,7 +139,14 @@ TEST_F(WebFetchTest, SlowPageHitsTheTimeout) {
 TEST_F(WebFetchTest, CancellationStopsTheFetch) {
   web_.slow("/slow", 5);
   std::thread canceller([this] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    auto asked = [this] {
+      for (const auto& r : web_.requests()) {
+        if (r.path == "/slow") return true;
+      }
+      return false;
+    };
+    EXPECT_TRUE(mecha::testing::wait_until(asked, std::chrono::seconds(10)))
+        << "the fetch never reached the server";
     cancel_.cancel();
   });
   auto start = std::chrono::steady_clock::now();

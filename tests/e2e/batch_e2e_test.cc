@@ -5,10 +5,10 @@
 #include <chrono>
 #include <fstream>
 #include <map>
-#include <thread>
 
 #include <gtest/gtest.h>
 
+#include "base/testing/wait_until.h"
 #include "cli/batch/testing/shell.h"
 #include "cli/testing/cassette_run.h"
 #include "cli/testing/run_binary.h"
@@ -179,10 +179,10 @@ TEST_F(BatchTest, AKilledBatchResumesAndEveryTaskEndsUpDoneOnce) {
       "--store", "s.db",        "-j",    "2",   "--permission-mode", "bypassPermissions"};
   {
     RunningMecha batch(args, dir_.path());
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (read_text(dir_.path() / "out/results.jsonl").empty() &&
-           std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_TRUE(mecha::testing::wait_until(
+        [&] { return !read_text(dir_.path() / "out/results.jsonl").empty(); },
+        std::chrono::seconds(60), std::chrono::milliseconds(20)))
+        << "no task finished within 60 s";
     batch.signal(SIGKILL);
     batch.wait();
   }

@@ -8,9 +8,9 @@
 
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "base/strict_json.h"
+#include "base/testing/wait_until.h"
 #include "cli/testing/run_binary.h"
 #include "cli/testing/tmux_session.h"
 #include "tools/bash_sandbox.h"
@@ -266,20 +266,17 @@ TEST_F(ChatInTmux, CtrlCCancelsALongToolAndTheChatGoesOn) {
   ASSERT_TRUE(t->wait_for("● Bash(sleep 37.25)"));
   ASSERT_TRUE(t->wait_for("Bash · 1s"));  // the spinner counts while the tool runs
   // The shell's own start may outlast the first second (a sanitizer build's driver is slow).
-  const auto started_by = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!sleep_running() && std::chrono::steady_clock::now() < started_by)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  ASSERT_TRUE(sleep_running()) << "the Bash tool's sleep is not running";
+  ASSERT_TRUE(mecha::testing::wait_until(sleep_running, std::chrono::seconds(10),
+                                         std::chrono::milliseconds(50)))
+      << "the Bash tool's sleep is not running";
   auto pressed = std::chrono::steady_clock::now();
   t->press("C-c");
   ASSERT_TRUE(t->wait_for("mecha: cancelled", 1, std::chrono::seconds(10)));
   EXPECT_LT(std::chrono::steady_clock::now() - pressed, std::chrono::seconds(5));
   // On the host: the command was killed, not left running.
-  auto gone_by = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (sleep_running() && std::chrono::steady_clock::now() < gone_by) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  EXPECT_FALSE(sleep_running()) << "sleep 37.25 still runs after the turn was cancelled";
+  EXPECT_TRUE(mecha::testing::wait_until([] { return !sleep_running(); }, std::chrono::seconds(5),
+                                         std::chrono::milliseconds(50)))
+      << "sleep 37.25 still runs after the turn was cancelled";
   ASSERT_TRUE(prompt(*t, 2));
 
   t->type("are you there");

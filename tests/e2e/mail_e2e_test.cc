@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/testing/wait_until.h"
 #include "cli/testing/cassette_run.h"
 #include "tools/mail_parse.h"
 #include "tools/testing/smtp_sink.h"
@@ -36,7 +37,9 @@ class WebhookSink {
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_TRUE(mecha::testing::wait_until([this] { return server_.is_running(); },
+                                           std::chrono::seconds(10), std::chrono::milliseconds(1)))
+        << "the webhook sink did not start listening";
   }
   ~WebhookSink() {
     server_.stop();

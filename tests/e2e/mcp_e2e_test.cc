@@ -13,8 +13,8 @@
 #include <chrono>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
+#include "base/testing/wait_until.h"
 #include "cli/testing/cassette_run.h"
 #include "cli/testing/run_binary.h"
 #include "tools/mcp/testing/test_servers.h"
@@ -78,6 +78,12 @@ class McpRun : public ::testing::Test {
   }
   void user_config(const std::string& text) {
     dir_.write("tree/.home/.config/mecha/config.toml", text);
+  }
+  // Whether no process runs in the tree any more, or is gone within 5 s: a server killed as
+  // its run ends leaves /proc a moment later.
+  bool all_gone() const {
+    return mecha::testing::wait_until([this] { return processes_in(tree()).empty(); },
+                                      std::chrono::seconds(5), std::chrono::milliseconds(50));
   }
   void cassette(const std::vector<std::string>& lines) {
     std::string text = "{\"mecha_cassette\": 1}\n";
@@ -155,17 +161,13 @@ TEST_F(McpRun, CtrlCDuringALongCallEndsTheRunAndItsServers) {
                      R"({"duration": 120, "steps": 120})")});
   testing::RunningMecha run(run_args(), tree());
   // Wait until the server runs and the call is in flight.
-  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (processes_in(tree()).empty() && std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ASSERT_FALSE(processes_in(tree()).empty()) << "the server never started";
+  ASSERT_TRUE(mecha::testing::wait_until([&] { return !processes_in(tree()).empty(); },
+                                         std::chrono::seconds(20), std::chrono::milliseconds(50)))
+      << "the server never started";
   // And until its first progress note is out (a second a step; later on a loaded machine).
-  until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (run.out_so_far().find("\"type\":\"note\"") == std::string::npos &&
-         std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  (void)mecha::testing::wait_until(
+      [&] { return run.out_so_far().find("\"type\":\"note\"") != std::string::npos; },
+      std::chrono::seconds(30), std::chrono::milliseconds(50));
   const auto sent = std::chrono::steady_clock::now();
   run.signal(SIGINT);
   BinaryResult r = run.wait();
@@ -176,8 +178,7 @@ TEST_F(McpRun, CtrlCDuringALongCallEndsTheRunAndItsServers) {
   ASSERT_FALSE(events.empty());
   EXPECT_EQ(events.back().at("status"), "cancelled");
   EXPECT_FALSE(mcp_of_type(events, "note").empty()) << "no progress seen before Ctrl-C: " << r.out;
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  EXPECT_TRUE(processes_in(tree()).empty()) << "a server outlived the run";
+  EXPECT_TRUE(all_gone()) << "a server outlived the run";
 }
 
 // `mecha chat`'s daemon (the assembly of `mecha serve`) gives its turns the same MCP tools,
@@ -201,8 +202,7 @@ TEST_F(McpRun, ChatsDaemonCallsMcpToolsAndStopsItsServers) {
   EXPECT_NE(r.out.find("mcp__web__trigger-long-running-operation: progress 2/2"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("finished"), std::string::npos) << r.out;
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  EXPECT_TRUE(processes_in(tree()).empty()) << "a server outlived the daemon";
+  EXPECT_TRUE(all_gone()) << "a server outlived the daemon";
 }
 
 // web (untrusted, the default), notes (private, and the user's own: not untrusted) and

@@ -18,8 +18,8 @@
 #include <chrono>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
+#include "base/testing/wait_until.h"
 #include "server/client.h"
 #include "server/testing/daemon_harness.h"
 #include "store/testing/temp_dir.h"
@@ -70,11 +70,10 @@ class Daemon {
       ::execve(binary.c_str(), argv.data(), envp.data());
       _exit(127);
     }
-    for (int i = 0; i < 200; ++i) {
-      if (server::Client::connect(socket_, "probe").ok()) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    FAIL() << "mecha-e2e serve did not start: " << serve_read_file(dir_ / "serve.log");
+    ASSERT_TRUE(
+        mecha::testing::wait_until([&] { return server::Client::connect(socket_, "probe").ok(); },
+                                   std::chrono::seconds(20), std::chrono::milliseconds(50)))
+        << "mecha-e2e serve did not start: " << serve_read_file(dir_ / "serve.log");
   }
   int stop(int sig) {
     if (pid_ <= 0) return -1;

@@ -9,9 +9,9 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
-#include <thread>
 #include <tuple>
 
+#include "base/testing/wait_until.h"
 #include "cli/testing/cassette_run.h"
 #include "tools/bash_sandbox.h"
 
@@ -155,11 +155,9 @@ TEST_F(ParallelCallsE2E, CtrlCStopsEveryRunningCall) {
     }
     return true;
   };
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!all_started() && std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ASSERT_TRUE(all_started()) << "the three commands never ran at once";
+  ASSERT_TRUE(mecha::testing::wait_until(all_started, std::chrono::seconds(20),
+                                         std::chrono::milliseconds(20)))
+      << "the three commands never ran at once";
   const auto sent = std::chrono::steady_clock::now();
   run.signal(SIGINT);
   testing::BinaryResult r = run.wait();

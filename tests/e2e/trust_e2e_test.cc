@@ -9,10 +9,10 @@
 
 #include <chrono>
 #include <fstream>
-#include <thread>
 
 #include "base/process_state.h"
 #include "base/sha256.h"
+#include "base/testing/wait_until.h"
 #include "cli/testing/run_binary.h"
 #include "tools/testing/outside_dir.h"
 
@@ -150,12 +150,9 @@ TEST_F(PlantedConfig, AConfigThatIsNotARegularFileIsRefusedNotReadForever) {
                                  "--model", "cassette:c.jsonl", "go"},
                                 tree(), "", testing::mecha_binary(),
                                 {"XDG_STATE_HOME=" + (dir_.path() / "state").string()});
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  auto exited = [&] { return !process_alive(running.pid()); };
-  while (!exited() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  const bool hung = !exited();
+  const bool hung =
+      !mecha::testing::wait_until([&] { return !process_alive(running.pid()); },
+                                  std::chrono::seconds(20), std::chrono::milliseconds(50));
   if (hung) running.signal(SIGKILL);
   BinaryResult r = running.wait();
   ASSERT_FALSE(hung) << "mecha was still reading the pipe after 20 s";

@@ -1,7 +1,8 @@
 #include "agent/testing/loop_tools.h"
 
 #include <chrono>
-#include <thread>
+
+#include "base/testing/wait_until.h"
 
 namespace mecha::agent::testing {
 namespace {
@@ -59,7 +60,10 @@ class HangTool final : public SimpleTool {
       : SimpleTool("Hang", kEmptySchema, true), started_(std::move(started)) {}
   tools::ToolOutput call(const Json&, tools::ToolContext& ctx) override {
     started_->store(true);
-    while (!ctx.cancel->cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (!mecha::testing::wait_until([&] { return ctx.cancel->cancelled(); },
+                                    std::chrono::seconds(60), std::chrono::milliseconds(5))) {
+      return tools::ToolOutput::error("never stopped: the run was not cancelled within 60 s");
+    }
     return tools::ToolOutput::error("stopped");
   }
 

@@ -17,7 +17,8 @@ std::shared_ptr<tools::Tool> make_fail_tool();
 // Noop {}: returns "ok". The cheapest possible tool, for benchmarks.
 std::shared_ptr<tools::Tool> make_noop_tool();
 // Hang {}: waits until the run is cancelled, then returns "stopped". `started` is set when
-// it begins, so a test can cancel at the right moment.
+// it begins, so a test can cancel at the right moment. Not cancelled within 60 s, it returns
+// "never stopped: ..." instead, so that a test that fails to cancel fails, not hangs.
 std::shared_ptr<tools::Tool> make_hang_tool(std::shared_ptr<std::atomic<bool>> started);
 
 // A registry of Echo, Fail and Noop.

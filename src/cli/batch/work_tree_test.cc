@@ -391,6 +391,7 @@ TEST_F(WorkTreesTest, NoTreeIsAddedWhileAnotherHoldsTheRepositorysLock) {
     EXPECT_TRUE(t.ok()) << t.status().message();
     done = true;
   });
+  // A check that nothing happens: for this long, the maker must still wait for the lock.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_FALSE(done);
   EXPECT_EQ(sh("git worktree list | wc -l", dir_.path() / "repo"), "1\n");

@@ -26,6 +26,8 @@ TEST(EventLog, AReaderGetsWhatCameAfterTheNumberItLastSaw) {
 TEST(EventLog, AWaitingReaderWakesWhenAnEventArrivesOrTheLogCloses) {
   EventLog log;
   std::thread writer([&] {
+    // So that the reader is most likely waiting already (nothing shows it); an event that
+    // came first would pass too, so the time cannot make the test fail.
     std::this_thread::sleep_for(milliseconds(50));
     log.append(Json{{"type", "late"}});
   });
@@ -33,6 +35,7 @@ TEST(EventLog, AWaitingReaderWakesWhenAnEventArrivesOrTheLogCloses) {
   writer.join();
   ASSERT_EQ(got.size(), 1u);
   std::thread closer([&] {
+    // As above: most likely while the reader waits.
     std::this_thread::sleep_for(milliseconds(50));
     log.close();
   });

@@ -5,6 +5,7 @@
 
 #include <thread>
 
+#include "base/testing/wait_until.h"
 #include "server/testing/daemon_harness.h"
 
 namespace mecha::gateway {
@@ -238,11 +239,13 @@ TEST(Gateway, ADaemonThatGoesAwayShowsAsReconnectingAndTheSessionComesBack) {
   auto refused = g.post("/api/sessions/" + id + "/turn", R"({"text": "x"})", g.bearer());
   EXPECT_EQ(refused->status, 503);
   daemon.restart();
-  for (int i = 0; i < 200; ++i) {
-    auto r = g.post("/api/sessions/" + id + "/turn", R"({"text": "again"})", g.bearer());
-    if (r->status == 202) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  ASSERT_TRUE(mecha::testing::wait_until(
+      [&] {
+        auto r = g.post("/api/sessions/" + id + "/turn", R"({"text": "again"})", g.bearer());
+        return r && r->status == 202;
+      },
+      std::chrono::seconds(20), std::chrono::milliseconds(20)))
+      << "the gateway took no turn after the daemon came back";
   std::vector<std::string> states;
   bool answered = false;
   for (const Json& e : g.events_until(id, [](const Json& e) {

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "base/strict_json.h"
+#include "base/testing/wait_until.h"
 #include "cli/testing/obedient_model.h"
 #include "cli/testing/run_binary.h"
 #include "store/testing/temp_dir.h"
@@ -49,7 +50,9 @@ class FakeWeb {
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_TRUE(mecha::testing::wait_until([this] { return server_.is_running(); },
+                                           std::chrono::seconds(10), std::chrono::milliseconds(1)))
+        << "the fake web server did not start listening";
   }
   ~FakeWeb() {
     server_.stop();

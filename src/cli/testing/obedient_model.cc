@@ -1,9 +1,12 @@
 #include "cli/testing/obedient_model.h"
 
+#include <gtest/gtest.h>
+
 #include <cctype>
 #include <deque>
 #include <set>
 
+#include "base/testing/wait_until.h"
 #include "providers/testing/scripted_streams.h"
 
 namespace mecha::cli::testing {
@@ -169,7 +172,9 @@ ObedientModel::ObedientModel() {
   });
   port_ = server_.bind_to_any_port("127.0.0.1");
   thread_ = std::thread([this] { server_.listen_after_bind(); });
-  while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(mecha::testing::wait_until([this] { return server_.is_running(); },
+                                         std::chrono::seconds(10), std::chrono::milliseconds(1)))
+      << "the obedient model did not start listening";
 }
 
 ObedientModel::~ObedientModel() {

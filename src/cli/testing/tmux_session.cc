@@ -4,9 +4,9 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <thread>
 
 #include "base/subprocess.h"
+#include "base/testing/wait_until.h"
 
 namespace mecha::cli::testing {
 namespace {
@@ -114,12 +114,15 @@ bool TmuxSession::wait_for(const std::string& text, int times, std::chrono::mill
 
 bool TmuxSession::wait_until(const std::function<bool(const std::string&)>& ready,
                              const std::string& what, std::chrono::milliseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
   std::string last;
-  while (std::chrono::steady_clock::now() < deadline) {
-    last = screen();
-    if (ready(last)) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // Each look starts tmux: every 50 ms is often enough.
+  if (mecha::testing::wait_until(
+          [&] {
+            last = screen();
+            return ready(last);
+          },
+          timeout, std::chrono::milliseconds(50))) {
+    return true;
   }
   ADD_FAILURE() << "waited " << timeout.count() << " ms for " << what << "; the screen:\n" << last;
   return false;

@@ -11,6 +11,8 @@
 #include <memory>
 #include <set>
 
+#include "base/testing/wait_until.h"
+
 namespace mecha::providers::testing {
 
 ScriptedResponse ScriptedResponse::sse(std::string_view body, size_t chunk_size,
@@ -62,7 +64,9 @@ FakeModelServer::FakeModelServer(Connections connections) {
                [this](const httplib::Request& req, httplib::Response& res) { answer(req, res); });
   port_ = server_.bind_to_any_port("127.0.0.1");
   thread_ = std::thread([this] { server_.listen_after_bind(); });
-  while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(mecha::testing::wait_until([this] { return server_.is_running(); },
+                                         std::chrono::seconds(10), std::chrono::milliseconds(1)))
+      << "the fake model server did not start listening";
 }
 
 FakeModelServer::~FakeModelServer() {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "providers/cassette.h"
+#include "server/testing/receive_deadline.h"
 #include "server/testing/test_tools.h"
 #include "server/unix_socket.h"
 
@@ -86,6 +87,7 @@ std::vector<wire::Frame> run_turn_answering(
     std::function<std::optional<wire::ApprovalAnswer>(const wire::ApprovalRequest&)> on_approval) {
   std::vector<wire::Frame> frames;
   if (!client.send(wire::UserTurn{text}).ok()) return frames;
+  ReceiveDeadline deadline(client, "turn_done of the turn \"" + text + "\"");
   while (auto d = client.receive()) {
     if (!d->ok()) {
       frames.push_back(d->error);

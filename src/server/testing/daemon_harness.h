@@ -65,6 +65,8 @@ class DaemonHarness {
 
 // Sends a user_turn and collects every frame up to and including turn_done (text_delta
 // frames left out). `on_approval` answers approval requests; null leaves them unanswered.
+// A turn_done that has not come within kReceiveLimit fails the test (receive_deadline.h) and
+// the frames so far are returned.
 std::vector<wire::Frame> run_turn(
     Client& client, const std::string& text,
     std::function<std::optional<bool>(const wire::ApprovalRequest&)> on_approval = nullptr);

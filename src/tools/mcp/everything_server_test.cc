@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <thread>
 
+#include "base/testing/wait_until.h"
 #include "tools/mcp/server_handle.h"
 #include "tools/mcp/testing/test_servers.h"
 
@@ -17,6 +19,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using SteadyClock = std::chrono::steady_clock;
+using mecha::testing::wait_until;
 
 enum class Kind { kStdio, kHttp };
 
@@ -171,12 +174,16 @@ TEST_P(EverythingServerTest, CancellingALongCallReturnsPromptlyAndTheServerStays
   CancelToken cancel;
   CallOptions options;
   options.cancel = &cancel;
+  // The first progress note says the server is running the operation: the cancel comes then.
+  std::atomic<bool> under_way{false};
+  options.on_note = [&](const std::string&) { under_way = true; };
   std::thread canceller([&] {
-    std::this_thread::sleep_for(500ms);
+    EXPECT_TRUE(wait_until([&] { return under_way.load(); }, 20s))
+        << "no progress from the long operation";
     cancel.cancel();
   });
   const auto started = SteadyClock::now();
-  auto r = server->call_tool("trigger-long-running-operation", {{"duration", 30}, {"steps", 30}},
+  auto r = server->call_tool("trigger-long-running-operation", {{"duration", 30}, {"steps", 300}},
                              options);
   const auto took = SteadyClock::now() - started;
   canceller.join();
@@ -218,14 +225,21 @@ TEST_P(EverythingServerTest, AToolListChangeMarksTheListStale) {
   auto first = server->tools(nullptr);
   ASSERT_TRUE(first.ok()) << first.message();
   // Wait for the change to be announced (it may already have been, during the first list).
-  const auto until = SteadyClock::now() + 5s;
   std::vector<ToolInfo> latest = *first;
-  while (find_tool(latest, "get-roots-list") == nullptr && SteadyClock::now() < until) {
-    std::this_thread::sleep_for(50ms);
-    auto again = server->tools(nullptr);
-    ASSERT_TRUE(again.ok()) << again.message();
-    latest = *again;
-  }
+  Status listed = ok_status();
+  (void)wait_until(
+      [&] {
+        if (find_tool(latest, "get-roots-list") != nullptr) return true;
+        auto again = server->tools(nullptr);
+        if (!again.ok()) {
+          listed = again.status();
+          return true;
+        }
+        latest = *again;
+        return find_tool(latest, "get-roots-list") != nullptr;
+      },
+      20s, 50ms);
+  ASSERT_TRUE(listed.ok()) << listed.message();
   EXPECT_NE(find_tool(latest, "get-roots-list"), nullptr);
   EXPECT_EQ(server->starts(), 1);
 }
@@ -237,16 +251,18 @@ TEST_P(EverythingServerTest, TheClientHearsTheListChangeAndReListsOnNextUse) {
   ASSERT_TRUE(client.start(nullptr).ok()) << client.failure().message();
   EXPECT_EQ(client.protocol_version(), "2025-11-25");
   EXPECT_EQ(client.server_info()["name"], "mcp-servers/everything");
-  const auto until = SteadyClock::now() + 5s;
-  while (!client.tools_stale() && SteadyClock::now() < until) std::this_thread::sleep_for(20ms);
-  EXPECT_TRUE(client.tools_stale());
+  EXPECT_TRUE(wait_until([&] { return client.tools_stale(); }, 20s, 20ms))
+      << "the list change was never heard";
   // The server registers its tools one by one, each change announced; listing clears the
   // mark until the next announcement.
   auto tools = client.list_tools(nullptr, 10s);
-  for (int i = 0; i < 20 && tools.ok() && client.tools_stale(); ++i) {
-    std::this_thread::sleep_for(100ms);
-    tools = client.list_tools(nullptr, 10s);
-  }
+  (void)wait_until(
+      [&] {
+        if (!tools.ok() || !client.tools_stale()) return true;
+        tools = client.list_tools(nullptr, 10s);
+        return !tools.ok() || !client.tools_stale();
+      },
+      20s, 100ms);
   ASSERT_TRUE(tools.ok()) << tools.message();
   EXPECT_NE(find_tool(*tools, "get-roots-list"), nullptr);
   EXPECT_FALSE(client.tools_stale());

@@ -12,12 +12,14 @@
 #include <mutex>
 #include <thread>
 
+#include "base/testing/wait_until.h"
 #include "tools/mcp/server_handle.h"
 
 namespace mecha::mcp {
 namespace {
 
 using namespace std::chrono_literals;
+using mecha::testing::wait_until;
 
 struct Seen {
   std::string method;  // HTTP method
@@ -51,7 +53,8 @@ class ScriptedMcpServer {
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(1ms);
+    EXPECT_TRUE(wait_until([this] { return server_.is_running(); }, 10s, 1ms))
+        << "the scripted MCP server did not start listening";
   }
   ~ScriptedMcpServer() {
     stopping_ = true;
@@ -233,7 +236,13 @@ TEST_F(HttpTransportTest, ACancelledCallStopsReadingItsStreamAndTheSessionGoesOn
   CallOptions options;
   options.cancel = &cancel;
   std::thread canceller([&] {
-    std::this_thread::sleep_for(300ms);
+    auto called = [&] {
+      for (const auto& s : server_.seen()) {
+        if (s.method == "POST" && s.rpc == "tools/call") return true;
+      }
+      return false;
+    };
+    EXPECT_TRUE(wait_until(called, 10s)) << "the call never reached the server";
     cancel.cancel();
   });
   const auto started = std::chrono::steady_clock::now();
@@ -246,11 +255,8 @@ TEST_F(HttpTransportTest, ACancelledCallStopsReadingItsStreamAndTheSessionGoesOn
   EXPECT_EQ(server_.cancelled_request(), 3);  // initialize was 1, ping 2
   // The client stopped reading the abandoned answer, and its end is no failure of the
   // session.
-  const auto until = std::chrono::steady_clock::now() + 2s;
-  while (!server_.hang_dropped_ && std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(10ms);
-  }
-  EXPECT_TRUE(server_.hang_dropped_);
+  EXPECT_TRUE(wait_until([&] { return server_.hang_dropped_.load(); }, 10s))
+      << "the client did not stop reading the abandoned answer";
   auto again = handle.call_tool("anything", Json::object(), {});
   ASSERT_TRUE(again.ok()) << again.message();
   EXPECT_EQ(again->text, "resumed");

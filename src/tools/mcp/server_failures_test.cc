@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "base/testing/wait_until.h"
 #include "tools/mcp/server_handle.h"
 #include "tools/mcp/stdio_transport.h"
 #include "tools/mcp/testing/test_servers.h"
@@ -20,6 +21,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using SteadyClock = std::chrono::steady_clock;
+using mecha::testing::wait_until;
 
 // A stdio server in Python: answers initialize and tools/list; tools/call of "act" does what
 // its "do" argument says. Every start appends its pid to the file "pids" beside the script.
@@ -196,9 +198,12 @@ TEST_F(ServerFailuresTest, ACallerWaitingForAnotherOnesStartCanStillBeCancelled)
     auto ignored = server.tools(nullptr);
     (void)ignored;
   });
-  std::this_thread::sleep_for(200ms);  // the starter holds the start
+  // The starter holds the start once its server runs (mute, it never finishes starting).
+  EXPECT_TRUE(wait_until([&] { return pids().size() == 1; }, 20s)) << "the server never started";
   CancelToken cancel;
   std::thread canceller([&] {
+    // Most likely while the caller below waits for the start (nothing shows it); a cancel
+    // that came before its call would pass the same.
     std::this_thread::sleep_for(200ms);
     cancel.cancel();
   });
@@ -241,9 +246,8 @@ TEST_F(ServerFailuresTest, StoppingAServerKillsWhatItStartedToo) {
   server->stop();
   EXPECT_FALSE(alive(pids()[0]));
   // The sleep was reparented and is reaped by whoever inherits it; give that a moment.
-  const auto until = SteadyClock::now() + 2s;
-  while (alive(grandchild) && SteadyClock::now() < until) std::this_thread::sleep_for(10ms);
-  EXPECT_FALSE(alive(grandchild));
+  EXPECT_TRUE(wait_until([&] { return !alive(grandchild); }, 10s))
+      << "the server's child " << grandchild << " outlived it";
   EXPECT_EQ(server->state(), ServerState::kStopped);
 }
 
@@ -252,6 +256,7 @@ TEST_F(ServerFailuresTest, AServerStartedFromAThreadThatEndedKeepsRunning) {
   // thread forks, so a server started by a short-lived worker thread lives on.
   auto server = fake("survivor");
   std::thread([&] { ASSERT_TRUE(server->ping(nullptr).ok()); }).join();
+  // A check that nothing happens: a death signal would have come by then.
   std::this_thread::sleep_for(100ms);
   ASSERT_EQ(pids().size(), 1u);
   EXPECT_TRUE(alive(pids()[0]));

@@ -10,8 +10,12 @@
 #include <future>
 #include <thread>
 
+#include "base/testing/wait_until.h"
+
 namespace mecha::mcp {
 namespace {
+
+using mecha::testing::wait_until;
 
 // A server on two pipes, run on a thread of its own, and the client's ends of them.
 class Wire {
@@ -92,7 +96,10 @@ std::vector<ToolDescriptor> echo_tools() {
 
 ToolCallResult echo(const std::string& name, const Json& args, const CancelToken& cancel) {
   if (name == "Wait") {
-    while (!cancel.cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (!wait_until([&] { return cancel.cancelled(); }, std::chrono::seconds(60),
+                    std::chrono::milliseconds(5))) {
+      return {"never cancelled within 60 s", true};
+    }
     return {"cancelled", true};
   }
   return {"echo " + args.dump(), args.contains("fail")};
@@ -291,8 +298,7 @@ TEST(ToolServer, CallsInFlightAreBoundedAndAnsweredAfterTheEndOfInput) {
   w.send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}})");
   w.send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}})");
   // Cancelled, they leave room; a call sent last, just before the input ends, is answered.
-  for (int i = 0; i < 500 && seen.load() < 2; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  (void)wait_until([&] { return seen.load() >= 2; }, std::chrono::seconds(20));
   ASSERT_EQ(seen.load(), 2);
   w.send(
       R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"Echo","arguments":{"a":1}}})");

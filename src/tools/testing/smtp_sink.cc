@@ -7,9 +7,9 @@
 #include <chrono>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "base/spawn.h"
+#include "base/testing/wait_until.h"
 
 namespace mecha::tools::testing {
 namespace {
@@ -86,12 +86,15 @@ SmtpSink::SmtpSink(const std::filesystem::path& dir) : log_(dir / "smtp-sink.jso
   auto pid = spawn_child(opt);
   if (!pid) return;
   pid_ = *pid;
-  for (int i = 0; i < 500 && port_ == 0; ++i) {
-    std::ifstream in(port_file);
-    if (in >> port_) break;
-    port_ = 0;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  // The server writes the file once it listens; without it by then, running() is false.
+  (void)mecha::testing::wait_until(
+      [&] {
+        std::ifstream in(port_file);
+        if (in >> port_) return true;
+        port_ = 0;
+        return false;
+      },
+      std::chrono::seconds(20));
 }
 
 SmtpSink::~SmtpSink() {

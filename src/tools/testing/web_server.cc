@@ -1,6 +1,10 @@
 #include "tools/testing/web_server.h"
 
+#include <gtest/gtest.h>
+
 #include <chrono>
+
+#include "base/testing/wait_until.h"
 
 namespace mecha::tools::testing {
 
@@ -21,7 +25,9 @@ WebServer::WebServer(const std::string& host) : host_(host) {
   });
   port_ = server_.bind_to_any_port(host_);
   thread_ = std::thread([this] { server_.listen_after_bind(); });
-  while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(mecha::testing::wait_until([this] { return server_.is_running(); },
+                                         std::chrono::seconds(10), std::chrono::milliseconds(1)))
+      << "the web server did not start listening";
 }
 
 WebServer::~WebServer() {
@@ -47,6 +53,7 @@ void WebServer::slow(const std::string& path, double seconds) {
   server_.Get(path, [this, seconds](const httplib::Request&, httplib::Response& res) {
     auto until = std::chrono::steady_clock::now() +
                  std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+    // The page's delay is what it serves; the server's stop ends it early.
     while (!stopping_ && std::chrono::steady_clock::now() < until) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }

@@ -9,9 +9,10 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include <fmt/format.h>
+
+#include "base/testing/wait_until.h"
 
 extern char** environ;
 
@@ -97,12 +98,15 @@ Result<std::unique_ptr<EverythingHttpServer>> EverythingHttpServer::start() {
   auto server = std::unique_ptr<EverythingHttpServer>(new EverythingHttpServer());
   server->child_ = std::move(child).value();
   server->url_ = fmt::format("http://127.0.0.1:{}/mcp", port);
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!accepts_connections(port)) {
-    if (server->child_->poll_exit() || std::chrono::steady_clock::now() > until) {
-      return Status::error(fmt::format("the everything server did not listen on port {}", port));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  bool exited = false;
+  const bool listening = mecha::testing::wait_until(
+      [&] {
+        if (server->child_->poll_exit()) exited = true;
+        return exited || accepts_connections(port);
+      },
+      std::chrono::seconds(20), std::chrono::milliseconds(50));
+  if (!listening || exited) {
+    return Status::error(fmt::format("the everything server did not listen on port {}", port));
   }
   return server;
 }
