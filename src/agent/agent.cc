@@ -255,7 +255,9 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
   auto finish = [&](RunStatus status) {
     if (ctx.depth == 0) {
       // Nothing of the run may outlive it; then the tree is checked once more for what its
-      // sandboxed processes left (tools/tree_boundary.h).
+      // sandboxed processes left (tools/tree_boundary.h), and what they wrote since the
+      // model last looked is marked with the run's taint as it is now.
+      ctx.untrusted = ctx.taint.untrusted;
       tools::BoundaryReport report = tools::end_run_processes(ctx);
       if (sink && (!report.removed.empty() || !report.notes.empty())) {
         std::string text = tools::boundary_note(report, /*foreground=*/false);

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "agent/bash_rule_match.h"
+#include "agent/deny_masks.h"
 #include "agent/permission_paths.h"
 #include "agent/permission_targets.h"
 #include "agent/subagent.h"
@@ -411,6 +412,21 @@ PermissionDecision PermissionPolicy::decide(const tools::Tool& tool, const Json&
 }
 
 config::PermissionMode PermissionPolicy::mode() const { return impl_->mode; }
+
+std::shared_ptr<const DenyMasks> PermissionPolicy::sandbox_masks(
+    const std::filesystem::path& work_tree) const {
+  std::vector<DenyMasks::Rule> masks;
+  for (const CompiledRule& r : impl_->rules) {
+    if (r.text.action != RuleAction::kDeny || r.rule.kind != RuleKind::kPath || !r.path) continue;
+    if (r.rule.tool == "Read") {
+      masks.push_back({*r.path, tools::SandboxMasks::Mask::kHidden});
+    } else if (r.rule.tool == "Edit" || r.rule.tool == "Write") {
+      masks.push_back({*r.path, tools::SandboxMasks::Mask::kReadOnly});
+    }
+  }
+  if (masks.empty()) return nullptr;
+  return std::make_shared<const DenyMasks>(std::move(masks), work_tree);
+}
 
 PermissionPolicy PermissionPolicy::with_mode(config::PermissionMode mode) const {
   auto impl = std::make_shared<Impl>(*impl_);

@@ -75,6 +75,8 @@
 
 namespace mecha::agent {
 
+class DenyMasks;
+
 enum class Verdict { kAllow, kAsk, kDeny };
 
 struct PermissionDecision {
@@ -105,6 +107,11 @@ class PermissionPolicy {
   PermissionPolicy with_mode(config::PermissionMode mode) const;
   // The same rules plus `rules` (a definition's narrowing, or "always allow" of a session).
   Result<PermissionPolicy> with_rules(const std::vector<config::PermissionRuleText>& rules) const;
+
+  // The sandbox masks of the deny rules with a path (Read: hidden; Edit and Write:
+  // read-only) for runs in `work_tree`, so they hold for every process of the run
+  // (tools/sandbox_masks.h); null when there are none.
+  std::shared_ptr<const DenyMasks> sandbox_masks(const std::filesystem::path& work_tree) const;
 
   // The rules in force, with where each came from, for `mecha permissions`.
   const std::vector<config::PermissionRuleText>& rules() const;

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 
+#include "agent/deny_masks.h"
 #include "agent/run_tools.h"
 #include "base/state_dir.h"
 #include "tools/tree_boundary.h"
@@ -25,6 +26,8 @@ void RunPlan::start(RunContext& ctx) const {
   }
   ctx.max_cost_usd = max_cost_usd;
   ctx.permissions = permissions;
+  // The deny rules as masks of every sandbox of the run (tools/sandbox_masks.h).
+  ctx.masks = permissions ? permissions->sandbox_masks(work_tree) : nullptr;
   ctx.hooks = hooks;
   ctx.security_mode = security_mode;
   ctx.concurrency = concurrency;
@@ -106,11 +109,16 @@ Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
   // definition's system_prompt as it is).
   for (auto& d : *defs) d.system_prompt = subagent_system_prompt(d.system_prompt, prompt_context);
 
+  // Built before the tools: its deny rules are masks of the MCP servers' sandboxes too.
+  auto permissions = PermissionPolicy::build(config.permissions, mode, home_directory());
+  if (!permissions) return permissions.status();
+
   RunToolsOptions tools_options;
   tools_options.provider = *provider;
   tools_options.choice = choice;
   tools_options.work_tree = work_tree;
   tools_options.start_mcp_servers = true;
+  tools_options.masks = permissions->sandbox_masks(work_tree);
   const std::string top_name = top_def ? top_def->name : "";
   auto run_tools = build_run_tools(config, std::move(*defs), tools_options);
   if (!run_tools) return run_tools.status();
@@ -127,9 +135,6 @@ Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
     if (!options.max_turns) spec.max_turns = entry->def.max_turns;
     registry = run_tools->catalog->registry_for(*entry);
   }
-
-  auto permissions = PermissionPolicy::build(config.permissions, mode, home_directory());
-  if (!permissions) return permissions.status();
 
   auto plan = std::make_shared<RunPlan>();
   plan->permissions = std::make_shared<const PermissionPolicy>(std::move(*permissions));

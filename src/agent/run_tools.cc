@@ -2,7 +2,10 @@
 
 #include <map>
 
+#include "guard/policy.h"
+#include "tools/bash_sandbox.h"
 #include "tools/builtin.h"
+#include "tools/mcp_sandbox.h"
 
 namespace mecha::agent {
 namespace {
@@ -44,7 +47,16 @@ Result<RunTools> build_run_tools(const config::Config& config,
   MECHA_RETURN_IF_ERROR(tools::add_builtin_tools(config, base));
   std::shared_ptr<tools::McpServers> mcp_servers;
   if (options.start_mcp_servers && !config.mcp_servers.empty()) {
-    mcp_servers = std::make_shared<tools::McpServers>(config.mcp_servers, options.work_tree);
+    // Each stdio server in a sandbox of its own (tools/mcp_sandbox.h), with the run's masks.
+    tools::McpSandbox sandbox;
+    sandbox.settings = tools::bash_settings(config.bash, config.sandbox);
+    sandbox.enabled = sandbox.settings.sandbox;
+    sandbox.secrets = guard::default_secrets();
+    sandbox.secrets.insert(sandbox.secrets.end(), config.guard.secrets.begin(),
+                           config.guard.secrets.end());
+    sandbox.masks = options.masks;
+    mcp_servers =
+        std::make_shared<tools::McpServers>(config.mcp_servers, options.work_tree, sandbox);
     base.set_supply(mcp_servers);
   }
   ProviderResolver resolver;

@@ -30,6 +30,8 @@ struct RunToolsOptions {
   // and offer their tools to the top-level agent as they are listed. Default: false, no MCP
   // tools (mecha agents lists definitions only).
   bool start_mcp_servers = false;
+  // The run's deny rules as masks of the servers' sandboxes (tools/mcp_sandbox.h). Null: none.
+  std::shared_ptr<const tools::SandboxMasks> masks;
 };
 
 struct RunTools {

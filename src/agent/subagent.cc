@@ -48,6 +48,7 @@ RunContext child_context(const AgentCatalog::Entry& entry, tools::ToolContext& c
   // And one boundary for the tree (tools/tree_boundary.h), which the run's end checks once.
   (void)tools::boundary_slot(caller);
   child.boundary = caller.boundary;
+  child.masks = caller.masks;
   if (parent == nullptr) return child;
   child.approver = parent->approver;
   child.clock = parent->clock;

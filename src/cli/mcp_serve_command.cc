@@ -1,7 +1,9 @@
 // `mecha mcp serve [-C DIR] [--config FILE]`: mecha's confined file tools and its guarded,
 // sandboxed Bash, offered over stdio MCP (tools/mcp/tool_server.h) so that other agents get
 // mecha's guard and sandbox. The work tree is the current directory or -C; the tools are
-// built as a run builds them, from the tree's config.
+// built as a run builds them, from the tree's config, and every call passes the tree's
+// permission rules (deny refuses, ask is refused) and runs inside the same boundary, the
+// deny rules masked, as a run's.
 //
 // stdout carries the protocol alone: it is kept for the server, and fd 1 is pointed at
 // stderr, so nothing else the process or a tool prints can corrupt the stream. Notes go to
@@ -18,10 +20,14 @@
 
 #include <fmt/format.h>
 
+#include "agent/deny_masks.h"
+#include "agent/permissions.h"
+#include "agent/run_pipeline.h"
 #include "base/unique_fd.h"
 #include "cli/command.h"
 #include "cli/mcp_commands.h"
 #include "cli/workspace.h"
+#include "tools/background_shells.h"
 #include "tools/builtin.h"
 #include "tools/mcp/tool_server.h"
 #include "tools/registry.h"
@@ -43,10 +49,23 @@ struct McpServeOptions {
 // was read, which Write checks; the refusals so far), which is one thread's at a time.
 class ServedTools {
  public:
-  ServedTools(tools::ToolRegistry registry, std::filesystem::path tree)
-      : registry_(std::move(registry)) {
+  // Every call passes `policy` first: its deny rules refuse, an ask is refused (nobody is
+  // there to ask), and its mode is bypassPermissions (the calling agent decided to call; the
+  // guard and the sandbox still hold). Its deny rules are the masks of every sandbox the
+  // calls start (tools/sandbox_masks.h).
+  ServedTools(tools::ToolRegistry registry, std::filesystem::path tree,
+              std::shared_ptr<const agent::PermissionPolicy> policy)
+      : registry_(std::move(registry)), policy_(std::move(policy)) {
     ctx_.work_tree = std::move(tree);
     ctx_.agent = "mcp";
+    ctx_.masks = policy_->sandbox_masks(ctx_.work_tree);
+  }
+  // Stops what the calls left running and checks the tree once more (tools/tree_boundary.h);
+  // what could not be undone is said on stderr.
+  ~ServedTools() {
+    tools::BoundaryReport report = tools::end_run_processes(ctx_);
+    for (const std::string& f : report.failures)
+      std::fprintf(stderr, "mecha mcp serve: %s\n", f.c_str());
   }
 
   std::vector<mcp::ToolDescriptor> descriptors() const {
@@ -64,6 +83,17 @@ class ServedTools {
     if (!tool) return {fmt::format("no tool '{}'", name), true};
     if (std::string err = tools::validate_input(arguments, tool->schema()); !err.empty())
       return {fmt::format("invalid input for tool '{}': {}", name, err), true};
+    const agent::PermissionDecision decision = policy_->decide(*tool, arguments, ctx_.work_tree);
+    if (decision.verdict != agent::Verdict::kAllow) {
+      std::fprintf(stderr, "mecha mcp serve: %s refused by %s\n", name.c_str(),
+                   decision.source.c_str());
+      return {fmt::format("refused by the permission rules of {}: {}{}", ctx_.work_tree.string(),
+                          decision.source,
+                          decision.verdict == agent::Verdict::kAsk
+                              ? " (it asks a person, and nobody is there to answer)"
+                              : ""),
+              true};
+    }
     ctx_.cancel = &cancel;
     tools::ToolOutput out = tool->call(arguments, ctx_);
     ctx_.cancel = nullptr;
@@ -77,6 +107,7 @@ class ServedTools {
  private:
   std::mutex mu_;
   tools::ToolRegistry registry_;
+  const std::shared_ptr<const agent::PermissionPolicy> policy_;
   tools::ToolContext ctx_;  // GUARDED_BY(mu_)
 };
 
@@ -95,7 +126,13 @@ int mcp_serve_main(const McpServeOptions& opt) {
   if (Status s = tools::add_builtin_tools(ws->config(), all); !s.ok()) return report_failure(s);
   auto served = all.subset(kServedTools);
   if (!served) return report_failure(served.status());
-  auto host = std::make_shared<ServedTools>(std::move(*served), ws->work_tree());
+  auto policy = agent::PermissionPolicy::build(ws->config().permissions,
+                                               config::PermissionMode::kBypassPermissions,
+                                               agent::home_directory());
+  if (!policy.ok()) return report_failure(policy.status());
+  auto host = std::make_shared<ServedTools>(
+      std::move(*served), ws->work_tree(),
+      std::make_shared<const agent::PermissionPolicy>(std::move(*policy)));
 
   mcp::ToolServerOptions options;
   options.version = kMechaVersion;

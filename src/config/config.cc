@@ -662,8 +662,8 @@ Result<Config> load_config(const ConfigFiles& files) {
     // Servers are applied file by file, in order, each as its trust allows; the merge and the
     // final reading below never see them.
     if (const toml::node* servers = t->get("mcp_servers")) {
-      MECHA_RETURN_IF_ERROR(
-          mcp.add_toml(*servers, p.string(), !trust || trust->verdict == TrustVerdict::kTrusted));
+      MECHA_RETURN_IF_ERROR(mcp.add_toml(
+          *servers, p.string(), !trust || trust->verdict == TrustVerdict::kTrusted, !trust));
       t->erase("mcp_servers");
     }
     if (paths.size() > 1) merge_into(merged, *t);

@@ -103,6 +103,17 @@ struct McpServerConfig {
   double startup_timeout_s = kDefaultMcpStartupTimeoutS;
   double tool_timeout_s = kDefaultMcpToolTimeoutS;
   bool enabled = true;
+  // A stdio server runs in a sandbox of its own (tools/mcp_servers.h): the work tree and
+  // `paths` writable, the rest of the system read-only, the user's home hidden (the server
+  // gets a home of its own in mecha's state directory), the run's deny rules masked.
+  // `sandbox = false` is the user's choice alone: a project's file cannot make it.
+  // Default: true.
+  bool sandbox = true;
+  // Whether the sandboxed server may reach the network. Default: true (servers fetch what
+  // they serve, and `npx` fetches the server).
+  bool network = true;
+  // Folders the sandboxed server may also read and write (absolute, or ~/ for the home).
+  std::vector<std::string> paths;
   McpCapabilities capabilities;
   std::map<std::string, McpToolLabels> tools;  // by the server's tool name
 

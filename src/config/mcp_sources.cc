@@ -20,7 +20,8 @@ struct Entry {
   std::optional<std::vector<std::string>> args, enabled_tools, disabled_tools;
   std::optional<std::map<std::string, std::string>> env, headers;
   std::optional<double> startup_timeout, tool_timeout;
-  std::optional<bool> enabled;
+  std::optional<bool> enabled, sandbox, network;
+  std::optional<std::vector<std::string>> paths;
   McpToolLabels labels;
   std::map<std::string, McpToolLabels> tools;
   std::map<std::string, int> lines;  // key ("command", "tools.T.external_send") -> its line
@@ -88,6 +89,9 @@ Result<Entry> read_entry(const std::string& name, const toml::node& node, const 
   MECHA_RETURN_IF_ERROR(read_timeout(r, **t, "startup_timeout", &e.startup_timeout, &e));
   MECHA_RETURN_IF_ERROR(read_timeout(r, **t, "tool_timeout", &e.tool_timeout, &e));
   MECHA_RETURN_IF_ERROR(get_optional(r, **t, "enabled", &e.enabled, &e));
+  MECHA_RETURN_IF_ERROR(get_optional(r, **t, "sandbox", &e.sandbox, &e));
+  MECHA_RETURN_IF_ERROR(get_optional(r, **t, "network", &e.network, &e));
+  MECHA_RETURN_IF_ERROR(get_optional(r, **t, "paths", &e.paths, &e));
   MECHA_RETURN_IF_ERROR(read_labels(r, **t, &e.labels, &e, ""));
   if (const toml::node* tools = r.node("tools")) {
     auto tt = table_of(*tools, file, e.section.substr(0, e.section.size() - 1) + ".tools]");
@@ -254,7 +258,8 @@ Status McpServerSet::check_toml(const toml::node& value, const std::string& file
   return ok_status();
 }
 
-Status McpServerSet::add_toml(const toml::node& value, const std::string& file, bool trusted) {
+Status McpServerSet::add_toml(const toml::node& value, const std::string& file, bool trusted,
+                              bool users_own) {
   auto t = table_of(value, file, "[mcp_servers]");
   if (!t) return t.status();
   std::vector<std::string> left_out;
@@ -273,6 +278,9 @@ Status McpServerSet::add_toml(const toml::node& value, const std::string& file, 
       for (const char* k : {"command", "args", "env", "cwd", "url", "headers"})
         if (e->lines.count(k)) loosening.push_back(k);
       if (e->enabled && *e->enabled && !now.enabled) loosening.push_back("enabled");
+      if (e->sandbox && !*e->sandbox && now.sandbox) loosening.push_back("sandbox");
+      if (e->network && *e->network && !now.network) loosening.push_back("network");
+      if (e->paths && !e->paths->empty()) loosening.push_back("paths");
       if (e->startup_timeout && *e->startup_timeout > now.startup_timeout_s)
         loosening.push_back("startup_timeout");
       if (e->tool_timeout && *e->tool_timeout > now.tool_timeout_s)
@@ -290,6 +298,8 @@ Status McpServerSet::add_toml(const toml::node& value, const std::string& file, 
       // It narrows: apply it as narrowing, whatever the order of files would do otherwise.
       McpServerConfig& s = found->second;
       if (e->enabled) s.enabled = s.enabled && *e->enabled;
+      if (e->sandbox) s.sandbox = s.sandbox || *e->sandbox;
+      if (e->network) s.network = s.network && *e->network;
       if (e->startup_timeout)
         s.startup_timeout_s = std::min(s.startup_timeout_s, *e->startup_timeout);
       if (e->tool_timeout) s.tool_timeout_s = std::min(s.tool_timeout_s, *e->tool_timeout);
@@ -401,6 +411,29 @@ Status McpServerSet::add_toml(const toml::node& value, const std::string& file, 
     if (e->startup_timeout) s.startup_timeout_s = *e->startup_timeout;
     if (e->tool_timeout) s.tool_timeout_s = *e->tool_timeout;
     if (e->enabled) s.enabled = *e->enabled;
+    if (e->sandbox) {
+      if (!*e->sandbox && !users_own) {
+        return Status::error(fmt::format(
+            "{}:{}: {} sets sandbox = false, which only your own config "
+            "(~/.config/mecha/config.toml) may: a project cannot take its servers out of the "
+            "sandbox",
+            file, e->lines["sandbox"], e->section));
+      }
+      s.sandbox = *e->sandbox;
+    }
+    if (e->network) s.network = *e->network;
+    if (e->paths) {
+      for (const std::string& path : *e->paths) {
+        auto expanded = expand(path, "paths");
+        if (!expanded) return expanded.status();
+        if (expanded->empty() || (expanded->front() != '/' && expanded->rfind("~/", 0) != 0)) {
+          return Status::error(
+              fmt::format("{}:{}: {} paths: \"{}\" is neither absolute nor ~/: say which folder",
+                          file, e->lines["paths"], e->section, *expanded));
+        }
+        s.paths.push_back(*expanded);
+      }
+    }
     set_label(e->labels.untrusted_input, &s.capabilities.untrusted_input);
     set_label(e->labels.private_data, &s.capabilities.private_data);
     set_label(e->labels.external_send, &s.capabilities.external_send);

@@ -27,8 +27,11 @@ class McpServerSet {
   // A Claude Code file the user has not trusted: its servers are left out, with a note.
   void leave_out_claude(const Json& servers, const std::string& file);
   // The [mcp_servers] table of a config.toml. Trusted: applied key by key. Untrusted: only
-  // what narrows a server already here; the rest is left out with a note.
-  Status add_toml(const toml::node& value, const std::string& file, bool trusted);
+  // what narrows a server already here; the rest is left out with a note. `users_own`: the
+  // user's own config (not a project's, trusted or not), the only one that may turn a
+  // server's sandbox off.
+  Status add_toml(const toml::node& value, const std::string& file, bool trusted,
+                  bool users_own = true);
 
   // Reads the [mcp_servers] table of one file without applying it: what is wrong in it is
   // an error naming the file and line, whether or not the file is trusted.

@@ -4,6 +4,7 @@
 #include <re2/re2.h>
 
 #include "tools/background_shells.h"
+#include "tools/taint_marks.h"
 #include "tools/tree_boundary.h"
 
 namespace mecha::tools {
@@ -91,6 +92,8 @@ ToolOutput BashOutputTool::call(const Json& input, ToolContext& ctx) {
   if (!out.empty() && out.back() != '\n') out += '\n';
   out += status_line(*r);
   out += boundary_note(r->boundary, /*foreground=*/false);
+  // What the background shells wrote meanwhile is marked as a foreground command's is.
+  if (std::string note = mark_sandbox_writes(ctx); !note.empty()) out += "\n[note: " + note + "]";
   ToolOutput result = ToolOutput::ok(std::move(out));
   result.external = settings_.network;
   return result;

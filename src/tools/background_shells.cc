@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "tools/bash_output.h"
+#include "tools/taint_marks.h"
 
 namespace mecha::tools {
 
@@ -228,7 +229,12 @@ std::shared_ptr<BackgroundShells> existing_background_shells(const ToolContext& 
 BoundaryReport end_run_processes(ToolContext& ctx) {
   if (auto shells = existing_background_shells(ctx)) shells->stop_all();
   auto boundary = existing_tree_boundary(ctx);
-  return boundary ? boundary->finish() : BoundaryReport{};
+  if (!boundary) return BoundaryReport{};
+  // What they wrote since the model last looked is marked before the boundary's last check.
+  const std::string taint_note = mark_sandbox_writes(ctx);
+  BoundaryReport report = boundary->finish();
+  if (!taint_note.empty()) report.notes.push_back(taint_note);
+  return report;
 }
 
 }  // namespace mecha::tools

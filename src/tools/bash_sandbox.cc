@@ -14,7 +14,9 @@
 #include <fstream>
 #include <mutex>
 
+#include "base/state_dir.h"
 #include "base/subprocess.h"
+#include "config/config.h"
 #include "guard/path_model.h"
 #include "tools/seccomp_filter.h"
 
@@ -100,7 +102,8 @@ std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::s
 std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::string& work_tree,
                                       const std::vector<std::string>& hidden,
                                       const std::vector<SandboxBind>& binds,
-                                      const std::vector<std::string>& program, int info_fd) {
+                                      const std::vector<std::string>& program, int info_fd,
+                                      const std::string& chdir) {
   // No --new-session: run_subprocess already starts bwrap in a session of its own, with no
   // controlling terminal, and bwrap's second setsid() cost 5 ms a command on a busy machine
   // (a new scheduler autogroup each time; bench/sandbox_bench).
@@ -136,12 +139,19 @@ std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::s
   for (const auto& h : hidden)
     if (!guard::within(h, work_tree)) hide(a, h);
   a.insert(a.end(), {"--bind", work_tree, work_tree});
-  for (const auto& b : binds)
-    a.insert(a.end(), {b.writable ? "--bind" : "--ro-bind", b.source, b.target});
+  for (const auto& b : binds) {
+    if (b.kind == SandboxBind::Kind::kHidden) {
+      hide(a, b.target);
+    } else {
+      a.insert(a.end(), {b.kind == SandboxBind::Kind::kWritable ? "--bind" : "--ro-bind", b.source,
+                         b.target});
+    }
+  }
   for (const auto& h : hidden)
     if (guard::within(h, work_tree)) hide(a, h);
   if (info_fd >= 0) a.insert(a.end(), {"--info-fd", std::to_string(info_fd)});
-  a.insert(a.end(), {"--seccomp", std::to_string(kSeccompFd), "--chdir", work_tree, "--"});
+  a.insert(a.end(), {"--seccomp", std::to_string(kSeccompFd), "--chdir",
+                     chdir.empty() ? work_tree : chdir, "--"});
   a.insert(a.end(), program.begin(), program.end());
   return a;
 }
@@ -157,7 +167,8 @@ Result<SandboxedCommand> sandbox_command(const BashSettings& settings, const std
 Result<SandboxedCommand> sandbox_command(const BashSettings& settings, const std::string& work_tree,
                                          const std::vector<std::string>& hidden,
                                          const std::vector<SandboxBind>& binds,
-                                         const std::vector<std::string>& program, int info_fd) {
+                                         const std::vector<std::string>& program, int info_fd,
+                                         const std::string& chdir) {
   auto bpf = seccomp_filter_bpf();
   if (!bpf.ok()) return bpf.status();
   SandboxedCommand c;
@@ -172,7 +183,7 @@ Result<SandboxedCommand> sandbox_command(const BashSettings& settings, const std
         fmt::format("cannot hand the seccomp filter to the sandbox: {}", std::strerror(errno)));
   write_end.reset();
 
-  c.options.argv = sandbox_argv(settings, work_tree, hidden, binds, program, info_fd);
+  c.options.argv = sandbox_argv(settings, work_tree, hidden, binds, program, info_fd, chdir);
   c.options.cwd = work_tree;
   c.options.env = command_environment(settings);
   c.options.pass_fds = {c.filter.get()};
@@ -198,6 +209,43 @@ Result<SandboxedCommand> sandbox_command(const BashSettings& settings, const std
     }
   }
   return c;
+}
+
+std::string home_directory() {
+  const char* h = std::getenv("HOME");
+  return h != nullptr && h[0] == '/' ? h : "/root";
+}
+
+std::vector<std::string> hidden_paths(const std::string& work_tree, const std::string& home,
+                                      const std::vector<std::string>& secrets) {
+  const bool home_hidden = !guard::within(home, work_tree);
+  std::vector<std::string> candidates;
+  if (home_hidden) candidates.push_back(home);
+  if (const char* v = std::getenv("XDG_RUNTIME_DIR"); v != nullptr && v[0] == '/')
+    candidates.push_back(v);
+  const config::ConfigFiles files = config::default_config_files(work_tree);
+  if (files.user_file) candidates.push_back(files.user_file->parent_path().string());
+  if (files.claude_user_file) candidates.push_back(files.claude_user_file->parent_path().string());
+  if (files.claude_json_file) candidates.push_back(files.claude_json_file->string());
+  if (auto state = user_state_dir(); state.ok()) candidates.push_back(state->string());
+  for (const auto& s : secrets) {
+    if (guard::first_glob(s) != std::string::npos) continue;
+    candidates.push_back(guard::expand_home(s, home));
+  }
+  std::vector<std::string> out;
+  for (const auto& p : candidates) {
+    if (p.empty() || p == "/") continue;
+    // Under a hidden home it is hidden already, unless the tree (bound back on top) holds it.
+    if (home_hidden && p != home && guard::within(p, home) && !guard::within(p, work_tree))
+      continue;
+    const bool is_tree = guard::within(p, work_tree) && guard::within(work_tree, p);
+    if (is_tree) continue;
+    std::error_code ec;
+    auto st = std::filesystem::symlink_status(p, ec);
+    if (ec || !std::filesystem::exists(st) || std::filesystem::is_symlink(st)) continue;
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  }
+  return out;
 }
 
 Status sandbox_available() {

@@ -93,7 +93,8 @@ std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::s
 std::vector<std::string> sandbox_argv(const BashSettings& settings, const std::string& work_tree,
                                       const std::vector<std::string>& hidden,
                                       const std::vector<SandboxBind>& binds,
-                                      const std::vector<std::string>& program, int info_fd = -1);
+                                      const std::vector<std::string>& program, int info_fd = -1,
+                                      const std::string& chdir = "");
 
 // One command ready to run in the sandbox: `options` has argv, cwd, environment, the
 // seccomp filter's descriptor and the limits; the caller adds timeout, output and
@@ -109,11 +110,26 @@ Result<SandboxedCommand> sandbox_command(const BashSettings& settings, const std
                                          const std::vector<std::string>& hidden,
                                          const std::vector<SandboxBind>& binds,
                                          const std::string& command);
-// The same around any program, as sandbox_argv above.
+// The same around any program, as sandbox_argv above; it starts in `chdir` (a folder of the
+// tree) when given, else in the tree.
 Result<SandboxedCommand> sandbox_command(const BashSettings& settings, const std::string& work_tree,
                                          const std::vector<std::string>& hidden,
                                          const std::vector<SandboxBind>& binds,
-                                         const std::vector<std::string>& program, int info_fd = -1);
+                                         const std::vector<std::string>& program, int info_fd = -1,
+                                         const std::string& chdir = "");
+
+// What every sandbox of a run in `work_tree` hides, of what exists: the home folder, the
+// runtime folder of the user's services (their sockets, mecha's daemon among them), what
+// mecha trusts as the user's own (its state: sessions, trust records; its user config; Claude
+// Code's user settings, whose hooks run on the host), and `secrets` (the guard's secret
+// locations, `~/` for `home`) that are not already under a hidden home. A home that holds the
+// tree is hidden (the tree is bound back on top of it); one inside the tree is not, but what
+// it keeps of the above is, on top of the tree. The tree itself never is.
+std::vector<std::string> hidden_paths(const std::string& work_tree, const std::string& home,
+                                      const std::vector<std::string>& secrets);
+
+// The user's home: $HOME when it is absolute, else /root.
+std::string home_directory();
 
 // Whether bubblewrap can run here (`bwrap --ro-bind / / true`), tried once per process.
 // The failure says why in one line.

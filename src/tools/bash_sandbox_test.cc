@@ -322,9 +322,10 @@ TEST(SandboxArgv, NamespacesMasksTheTreeThenTheBoundarysMounts) {
   BashSettings s;
   std::vector<std::string> argv =
       sandbox_argv(s, tree, {"/hidden/folder"},
-                   {{"/stage", tree + "/.git", true},
-                    {tree + "/.git/config", tree + "/.git/config", false},
-                    {tree + "/.mcp.json", tree + "/.mcp.json", false}},
+                   {{"/stage", tree + "/.git", SandboxBind::Kind::kWritable},
+                    {tree + "/.git/config", tree + "/.git/config", SandboxBind::Kind::kReadOnly},
+                    {tree + "/.mcp.json", tree + "/.mcp.json", SandboxBind::Kind::kReadOnly},
+                    {"", tree + "/.env", SandboxBind::Kind::kHidden}},
                    "echo hi");
   const std::string uid = std::to_string(::getuid() == 0 ? 1000 : ::getuid());
   const std::string gid = std::to_string(::getuid() == 0 ? 1000 : ::getgid());
@@ -371,6 +372,9 @@ TEST(SandboxArgv, NamespacesMasksTheTreeThenTheBoundarysMounts) {
                            "--ro-bind",
                            tree + "/.mcp.json",
                            tree + "/.mcp.json",
+                           "--ro-bind",
+                           "/dev/null",
+                           tree + "/.env",
                            "--seccomp",
                            "4",
                            "--chdir",

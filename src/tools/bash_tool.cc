@@ -20,56 +20,11 @@
 namespace mecha::tools {
 namespace {
 
-std::string home_directory() {
-  const char* h = std::getenv("HOME");
-  return h != nullptr && h[0] == '/' ? h : "/root";
-}
-
 std::string seconds(std::chrono::milliseconds ms) {
   if (ms.count() % 1000 == 0) return fmt::format("{} s", ms.count() / 1000);
   return fmt::format("{:.1f} s", static_cast<double>(ms.count()) / 1000.0);
 }
 
-// What the sandbox hides, of what exists: the home folder, the runtime folder of the user's
-// services (their sockets, mecha's daemon among them), what mecha trusts as the user's own
-// (its state: sessions, trust records; its user config; Claude Code's user settings, whose
-// hooks run on the host), and the secret locations of the policy that are not already under
-// a hidden home. A home that holds the tree is hidden (the tree is bound back on top of it);
-// one inside the tree is not, but what it keeps of the above is, on top of the tree. The
-// tree itself never is.
-std::vector<std::string> hidden_paths(const guard::Places& places) {
-  const bool home_hidden = !guard::within(places.home, places.work_tree);
-  std::vector<std::string> candidates;
-  if (home_hidden) candidates.push_back(places.home);
-  if (const char* v = std::getenv("XDG_RUNTIME_DIR"); v != nullptr && v[0] == '/')
-    candidates.push_back(v);
-  const config::ConfigFiles files = config::default_config_files(places.work_tree);
-  if (files.user_file) candidates.push_back(files.user_file->parent_path().string());
-  if (files.claude_user_file) candidates.push_back(files.claude_user_file->parent_path().string());
-  if (files.claude_json_file) candidates.push_back(files.claude_json_file->string());
-  if (auto state = user_state_dir(); state.ok()) candidates.push_back(state->string());
-  for (const auto& s : places.secrets) {
-    if (guard::first_glob(s) != std::string::npos) continue;
-    candidates.push_back(guard::expand_home(s, places.home));
-  }
-  std::vector<std::string> out;
-  for (const auto& p : candidates) {
-    if (p.empty() || p == "/") continue;
-    // Under a hidden home it is hidden already, unless the tree (bound back on top) holds it.
-    if (home_hidden && p != places.home && guard::within(p, places.home) &&
-        !guard::within(p, places.work_tree))
-      continue;
-    const bool is_tree = guard::within(p, places.work_tree) && guard::within(places.work_tree, p);
-    if (is_tree) continue;
-    std::error_code ec;
-    auto st = std::filesystem::symlink_status(p, ec);
-    if (ec || !std::filesystem::exists(st) || std::filesystem::is_symlink(st)) continue;
-    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
-  }
-  return out;
-}
-
-// The protected places the command created, relative to the tree, for the model to read.
 // Where the next command starts: `cwd` (what the shell reported, or kept) when it is a folder
 // inside the tree, canonical; otherwise the tree, with a note for the model when `cwd` was
 // set (a command left the tree, or the folder is gone).
@@ -230,7 +185,8 @@ ToolOutput BashTool::call(const Json& input, ToolContext& ctx) {
     if (!opened.ok()) return ToolOutput::error(opened.message() + "; the command was not run");
     boundary = std::move(*opened);
     binds = boundary->binds();
-    hidden = hidden_paths(guard.policy().places);
+    const guard::Places& places = guard.policy().places;
+    hidden = hidden_paths(places.work_tree, places.home, places.secrets);
   }
   if (background) {
     SandboxedCommand sandboxed;

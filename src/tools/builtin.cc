@@ -3,6 +3,7 @@
 #include <memory>
 #include <vector>
 
+#include "guard/policy.h"
 #include "tools/background_shell_tools.h"
 #include "tools/bash_tool.h"
 #include "tools/edit_tool.h"
@@ -33,11 +34,15 @@ Status add_builtin_tools(const config::Config& config, ToolRegistry& registry) {
   MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<ReadTool>()));
   MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<WriteTool>()));
   MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<EditTool>()));
-  MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<GlobTool>()));
-  MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<GrepTool>()));
   auto bash = BashTool::create(config);
   if (!bash) return bash.status();
   const BashSettings bash_settings = (*bash)->settings();
+  // Grep and Glob run ripgrep inside the boundary Bash's commands run in (ripgrep.h).
+  SearchSandbox search{bash_settings.sandbox, bash_settings, guard::default_secrets()};
+  search.secrets.insert(search.secrets.end(), config.guard.secrets.begin(),
+                        config.guard.secrets.end());
+  MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<GlobTool>(search)));
+  MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<GrepTool>(search)));
   MECHA_RETURN_IF_ERROR(registry.add(std::move(*bash)));
   MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<BashOutputTool>(bash_settings)));
   MECHA_RETURN_IF_ERROR(registry.add(std::make_shared<KillShellTool>()));

@@ -187,7 +187,7 @@ Result<std::unique_ptr<GitStage>> GitStage::create(const fs::path& git_dir,
   UniqueFd top(::open(templ.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!git.valid() || !top.valid())
     return Status::error(fmt::format("cannot open {}: {}", git_dir.string(), std::strerror(errno)));
-  stage->binds_.push_back({templ, git_dir.string(), true});
+  stage->binds_.push_back({templ, git_dir.string(), SandboxBind::Kind::kWritable});
   const int list_fd = ::dup(git.get());
   DIR* d = list_fd >= 0 ? ::fdopendir(list_fd) : nullptr;
   if (d == nullptr) {
@@ -208,7 +208,7 @@ Result<std::unique_ptr<GitStage>> GitStage::create(const fs::path& git_dir,
     const std::string source = (git_dir / name).string();
     if (name == "objects") {
       ::mkdirat(top.get(), name.c_str(), 0755);
-      stage->binds_.push_back({source, source, true});
+      stage->binds_.push_back({source, source, SandboxBind::Kind::kWritable});
       stage->mounted_.push_back(name);
     } else if (folder && is_in(name, kCopiedFolders)) {
       continue;  // copied below, by the first sync
@@ -222,7 +222,7 @@ Result<std::unique_ptr<GitStage>> GitStage::create(const fs::path& git_dir,
       } else {
         UniqueFd f(::openat(top.get(), name.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
       }
-      stage->binds_.push_back({source, source, false});
+      stage->binds_.push_back({source, source, SandboxBind::Kind::kReadOnly});
       stage->mounted_.push_back(name);
     }
   }

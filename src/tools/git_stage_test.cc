@@ -42,11 +42,12 @@ TEST(GitStage, TheSandboxSeesObjectsWritableControlFilesReadOnlyAndDataAsCopies)
   auto stage = GitStage::create(t.root() / ".git", t.base() / "stages");
   ASSERT_TRUE(stage.ok()) << stage.message();
   const fs::path dir = (*stage)->dir();
-  EXPECT_EQ(relative((*stage)->binds(), t.root(), dir),
-            (std::vector<SandboxBind>{{"<stage>", ".git", true},
-                                      {".git/config", ".git/config", false},
-                                      {".git/hooks", ".git/hooks", false},
-                                      {".git/objects", ".git/objects", true}}));
+  EXPECT_EQ(
+      relative((*stage)->binds(), t.root(), dir),
+      (std::vector<SandboxBind>{{"<stage>", ".git", SandboxBind::Kind::kWritable},
+                                {".git/config", ".git/config", SandboxBind::Kind::kReadOnly},
+                                {".git/hooks", ".git/hooks", SandboxBind::Kind::kReadOnly},
+                                {".git/objects", ".git/objects", SandboxBind::Kind::kWritable}}));
   EXPECT_EQ(t.read("../stages/" + dir.filename().string() + "/refs/heads/main"),
             "1111111111111111111111111111111111111111\n");
   EXPECT_TRUE(fs::exists(dir / "HEAD"));

@@ -1,7 +1,10 @@
 #include "tools/glob_tool.h"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -86,16 +89,22 @@ ToolOutput GlobTool::call(const Json& input, ToolContext& ctx) {
   // path component.
   std::string folder_name;
   UniqueFd folder;
-  auto r =
-      run_ripgrep({"--files", std::string(kExcludeGitGlob)}, cwd, ctx, [&](std::string_view line) {
+  auto r = run_ripgrep(
+      sandbox_, {"--files", std::string(kExcludeGitGlob)}, dir.resolved.string(), cwd, ctx,
+      [&](std::string_view line) {
         if (!glob->matches(line)) return true;
         Match m{{0, 0}, std::string(line)};
         size_t slash = line.rfind('/');
         std::string_view dir_part = slash == std::string_view::npos ? "." : line.substr(0, slash);
         if (dir_part != folder_name || !folder.valid()) {
           folder_name = std::string(dir_part);
-          folder =
-              UniqueFd(::openat(held.get(), folder_name.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+          // Beneath the searched folder and through no link: a folder swapped for a link
+          // since ripgrep listed it gives no time, rather than the time of a file elsewhere.
+          struct open_how how {};
+          how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+          how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS;
+          folder = UniqueFd(static_cast<int>(
+              ::syscall(SYS_openat2, held.get(), folder_name.c_str(), &how, sizeof how)));
         }
         const std::string base(slash == std::string_view::npos ? line : line.substr(slash + 1));
         struct statx sx;

@@ -7,12 +7,17 @@
 // is untrusted: a file's name is its writer's text too (tools/taint_marks.h).
 #pragma once
 
+#include "tools/ripgrep.h"
 #include "tools/tool.h"
 
 namespace mecha::tools {
 
 class GlobTool final : public Tool {
  public:
+  // Where ripgrep runs (ripgrep.h). Default: in the sandbox, with Bash's default settings.
+  GlobTool() = default;
+  explicit GlobTool(SearchSandbox sandbox) : sandbox_(std::move(sandbox)) {}
+
   static constexpr size_t kMaxResults = 100;
 
   std::string name() const override { return "Glob"; }
@@ -22,6 +27,9 @@ class GlobTool final : public Tool {
   Capabilities capabilities() const override { return {}; }
   ToolOutput call(const Json& input, ToolContext& ctx) override;
   TreeAccess tree_access() const override { return TreeAccess::kTracked; }
+
+ private:
+  SearchSandbox sandbox_;
 };
 
 }  // namespace mecha::tools

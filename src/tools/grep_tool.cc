@@ -66,9 +66,11 @@ ToolOutput GrepTool::call(const Json& input, ToolContext& ctx) {
   UniqueFd held;
   std::string cwd;
   std::optional<std::string> file_arg;
+  std::string dir = target.resolved.string();
   if (S_ISDIR(target.st.st_mode)) {
     cwd = pinned_cwd(target, &held);
   } else {
+    dir = target.resolved.parent_path().string();
     ConfinedPath parent;
     parent.parent = target.parent.duplicate();
     parent.leaf = ".";
@@ -120,7 +122,7 @@ ToolOutput GrepTool::call(const Json& input, ToolContext& ctx) {
   size_t total = 0;                  // lines or entries ripgrep printed
   size_t shown = 0;
   uint64_t matches_counted = 0;
-  auto r = run_ripgrep(args, cwd, ctx, [&](std::string_view line) {
+  auto r = run_ripgrep(sandbox_, args, dir, cwd, ctx, [&](std::string_view line) {
     ++total;
     if (!content_mode) {
       entries.emplace_back(line);

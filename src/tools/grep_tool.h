@@ -11,12 +11,17 @@
 // with its path) is untrusted (tools/taint_marks.h).
 #pragma once
 
+#include "tools/ripgrep.h"
 #include "tools/tool.h"
 
 namespace mecha::tools {
 
 class GrepTool final : public Tool {
  public:
+  // Where ripgrep runs (ripgrep.h). Default: in the sandbox, with Bash's default settings.
+  GrepTool() = default;
+  explicit GrepTool(SearchSandbox sandbox) : sandbox_(std::move(sandbox)) {}
+
   static constexpr size_t kMaxFiles = 250;
   static constexpr size_t kMaxLines = 2000;
   static constexpr size_t kMaxBytes = 256 * 1024;
@@ -28,6 +33,9 @@ class GrepTool final : public Tool {
   Capabilities capabilities() const override { return {}; }
   ToolOutput call(const Json& input, ToolContext& ctx) override;
   TreeAccess tree_access() const override { return TreeAccess::kTracked; }
+
+ private:
+  SearchSandbox sandbox_;
 };
 
 }  // namespace mecha::tools

@@ -110,7 +110,7 @@ class PendingMcpTool final : public Tool {
 }  // namespace
 
 McpServers::McpServers(std::map<std::string, config::McpServerConfig> servers,
-                       std::filesystem::path work_tree)
+                       std::filesystem::path work_tree, McpSandbox sandbox)
     : work_tree_(std::move(work_tree)) {
   for (auto& [name, cfg] : servers) {
     auto s = std::make_unique<Server>();
@@ -118,8 +118,9 @@ McpServers::McpServers(std::map<std::string, config::McpServerConfig> servers,
     if (s->config.enabled) {
       mcp::HandleOptions options;
       options.work_tree = work_tree_;
-      s->handle =
-          std::make_shared<mcp::ServerHandle>(server_spec_of(s->config, work_tree_), options);
+      mcp::ServerSpec spec = server_spec_of(s->config, work_tree_);
+      spec.launcher = mcp_sandbox_launcher(s->config, work_tree_, sandbox, boundary_);
+      s->handle = std::make_shared<mcp::ServerHandle>(std::move(spec), options);
     } else {
       s->state = McpServerStatus::State::kDisabled;
     }

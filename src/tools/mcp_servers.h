@@ -39,7 +39,9 @@
 #include "base/cancel.h"
 #include "config/mcp_config.h"
 #include "tools/mcp/server_handle.h"
+#include "tools/mcp_sandbox.h"
 #include "tools/registry.h"
+#include "tools/tree_boundary.h"
 
 namespace mecha::tools {
 
@@ -60,8 +62,11 @@ struct McpServerStatus {
 
 class McpServers final : public ToolSupply {
  public:
+  // Stdio servers start in `sandbox` (mcp_sandbox.h) unless it is disabled (the default:
+  // for tests that start servers of their own) or a server's config turns it off.
   McpServers(std::map<std::string, config::McpServerConfig> servers,
-             std::filesystem::path work_tree);
+             std::filesystem::path work_tree,
+             McpSandbox sandbox = McpSandbox{false, {}, {}, nullptr});
   ~McpServers() override;
   McpServers(const McpServers&) = delete;
   McpServers& operator=(const McpServers&) = delete;
@@ -93,6 +98,8 @@ class McpServers final : public ToolSupply {
   void relist(const std::string& server);
 
   const std::filesystem::path work_tree_;
+  // The sandboxed servers' boundary, opened at the first start; it outlives the servers.
+  std::shared_ptr<BoundarySlot> boundary_ = std::make_shared<BoundarySlot>();
   std::map<std::string, std::unique_ptr<Server>> servers_;  // fixed after construction
   CancelToken stopping_;
   mutable std::mutex mu_;

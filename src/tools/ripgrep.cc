@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "tools/tree_boundary.h"
+
 namespace mecha::tools {
 namespace {
 
@@ -26,13 +28,37 @@ std::string pinned_cwd(const ConfinedPath& dir, UniqueFd* held) {
   return dir.resolved.string();
 }
 
-Result<SubprocessResult> run_ripgrep(const std::vector<std::string>& args, const std::string& cwd,
-                                     const ToolContext& ctx,
+Result<SubprocessResult> run_ripgrep(const SearchSandbox& sandbox,
+                                     const std::vector<std::string>& args, const std::string& dir,
+                                     const std::string& host_cwd, ToolContext& ctx,
                                      const std::function<bool(std::string_view line)>& on_line) {
+  std::vector<std::string> program = ripgrep_command();
+  program.insert(program.end(), args.begin(), args.end());
   SubprocessOptions opt;
-  opt.argv = ripgrep_command();
-  opt.argv.insert(opt.argv.end(), args.begin(), args.end());
-  opt.cwd = cwd;
+  SandboxedCommand sandboxed;
+  std::shared_ptr<TreeBoundary> boundary;
+  if (sandbox.enabled) {
+    if (Status s = sandbox_available(); !s.ok()) {
+      return Status::error(s.message() +
+                           "; the search was not run (set [sandbox] mode = \"off\" in the config "
+                           "to search without a sandbox)");
+    }
+    auto opened = tree_boundary(ctx);
+    if (!opened.ok()) return opened.status();
+    boundary = std::move(*opened);
+    BashSettings settings = sandbox.settings;
+    settings.network = false;
+    const std::string tree = ctx.work_tree.string();
+    auto made =
+        sandbox_command(settings, tree, hidden_paths(tree, home_directory(), sandbox.secrets),
+                        boundary->binds(), program, -1, dir);
+    if (!made.ok()) return made.status();
+    sandboxed = std::move(*made);
+    opt = std::move(sandboxed.options);
+  } else {
+    opt.argv = std::move(program);
+    opt.cwd = host_cwd;
+  }
   opt.cancel = ctx.cancel;
   opt.timeout = kSearchTimeout;
   opt.output_cap = 64 * 1024;  // stderr only: stdout is streamed
@@ -55,7 +81,11 @@ Result<SubprocessResult> run_ripgrep(const std::vector<std::string>& args, const
     if (!stop) partial.append(chunk.substr(pos));
     return !stop;
   };
+  if (boundary) MECHA_RETURN_IF_ERROR(boundary->begin());
   auto r = run_subprocess(opt);
+  sandboxed.cgroup.reset();
+  // ripgrep writes nothing; the boundary is told it ended all the same, like every sandbox.
+  if (boundary) boundary->end_quietly();
   if (!r.ok()) {
     return Status::error(
         fmt::format("{} (the search tools need ripgrep: apt-get install ripgrep)", r.message()));

@@ -11,6 +11,7 @@
 
 #include "base/result.h"
 #include "base/subprocess.h"
+#include "tools/bash_sandbox.h"
 #include "tools/confined_path.h"
 #include "tools/tool.h"
 
@@ -27,10 +28,25 @@ inline constexpr std::string_view kExcludeGitGlob = "--glob=!.git";
 // that was checked, or its resolved path when /proc is not there.
 std::string pinned_cwd(const ConfinedPath& dir, UniqueFd* held);
 
-// Runs ripgrep with `args` (after ripgrep_command()) in `cwd`, handing each line of its
-// stdout to `on_line` (false stops it). Cancelled with the run; at most `timeout`.
-Result<SubprocessResult> run_ripgrep(const std::vector<std::string>& args, const std::string& cwd,
-                                     const ToolContext& ctx,
+// Where ripgrep runs. In the sandbox (the default), inside the boundary every process of the
+// run goes through (bash_sandbox.h, tree_boundary.h): what it may read is what a Bash command
+// may, the run's deny rules are masks it cannot see past, and a folder of the tree swapped
+// for a link mid-search leads nowhere a command could not go. With [sandbox] mode = "off"
+// (`enabled` false), on the host, as Bash then runs.
+struct SearchSandbox {
+  bool enabled = true;
+  BashSettings settings;  // limits and environment; the network is always off
+  std::vector<std::string>
+      secrets;  // the guard's secret places, hidden as Bash's sandbox hides them
+};
+
+// Runs ripgrep with `args` (after ripgrep_command()) in the folder `dir` (resolved, checked
+// inside the tree): on the host from `host_cwd` (its pinned_cwd), else in the sandbox from
+// `dir`. Hands each line of its stdout to `on_line` (false stops it). Cancelled with the
+// run; at most two minutes.
+Result<SubprocessResult> run_ripgrep(const SearchSandbox& sandbox,
+                                     const std::vector<std::string>& args, const std::string& dir,
+                                     const std::string& host_cwd, ToolContext& ctx,
                                      const std::function<bool(std::string_view line)>& on_line);
 
 }  // namespace mecha::tools

@@ -7,7 +7,7 @@
 namespace mecha::tools {
 namespace {
 
-constexpr int kMaxDepth = 64;
+constexpr int kMaxSchemaDepth = 64;
 
 // 3.0 is an integer; 1e300 is not one a tool can take (casting it to int64_t is undefined).
 bool whole_int64(double d) {
@@ -54,7 +54,8 @@ std::string validate_input(const Json& input, const Json& schema) {
     const Json& v = *it.value;
     const Json& s = *it.schema;
     if (!s.is_object()) continue;
-    if (it.depth > kMaxDepth) return fmt::format("{}: nested too deeply", field_name(it.path));
+    if (it.depth > kMaxSchemaDepth)
+      return fmt::format("{}: nested too deeply", field_name(it.path));
 
     if (auto t = s.find("type"); t != s.end()) {
       std::vector<std::string> types;

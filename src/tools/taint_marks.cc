@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "base/state_dir.h"
+#include "tools/tree_boundary.h"
+
 namespace mecha::tools {
 
 Status mark_before_write(const ToolContext& ctx, const std::string& relative) {
@@ -39,6 +42,46 @@ bool listing_names_tainted(const ToolContext& ctx, std::string_view listing) {
     pos = nl + 1;
   }
   return false;
+}
+
+void drop_own_state(const std::filesystem::path& work_tree, std::vector<std::string>& relative) {
+  auto state = user_state_dir();
+  if (!state.ok()) return;
+  const std::string own = state->lexically_relative(work_tree).string();
+  if (own.empty() || own == "." || own.rfind("..", 0) == 0) return;
+  std::erase_if(relative,
+                [&](const std::string& p) { return p == own || p.rfind(own + "/", 0) == 0; });
+}
+
+std::string mark_sandbox_writes(ToolContext& ctx) {
+  auto boundary = existing_tree_boundary(ctx);
+  if (!boundary || ctx.file_taint == nullptr) return "";
+  TreeBoundary::Written written = boundary->take_written();
+  drop_own_state(ctx.work_tree, written.paths);
+  if (!written.whole_tree && written.paths.empty()) return "";
+  auto marks = ctx.file_taint->tainted_paths(ctx.work_tree);
+  // A store that cannot say counts as a tainted tree: fail closed.
+  const bool tree_tainted = !marks.ok() || !marks->empty();
+  if (!ctx.untrusted && !tree_tainted) return "";
+  const char* why = ctx.untrusted ? "this run holds untrusted content"
+                                  : "the work tree holds files written by untrusted content";
+  if (written.whole_tree) {
+    Status s =
+        ctx.file_taint->mark(ctx.work_tree, {std::string(store::kWholeTree)}, ctx.session_id);
+    return s.ok() ? fmt::format(
+                        "{}, and what the background shells wrote cannot be told apart: "
+                        "every file of the work tree now counts as untrusted to read",
+                        why)
+                  : fmt::format("{}, and marking the whole work tree as tainted failed: {}", why,
+                                s.message());
+  }
+  if (Status s = ctx.file_taint->mark(ctx.work_tree, written.paths, ctx.session_id); !s.ok()) {
+    return fmt::format(
+        "{}, and marking the {} files the background shells wrote as tainted "
+        "failed: {}",
+        why, written.paths.size(), s.message());
+  }
+  return "";
 }
 
 }  // namespace mecha::tools

@@ -51,6 +51,7 @@ enum class TreeAccess {
 class BackgroundShells;
 class ShellPool;
 class BoundarySlot;
+class SandboxMasks;
 
 // Per-run state that tools read and update. Owned by the run; one thread at a time.
 // Polymorphic so that a tool of a layer above (a subagent) can find the run it is part of.
@@ -79,6 +80,10 @@ struct ToolContext {
   // messages, never from tool results): fetching one of them carries nothing the model chose,
   // so it is not a send (tools/web_fetch_tool.h). A subagent inherits its caller's.
   std::set<std::string> user_urls;
+
+  // The run's deny rules as sandbox masks (sandbox_masks.h): what every sandbox of the run
+  // hides or keeps read-only. Null: none. A subagent inherits its caller's.
+  std::shared_ptr<const SandboxMasks> masks;
 
   // What keeps the run's sandboxed processes from planting what host programs obey
   // (tree_boundary.h), opened by the first sandbox of the run and shared like the shells

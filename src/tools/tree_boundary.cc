@@ -99,6 +99,16 @@ Result<std::shared_ptr<TreeBoundary>> TreeBoundary::open(const fs::path& tree, O
       }
     }
   }
+  if (b->options_.masks) {
+    SandboxMasks::Found found = b->options_.masks->find(tree, b->options_.max_mask_entries);
+    for (auto& [path, mask] : found.masks) b->masked_[path] = mask;
+    if (!found.complete) {
+      b->pending_.notes.push_back(fmt::format(
+          "the paths the deny rules name were looked for in the first {} entries only: beyond "
+          "them the rules hold for the file tools, not for what Bash runs",
+          b->options_.max_mask_entries));
+    }
+  }
   if (!b->options_.markers.empty()) {
     if (Status s = b->write_marker(); !s.ok()) b->pending_.notes.push_back(s.message());
   }
@@ -141,6 +151,26 @@ void TreeBoundary::watch_loop() {
 
 void TreeBoundary::handle(const TreeMonitor::Changes& changes) {
   if (changes.lost) walk_needed_ = true;
+  for (const std::string& rel : changes.touched) {
+    if (active_ > 0) {
+      if (written_.size() < TreeMonitor::kMaxTouched) {
+        written_.insert(rel);
+      } else {
+        written_lost_ = true;
+      }
+    }
+  }
+  // What a deny rule names, made now: masked from the next sandbox start on.
+  if (options_.masks) {
+    for (const auto* list : {&changes.touched, &changes.folders}) {
+      for (const std::string& rel : *list) {
+        const std::string path = (tree_ / rel).string();
+        if (auto m = options_.masks->mask_for(path); m != SandboxMasks::Mask::kNone)
+          masked_[path] = m;
+      }
+    }
+  }
+  if (active_ > 0 && changes.touched_lost) written_lost_ = true;
   std::vector<std::string> candidates = changes.gits;
   for (const std::string& name : changes.top_level)
     if (protected_in_tree(name)) candidates.push_back(name);
@@ -316,9 +346,18 @@ std::vector<SandboxBind> TreeBoundary::binds_locked() const {
       if (ec || !guard::within(target.string(), tree_.string()) || !fs::exists(target, ec))
         continue;
     }
-    out.push_back({target.string(), target.string(), false});
+    out.push_back({target.string(), target.string(), SandboxBind::Kind::kReadOnly});
   }
-  for (const std::string& h : hooks_paths_) out.push_back({h, h, false});
+  for (const std::string& h : hooks_paths_) out.push_back({h, h, SandboxBind::Kind::kReadOnly});
+  for (const auto& [path, mask] : masked_) {
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(path, ec))) continue;
+    if (mask == SandboxMasks::Mask::kHidden) {
+      out.push_back({"", path, SandboxBind::Kind::kHidden});
+    } else {
+      out.push_back({path, path, SandboxBind::Kind::kReadOnly});
+    }
+  }
   return out;
 }
 
@@ -343,6 +382,12 @@ BoundaryReport TreeBoundary::end() {
   return std::exchange(pending_, BoundaryReport{});
 }
 
+void TreeBoundary::end_quietly() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (monitor_) handle(monitor_->drain());
+  if (active_ > 0) --active_;
+}
+
 BoundaryReport TreeBoundary::finish() {
   std::lock_guard<std::mutex> lock(mu_);
   // What the events say was made while a process of the run was alive is the run's; then,
@@ -359,6 +404,17 @@ BoundaryReport TreeBoundary::finish() {
   }
   finished_ = true;
   return std::exchange(pending_, BoundaryReport{});
+}
+
+TreeBoundary::Written TreeBoundary::take_written() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (monitor_) handle(monitor_->drain());
+  Written w;
+  w.whole_tree = written_lost_ || !monitor_;
+  w.paths.assign(written_.begin(), written_.end());
+  written_.clear();
+  written_lost_ = false;
+  return w;
 }
 
 bool TreeBoundary::failed() const {
@@ -446,7 +502,8 @@ BoundaryReport TreeBoundary::repair_dead_runs(const fs::path& tree, const fs::pa
   return report;
 }
 
-Result<std::shared_ptr<TreeBoundary>> BoundarySlot::open(const fs::path& tree) {
+Result<std::shared_ptr<TreeBoundary>> BoundarySlot::open(
+    const fs::path& tree, std::shared_ptr<const SandboxMasks> masks) {
   std::lock_guard<std::mutex> lock(mu_);
   if (boundary_) return boundary_;
   auto state = private_state_dir();
@@ -456,6 +513,7 @@ Result<std::shared_ptr<TreeBoundary>> BoundarySlot::open(const fs::path& tree) {
   TreeBoundary::Options options;
   options.stage_parent = *state / "stages";
   options.markers = *state / "runs";
+  options.masks = std::move(masks);
   auto opened = TreeBoundary::open(tree, std::move(options));
   if (!opened.ok()) return opened.status();
   boundary_ = std::move(*opened);
@@ -482,7 +540,7 @@ BoundarySlot& boundary_slot(ToolContext& ctx) {
 }
 
 Result<std::shared_ptr<TreeBoundary>> tree_boundary(ToolContext& ctx) {
-  return boundary_slot(ctx).open(ctx.work_tree);
+  return boundary_slot(ctx).open(ctx.work_tree, ctx.masks);
 }
 
 std::shared_ptr<TreeBoundary> existing_tree_boundary(const ToolContext& ctx) {

@@ -10,6 +10,11 @@
 //      work, and nothing but data ever reaches the user's `.git`;
 //   2. every other `.git` present when the run started, at any depth, and every protected
 //      place at the top, is read-only (a mount point besides: it cannot be renamed away).
+// The run's deny rules hold the same way (sandbox_masks.h): what a Read deny rule names is
+// hidden from every sandbox of the run, what an Edit or Write deny rule names is read-only;
+// a file that appears later and a rule names is masked from the next sandbox start on (a
+// shell started before keeps seeing it until it restarts, at the next command).
+//
 // What cannot be prevented by a mount is something new: a `.git` made anywhere (`git init
 // sub`, a clone, a gitdir file), or a protected place that did not exist. Those are found
 // by a TreeMonitor (inotify) as they are made, while any sandboxed process of the run may be
@@ -54,6 +59,7 @@
 #include "base/unique_fd.h"
 #include "tools/git_metadata.h"
 #include "tools/git_stage.h"
+#include "tools/sandbox_masks.h"
 #include "tools/tool.h"
 #include "tools/tree_monitor.h"
 
@@ -78,6 +84,11 @@ class TreeBoundary {
     std::filesystem::path markers;
     GitScanLimits scan;
     size_t max_watched_folders = TreeMonitor::kDefaultMaxFolders;
+    // The run's deny rules as masks: every sandbox hides or keeps read-only what they name,
+    // found when the boundary opens and as entries appear. Null: none.
+    std::shared_ptr<const SandboxMasks> masks;
+    // Default: entries looked at when the masks are first looked for.
+    size_t max_mask_entries = 500000;
   };
 
   // Finds what is to be protected in `tree` (absolute, canonical), makes the stage, starts the
@@ -98,12 +109,25 @@ class TreeBoundary {
   // A sandboxed process has ended, every process of it gone: what it made is removed, the
   // stage carried back; returns what was done since the last report.
   BoundaryReport end();
+  // end() for a process that writes nothing (a search): the boundary's count drops, and what
+  // it has to report waits for the next end() or finish().
+  void end_quietly();
   // The run is over and none of its processes is alive: the last walk and sync, the marker
   // removed. Failures in the report are the run's error.
   BoundaryReport finish();
 
   bool failed() const;
   const std::filesystem::path& tree() const { return tree_; }
+
+  // What sandboxed processes of the run wrote in the tree (made, moved in, or closed after
+  // writing) since the last call, relative; `whole_tree` when that cannot be told (too many,
+  // or events lost). For taint (tools/taint_marks.h): what a background shell writes is
+  // marked like what a foreground command writes.
+  struct Written {
+    std::vector<std::string> paths;
+    bool whole_tree = false;
+  };
+  Written take_written();
 
   // What runs in `tree` that died without finish() left behind, removed: every `.git` and
   // protected place at the top that their markers do not list. Their markers are removed.
@@ -143,10 +167,14 @@ class TreeBoundary {
   bool walk_needed_ = false;              // GUARDED_BY(mu_): the monitor missed something
   std::set<std::string> created_;         // GUARDED_BY(mu_): `.git` folders the run made, stripped
   std::set<std::string> retry_;           // GUARDED_BY(mu_): removals that failed while unsettled
-  BoundaryReport pending_;                // GUARDED_BY(mu_): not reported yet
-  std::vector<std::string> failures_;     // GUARDED_BY(mu_): every failure so far
-  bool finished_ = false;                 // GUARDED_BY(mu_)
-  UniqueFd stop_;                         // an eventfd that ends watch_loop
+  // GUARDED_BY(mu_): absolute paths the deny rules mask, and how.
+  std::map<std::string, SandboxMasks::Mask> masked_;
+  std::set<std::string> written_;      // GUARDED_BY(mu_): see take_written()
+  bool written_lost_ = false;          // GUARDED_BY(mu_)
+  BoundaryReport pending_;             // GUARDED_BY(mu_): not reported yet
+  std::vector<std::string> failures_;  // GUARDED_BY(mu_): every failure so far
+  bool finished_ = false;              // GUARDED_BY(mu_)
+  UniqueFd stop_;                      // an eventfd that ends watch_loop
   std::thread watcher_;
 };
 
@@ -157,7 +185,8 @@ class BoundarySlot {
  public:
   // The boundary of `tree`, opened now if it is not yet (its stage in the state directory's
   // stages/, its marker in runs/). Fails when the state directory cannot be had.
-  Result<std::shared_ptr<TreeBoundary>> open(const std::filesystem::path& tree);
+  Result<std::shared_ptr<TreeBoundary>> open(const std::filesystem::path& tree,
+                                             std::shared_ptr<const SandboxMasks> masks);
   // The boundary, or null when nothing of the run started a sandbox.
   std::shared_ptr<TreeBoundary> get() const;
 
@@ -168,7 +197,7 @@ class BoundarySlot {
 
 // The run's slot, made at the first call.
 BoundarySlot& boundary_slot(ToolContext& ctx);
-// The run's boundary, opened if need be: boundary_slot(ctx).open(ctx.work_tree).
+// The run's boundary, opened if need be: boundary_slot(ctx).open(ctx.work_tree, ctx.masks).
 Result<std::shared_ptr<TreeBoundary>> tree_boundary(ToolContext& ctx);
 // The run's boundary, or null when nothing of the run started a sandbox.
 std::shared_ptr<TreeBoundary> existing_tree_boundary(const ToolContext& ctx);

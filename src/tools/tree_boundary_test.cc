@@ -53,7 +53,7 @@ TEST_F(TreeBoundaryTest, EveryRepositoryAndProtectedPlaceIsBoundReadOnlyAndTheTo
   std::vector<std::string> shown;
   for (const SandboxBind& m : b->binds()) {
     std::string target = fs::path(m.target).lexically_relative(t_.root()).string();
-    shown.push_back(target + (m.writable ? " rw" : " ro"));
+    shown.push_back(target + (m.kind == SandboxBind::Kind::kWritable ? " rw" : " ro"));
   }
   EXPECT_EQ(shown, (std::vector<std::string>{".git rw", ".git/config ro", ".git/objects rw",
                                              ".envrc ro", "vendor/lib/.git ro"}));
@@ -103,7 +103,8 @@ TEST_F(TreeBoundaryTest, WhatAppearsWhileNothingOfTheRunIsAliveIsTheUsersAndKept
   // And from now on it is protected like the others.
   bool bound = false;
   for (const SandboxBind& m : b->binds())
-    bound = bound || (m.target == (t_.root() / "mine/.git").string() && !m.writable);
+    bound = bound || (m.target == (t_.root() / "mine/.git").string() &&
+                      m.kind == SandboxBind::Kind::kReadOnly);
   EXPECT_TRUE(bound);
   EXPECT_EQ(b->finish().removed, std::vector<std::string>{});
   EXPECT_TRUE(exists("mine/.git/HEAD"));

@@ -14,7 +14,7 @@ namespace mecha::tools {
 namespace {
 
 // Added through /proc/self/fd/N, which must be followed to the folder itself.
-constexpr uint32_t kMask = IN_CREATE | IN_MOVED_TO | IN_ONLYDIR | IN_EXCL_UNLINK;
+constexpr uint32_t kMask = IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR | IN_EXCL_UNLINK;
 
 }  // namespace
 
@@ -69,6 +69,14 @@ TreeMonitor::Changes TreeMonitor::drain() {
       const std::string name = e->name;
       const std::string& dir = it->second;
       const std::string rel = dir.empty() ? name : dir + "/" + name;
+      if (e->mask & IN_ISDIR) {
+        out.folders.push_back(rel);
+      } else if (out.touched.size() < kMaxTouched) {
+        out.touched.push_back(rel);
+      } else {
+        out.touched_lost = true;
+      }
+      if (e->mask & IN_CLOSE_WRITE) continue;  // written, not made
       if (dir.empty()) out.top_level.push_back(name);
       if (is_git_name(name)) {
         out.gits.push_back(rel);
@@ -79,6 +87,7 @@ TreeMonitor::Changes TreeMonitor::drain() {
   }
   for (const std::string& f : new_folders) watch_below(f, out.gits);
   out.lost = degraded_;
+  if (degraded_) out.touched_lost = true;
   return out;
 }
 

@@ -30,6 +30,7 @@ class TreeMonitor {
  public:
   // Default: at most this many folders are watched; past it the monitor counts as lost.
   static constexpr size_t kDefaultMaxFolders = 200000;
+  static constexpr size_t kMaxTouched = 100000;
 
   // Watches `root` (absolute, canonical) and every folder below it. Fails when inotify
   // cannot be had (no instance left for this user): the caller walks the tree instead.
@@ -41,7 +42,12 @@ class TreeMonitor {
   struct Changes {
     std::vector<std::string> gits;       // relative paths of `.git` entries made or moved in
     std::vector<std::string> top_level;  // names made or moved in at the top of the tree
-    bool lost = false;                   // events were lost: walk the tree to know
+    // Every file (not folder) made, moved in or written (closed after writing), relative, at
+    // most kMaxTouched per drain (past it, `touched_lost`).
+    std::vector<std::string> touched;
+    std::vector<std::string> folders;  // folders made or moved in, relative
+    bool touched_lost = false;
+    bool lost = false;  // events were lost: walk the tree to know
   };
   // What happened since the last call, without blocking.
   Changes drain();

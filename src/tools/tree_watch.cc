@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "base/state_dir.h"
+#include "tools/taint_marks.h"
 
 namespace mecha::tools {
 namespace {
@@ -46,15 +46,7 @@ ToolOutput call_keeping_taint(Tool& tool, const Json& input, ToolContext& ctx, s
     return out;
   }
   std::vector<std::string> changed = TreeSnapshot::changed(*before, after);
-  // mecha's own state (its boundary's marker and stage, when the tree holds the home) is
-  // hidden from the sandbox: nothing the call ran could have written it.
-  if (auto state = user_state_dir(); state.ok()) {
-    const std::string own = state->lexically_relative(ctx.work_tree).string();
-    if (!own.empty() && own.rfind("..", 0) != 0) {
-      std::erase_if(changed,
-                    [&](const std::string& p) { return p == own || p.rfind(own + "/", 0) == 0; });
-    }
-  }
+  drop_own_state(ctx.work_tree, changed);
   if (changed.empty()) return out;
   if (Status s = ctx.file_taint->mark(ctx.work_tree, changed, ctx.session_id); !s.ok()) {
     add_note(out,

@@ -38,6 +38,7 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(const ChildOptions& op
   spawn.stdin_fd = in->read.get();
   spawn.stdout_fd = out->write.get();
   spawn.stderr_fd = err->write.get();
+  spawn.pass_fds = options.pass_fds;
   auto pid = spawn_child(spawn);
   if (!pid.ok()) return pid.status();
   in->read.reset();

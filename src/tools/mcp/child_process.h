@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,7 +33,21 @@ struct ChildOptions {
   std::filesystem::path cwd;
   // The whole environment as NAME=VALUE. Default: nullopt, the caller's.
   std::optional<std::vector<std::string>> env;
+  // pass_fds[i] becomes the child's descriptor 4 + i (base/spawn.h). Default: none.
+  std::vector<int> pass_fds;
 };
+
+// How a server's process is started when not as its own command: a launcher gets the plain
+// options and returns those to spawn with (another argv, environment, descriptors to pass),
+// what must live as long as the server (`hold`: the descriptors passed, a cgroup), and what
+// to call once every process of the server is gone (`ended`). The tools layer's sandbox is
+// one (tools/mcp_servers.h). Called on the thread the child is spawned from.
+struct Launch {
+  ChildOptions options;
+  std::shared_ptr<void> hold;
+  std::function<void()> ended;
+};
+using Launcher = std::function<Result<Launch>(const ChildOptions& plain)>;
 
 class ChildProcess {
  public:

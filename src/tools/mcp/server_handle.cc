@@ -46,6 +46,7 @@ std::unique_ptr<Transport> make_transport(const ServerSpec& spec, const HandleOp
   stdio.child.argv.insert(stdio.child.argv.end(), spec.args.begin(), spec.args.end());
   stdio.child.cwd = spec.cwd;
   stdio.child.env = child_env(spec.env);
+  stdio.launcher = spec.launcher;
   stdio.stderr_log = options.stderr_log;
   return std::make_unique<StdioTransport>(std::move(stdio));
 }

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/mcp/child_process.h"
+
 namespace mecha::mcp {
 
 struct ServerSpec {
@@ -34,6 +36,9 @@ struct ServerSpec {
   std::chrono::milliseconds startup_timeout{30'000};
   // How long one tools/call may take before it is cancelled. Default: 600 s.
   std::chrono::milliseconds tool_timeout{600'000};
+
+  // For a stdio server: starts its process some other way (a sandbox). Default: none.
+  Launcher launcher;
 
   bool is_http() const { return !url.empty(); }
 };

@@ -38,8 +38,19 @@ Status StdioTransport::open(Receiver receiver) {
   // The reader thread spawns the child, so that PR_SET_PDEATHSIG ties the child's life to
   // this thread's and not to whichever thread happened to call open().
   reader_ = std::thread([this, &started] {
-    auto child = ChildProcess::spawn(options_.child);
+    Launch launch;
+    launch.options = options_.child;
+    if (options_.launcher) {
+      auto launched = options_.launcher(options_.child);
+      if (!launched.ok()) {
+        started.set_value(launched.status());
+        return;
+      }
+      launch = std::move(*launched);
+    }
+    auto child = ChildProcess::spawn(launch.options);
     if (!child.ok()) {
+      if (launch.ended) launch.ended();
       started.set_value(child.status());
       return;
     }
@@ -49,6 +60,9 @@ Status StdioTransport::open(Receiver receiver) {
     }
     started.set_value(ok_status());
     read_loop(std::move(child).value());
+    // The child is reaped, its whole group killed: what held it can go.
+    launch.hold.reset();
+    if (launch.ended) launch.ended();
   });
   Status st = started_future.get();
   if (!st.ok()) {

@@ -33,6 +33,8 @@ inline constexpr size_t kStderrTailBytes = 4096;
 
 struct StdioOptions {
   ChildOptions child;
+  // Starts the child some other way (child_process.h). Default: none, as `child` says.
+  Launcher launcher;
   // Default: none.
   std::filesystem::path stderr_log;
   // Default: 10 s.
