@@ -201,9 +201,12 @@ WithinDepth within_depth(std::string_view html, int max_depth) {
     if (closes_its_kind_tag(tag.name)) pop_to(tag.name);
     if (heading_tag(tag.name) && !open.empty() && heading_tag(open.back())) pop();
     if (open.size() >= limit) {
-      // One level too deep: the tag is left out, and what it held stays where it is.
+      // One level too deep: the tag is left out, and what it held stays where it is. A space
+      // takes its place, so that the bytes on either side cannot join into a tag ("<" then
+      // "div>"): what gumbo reads is what was counted.
       if (out.dropped_tags == 0) out.html.reserve(html.size());
       out.html.append(html.substr(copied, tag.start - copied));
+      out.html += ' ';
       copied = tag.stop;
       ++out.dropped_tags;
       continue;

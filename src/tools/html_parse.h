@@ -7,9 +7,9 @@
 //
 //  1. Before: within_depth() estimates, in one linear pass, how deep each tag would be, and
 //     leaves out every start tag that would nest deeper than HtmlParseLimits::max_depth
-//     (Default: 512, the depth past which Blink's parser stops nesting too): what such an
-//     element held stays, one level up, so no text is lost. ParsedHtml says how many tags
-//     were left out. The estimate follows the HTML rules that keep ordinary pages shallow
+//     (Default: 512, the depth past which Blink's parser stops nesting too), a space in its
+//     place: what such an element held stays, one level up, so no text is lost. ParsedHtml says how
+//     many tags were left out. The estimate follows the HTML rules that keep ordinary pages shallow
 //     (void elements, elements whose end tag may be left out, a new <a> closing an open one,
 //     raw text in <script>, <style>, <textarea>, <title>), so a real page keeps all its
 //     tags; it cannot follow every rule of tree building (gumbo may nest more deeply than it
@@ -58,8 +58,8 @@ struct HtmlParseLimits {
   size_t min_arena_bytes = 64 << 20;     // Default: 64 MiB, for small pages.
 };
 
-// `html` without the start tags that would nest deeper than `max_depth` by the estimate of
-// promise 1.
+// `html` with a space for each start tag that would nest deeper than `max_depth` by the
+// estimate of promise 1. Read again, the result has no tag to leave out.
 struct WithinDepth {
   std::string html;         // "" when no tag was left out: `html` itself is within depth
   size_t dropped_tags = 0;  // the start tags left out

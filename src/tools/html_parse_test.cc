@@ -18,10 +18,10 @@ struct DepthCase {
 // At most three levels: the fourth start tag that would nest is left out, its text kept.
 TEST(HtmlParse, WithinDepthLeavesOutOnlyTheTagsThatNestTooDeep) {
   const std::vector<DepthCase> cases = {
-      {"<div><div><div><div>x</div></div></div></div>", "<div><div><div>x</div></div></div></div>",
+      {"<div><div><div><div>x</div></div></div></div>", "<div><div><div> x</div></div></div></div>",
        1},
       {"<div><div><div></div><div>x", "", 0},
-      {"<DIV><Div><dIv><div class=a>x", "<DIV><Div><dIv>x", 1},
+      {"<DIV><Div><dIv><div class=a>x", "<DIV><Div><dIv> x", 1},
       // Elements that do not nest by themselves, or have no content.
       {"<p><p><p><p><p>x", "", 0},
       {"<ul><li><li><li><li><li>x", "", 0},
@@ -34,19 +34,24 @@ TEST(HtmlParse, WithinDepthLeavesOutOnlyTheTagsThatNestTooDeep) {
       {"<plaintext><div><div><div><div>", "", 0},
       {"1 < 2 <3 <div>", "", 0},
       // A '>' in a quoted value ends no tag; an apostrophe in an unquoted value opens nothing.
-      {"<div title='a>b'><div><div><div>x", "<div title='a>b'><div><div>x", 1},
-      {"<div a=it's><div><div><div>x", "<div a=it's><div><div>x", 1},
+      {"<div title='a>b'><div><div><div>x", "<div title='a>b'><div><div> x", 1},
+      {"<div a=it's><div><div><div>x", "<div a=it's><div><div> x", 1},
       // "/>" closes an element only in <svg> and <math>; HTML reads <div/> as <div>.
       {"<svg><g/><g/><g/><g/></svg>", "", 0},
-      {"<div/><div/><div/><div/>x", "<div/><div/><div/>x", 1},
+      {"<div/><div/><div/><div/>x", "<div/><div/><div/> x", 1},
       // An end tag of an element that is not open closes nothing.
-      {"<div></span></b><div><div><div>x", "<div></span></b><div><div>x", 1},
-      {"<b><i><u><s>1<s>2", "<b><i><u>12", 2},
+      {"<div></span></b><div><div><div>x", "<div></span></b><div><div> x", 1},
+      {"<b><i><u><s>1<s>2", "<b><i><u> 1 2", 2},
+      // The space keeps the bytes around a tag left out from joining into a tag.
+      {"<div><div><div><<div>div>x", "<div><div><div>< div>x", 1},
   };
   for (const DepthCase& c : cases) {
     WithinDepth got = within_depth(c.html, 3);
     EXPECT_EQ(got.html, c.kept) << c.html;
     EXPECT_EQ(got.dropped_tags, c.dropped) << c.html;
+    if (got.dropped_tags > 0) {
+      EXPECT_EQ(within_depth(got.html, 3).dropped_tags, 0u) << c.html;
+    }
   }
 }
 
