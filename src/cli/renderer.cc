@@ -154,7 +154,7 @@ void HumanRenderer::render(const agent::Event& event, int depth) {
             if (e.name == "TodoWrite") {
               if (auto list = todo_checklist(e.input, indent + "    ", p_)) {
                 fmt::print(err_, "{}{}● TodoWrite{}\n{}", indent, p_.bold, p_.reset, *list);
-                wait_for(e.name);
+                wait_for(printable_line(e.name));  // the model named it
                 return;
               }
             }
@@ -162,7 +162,7 @@ void HumanRenderer::render(const agent::Event& event, int depth) {
                        argument);
             std::fputs(diff_preview(e.name, e.input, indent + "    ", kDiffLines, p_).c_str(),
                        err_);
-            wait_for(e.name);
+            wait_for(printable_line(e.name));  // the model named it
           },
           [&](const agent::ToolResultEvent& e) {
             render_result(e, depth);
