@@ -242,8 +242,10 @@ class ParsedHtml::Arena {
   Arena& operator=(const Arena&) = delete;
 
   // Runs gumbo; null when the parse was stopped, with why() saying why. Nothing in this
-  // frame has a destructor, so the longjmp back into it skips none.
-  const GumboOutput* parse(const GumboOptions* options, const char* html, size_t size) {
+  // frame has a destructor, and it is never inlined into a caller's frame that has (and that
+  // could hold a value changed after the setjmp): the longjmp back into it skips nothing.
+  [[gnu::noinline]] const GumboOutput* parse(const GumboOptions* options, const char* html,
+                                             size_t size) {
     if (setjmp(escape_) != 0) return nullptr;
     return gumbo_parse_with_options(options, html, size);
   }
