@@ -242,8 +242,8 @@ class ParsedHtml::Arena {
   Arena& operator=(const Arena&) = delete;
 
   // Runs gumbo; null when the parse was stopped, with why() saying why. Nothing in this
-  // frame has a destructor, and it is never inlined into a caller's frame that has (and that
-  // could hold a value changed after the setjmp): the longjmp back into it skips nothing.
+  // frame has a destructor, and it is kept out of line, so the setjmp never lands in a
+  // caller's frame that has one: the longjmp back into it skips nothing.
   [[gnu::noinline]] const GumboOutput* parse(const GumboOptions* options, const char* html,
                                              size_t size) {
     if (setjmp(escape_) != 0) return nullptr;
@@ -260,7 +260,7 @@ class ParsedHtml::Arena {
 
  private:
   static constexpr size_t kBlock = 1 << 20;
-  // The clock is read every this many allocations (the token, an atomic, too).
+  // The clock and the cancel token are read every this many allocations.
   static constexpr unsigned kPollEvery = 64;
 
   static size_t rounded(size_t size) { return (size + 15) & ~size_t{15}; }

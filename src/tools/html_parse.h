@@ -1,19 +1,20 @@
 // HtmlParse: gumbo's parse of a page a stranger wrote, bounded in depth, memory and time.
 //
 // Why: gumbo has no limits, and its tree builder is worse than quadratic in the nesting of
-// a page: each tag scans the stack of open elements, and each parse error (every misnested
-// tag) copies it. 20,000 nested <div> take gumbo 3 s, 150,000 (750 KB) minutes, and nothing
-// in gumbo polls a cancel token or a clock. Two bounds, one before gumbo and one inside it:
+// a page, as each tag scans the stack of open elements: 20,000 nested <div> take gumbo 3 s,
+// 150,000 (750 KB) minutes, and nothing in gumbo polls a cancel token or a clock. Two
+// bounds, one before gumbo and one inside it:
 //
 //  1. Before: within_depth() estimates, in one linear pass, how deep each tag would be, and
 //     leaves out every start tag that would nest deeper than HtmlParseLimits::max_depth
-//     (Default: 512, the depth past which Blink's parser stops nesting too), a space in its
-//     place: what such an element held stays, one level up, so no text is lost. ParsedHtml says how
-//     many tags were left out. The estimate follows the HTML rules that keep ordinary pages shallow
-//     (void elements, elements whose end tag may be left out, a new <a> closing an open one,
-//     raw text in <script>, <style>, <textarea>, <title>), so a real page keeps all its
-//     tags; it cannot follow every rule of tree building (gumbo may nest more deeply than it
-//     counts, reopening formatting elements), so it is not the only bound.
+//     (Default: 512, the depth past which Blink's parser stops nesting too), with a space in
+//     its place: what such an element held stays, one level up, so no text is lost.
+//     ParsedHtml says how many tags were left out. The estimate follows the HTML rules that
+//     keep ordinary pages shallow (void elements, elements whose end tag may be left out, a
+//     new <a> closing an open one, raw text in <script>, <style>, <textarea>, <title>), so a
+//     real page keeps all its tags; it cannot follow every rule of tree building (gumbo may
+//     nest more deeply than it counts, reopening formatting elements), so it is not the
+//     only bound.
 //  2. Inside: gumbo allocates through our allocator, for every node and buffer. That is
 //     where the parse is stopped: when it has used HtmlParseLimits::max_bytes_per_input_byte
 //     times the input's size (at least min_arena_bytes), when the cancel token is cancelled,
