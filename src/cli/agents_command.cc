@@ -11,6 +11,7 @@
 
 #include "agent/run_tools.h"
 #include "cli/command.h"
+#include "cli/printable.h"
 #include "cli/workspace.h"
 #include "config/agent_def.h"
 #include "config/config.h"
@@ -118,36 +119,43 @@ int agents_main(const AgentsOptions& opt) {
                "[[subagents]] in .mecha/config.toml\n");
     return kExitOk;
   }
+  // Names, models and errors come from files a repository ships.
+  std::string out;
   for (const auto& e : entries) {
     auto caps = legs(e.capabilities);
     const auto& d = e.def;
-    fmt::print("{:<16} {:<15} tools: {:<30} {}\n", d.name, source_name(d.source),
-               e.tools.empty() ? "(none)" : fmt::format("{}", fmt::join(e.tools, ", ")),
-               caps.empty() ? "-" : fmt::format("{}", fmt::join(caps, ",")));
+    out += fmt::format("{:<16} {:<15} tools: {:<30} {}\n", printable_line(d.name),
+                       source_name(d.source),
+                       e.tools.empty() ? "(none)" : fmt::format("{}", fmt::join(e.tools, ", ")),
+                       caps.empty() ? "-" : fmt::format("{}", fmt::join(caps, ",")));
     if (!d.model.empty()) {
       Json id = model_id(d);
-      fmt::print("  model: {}{}\n", d.model,
-                 id.is_null()                       ? " (the parent's model)"
-                 : id.get<std::string>() == d.model ? ""
-                                                    : fmt::format(" = {}", id.get<std::string>()));
+      out += fmt::format("  model: {}{}\n", d.model,
+                         id.is_null() ? " (the parent's model)"
+                         : id.get<std::string>() == d.model
+                             ? ""
+                             : fmt::format(" = {}", id.get<std::string>()));
     }
     if (d.task_agents) {
-      fmt::print(
+      out += fmt::format(
           "  Task may start: {}\n",
           d.task_agents->empty() ? "(none)" : fmt::format("{}", fmt::join(*d.task_agents, ", ")));
     }
     if (!e.dropped_tools.empty())
-      fmt::print("  dropped (not mecha tools): {}\n", fmt::join(e.dropped_tools, ", "));
-    if (!d.mcp_tools.empty()) fmt::print("  MCP tools: {}\n", fmt::join(d.mcp_tools, ", "));
+      out += fmt::format("  dropped (not mecha tools): {}\n", fmt::join(e.dropped_tools, ", "));
+    if (!d.mcp_tools.empty()) out += fmt::format("  MCP tools: {}\n", fmt::join(d.mcp_tools, ", "));
     if (!e.mcp_tools.unserved().empty()) {
-      fmt::print("  not served by any configured MCP server: {}\n",
-                 fmt::join(e.mcp_tools.unserved(), ", "));
+      out += fmt::format("  not served by any configured MCP server: {}\n",
+                         fmt::join(e.mcp_tools.unserved(), ", "));
     }
-    if (!d.unsupported.empty()) fmt::print("  not supported: {}\n", fmt::join(d.unsupported, "; "));
+    if (!d.unsupported.empty())
+      out += fmt::format("  not supported: {}\n", fmt::join(d.unsupported, "; "));
   }
   for (const auto& d : broken) {
-    fmt::print("{:<16} {:<15} error: {}\n", d.name, source_name(d.source), d.error);
+    out += fmt::format("{:<16} {:<15} error: {}\n", printable_line(d.name), source_name(d.source),
+                       printable_line(d.error));
   }
+  write_printable(stdout, out);
   return kExitOk;
 }
 

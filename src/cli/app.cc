@@ -7,18 +7,20 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/printable.h"
 
 namespace mecha::cli {
 
 int report_failure(const Status& s) {
-  std::fprintf(stderr, "mecha: %s\n", s.message().c_str());
+  // Messages quote what they are about: a file's name, a model's or a server's words.
+  write_printable(stderr, "mecha: " + s.message() + "\n");
   if (s.kind() == ErrorKind::kUsage) return kExitUsage;
   if (s.kind() == ErrorKind::kCancelled) return kExitCancelled;
   return kExitError;
 }
 
 void report_warnings(const std::vector<std::string>& warnings) {
-  for (const auto& w : warnings) std::fprintf(stderr, "mecha: warning: %s\n", w.c_str());
+  for (const auto& w : warnings) write_printable(stderr, "mecha: warning: " + w + "\n");
 }
 
 int run_app(int argc, char** argv) {

@@ -20,6 +20,7 @@
 #include "cli/command.h"
 #include "cli/interrupt.h"
 #include "cli/option_checks.h"
+#include "cli/printable.h"
 
 namespace mecha::cli {
 namespace {
@@ -74,7 +75,7 @@ class ProgressView {
   void progress(const batch::Progress& p) {
     if (!tty_) return;
     std::lock_guard lock(mu_);
-    std::string line = batch::format_progress(p);
+    std::string line = printable_line(batch::format_progress(p));
     std::fprintf(stderr, "\r\033[2K%s", line.c_str());
     std::fflush(stderr);
     drawn_ = true;
@@ -83,10 +84,11 @@ class ProgressView {
     if (tty_) return;
     std::lock_guard lock(mu_);
     std::string cost = r.cost_usd ? fmt::format("${:.4f}", *r.cost_usd) : "cost unknown";
-    std::fprintf(stderr, "batch: %s %s (%lld turns, %s, %.1fs)%s\n", r.id.c_str(), r.status.c_str(),
-                 static_cast<long long>(r.turns), cost.c_str(),
-                 static_cast<double>(r.duration_ms) / 1000,
-                 r.error.empty() ? "" : (": " + r.error.substr(0, 200)).c_str());
+    // A task's id is the tasks file's; its error may quote a model or a tool.
+    write_printable(stderr,
+                    fmt::format("batch: {} {} ({} turns, {}, {:.1f}s){}\n", printable_line(r.id),
+                                r.status, r.turns, cost, static_cast<double>(r.duration_ms) / 1000,
+                                r.error.empty() ? "" : ": " + r.error.substr(0, 200)));
   }
   void end() {
     std::lock_guard lock(mu_);
@@ -160,7 +162,7 @@ int report_main(const BatchCommandOptions& opt) {
   int64_t unreadable = 0;
   auto rs = results->read(&unreadable);
   if (!rs) return report_failure(rs.status());
-  std::fputs(batch::report_text(*rs, unreadable).c_str(), stdout);
+  write_printable(stdout, batch::report_text(*rs, unreadable));
   fs::path svg = dir / "report.svg";
   if (Status s = write_file_atomically(svg, batch::report_svg(*rs)); !s.ok())
     return report_failure(s);

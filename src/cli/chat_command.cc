@@ -23,6 +23,7 @@
 #include "cli/daemon_setup.h"
 #include "cli/interrupt.h"
 #include "cli/line_editor.h"
+#include "cli/printable.h"
 #include "cli/renderer.h"
 #include "server/client.h"
 #include "server/event_frames.h"
@@ -115,7 +116,7 @@ enum class Ended { kAnswered, kClosed, kBadFrame };
 // the daemon no longer agree on the stream: said once, and the chat ends.
 Ended bad_frame(const wire::Decoded& d) {
   fmt::print(stderr, "mecha: the daemon sent a frame this client cannot read: {} ({})\n",
-             d.error.message, d.error.code);
+             printable(d.error.message), printable(d.error.code));
   return Ended::kBadFrame;
 }
 
@@ -149,10 +150,11 @@ class Chat {
 void Chat::show(const wire::Frame& f) {
   if (flags_.json) return print_json(f);
   if (const auto* e = std::get_if<wire::Error>(&f)) {
-    fmt::print(stderr, "{}mecha: {} ({}){}\n", p_.red, e->message, e->code, p_.reset);
+    fmt::print(stderr, "{}mecha: {} ({}){}\n", p_.red, printable(e->message), printable(e->code),
+               p_.reset);
   } else if (const auto* o = std::get_if<wire::Opened>(&f)) {
     session_ = o->session_id;
-    fmt::print(stderr, "{}session {}{}{}\n", p_.dim, o->session_id,
+    fmt::print(stderr, "{}session {}{}{}\n", p_.dim, printable(o->session_id),
                o->resumed
                    ? fmt::format(" resumed ({}{})", count_of(o->records, "record", "records"),
                                  o->untrusted ? ", has read untrusted content" : "")
@@ -161,11 +163,12 @@ void Chat::show(const wire::Frame& f) {
   } else if (const auto* s = std::get_if<wire::Sessions>(&f)) {
     if (s->sessions.empty()) fmt::print(stderr, "no sessions\n");
     for (const auto& x : s->sessions) {
-      fmt::print(stderr, "{}  {}{}{}\n", x.session_id, count_of(x.records, "record", "records"),
-                 x.untrusted ? "  untrusted" : "", x.attached ? "  (open)" : "");
+      fmt::print(stderr, "{}  {}{}{}\n", printable(x.session_id),
+                 count_of(x.records, "record", "records"), x.untrusted ? "  untrusted" : "",
+                 x.attached ? "  (open)" : "");
     }
   } else if (const auto* c = std::get_if<wire::CostReport>(&f)) {
-    fmt::print(stderr, "session {}: {} in / {} out tokens · {}{}\n", c->session_id,
+    fmt::print(stderr, "session {}: {} in / {} out tokens · {}{}\n", printable(c->session_id),
                c->usage.input_tokens, c->usage.output_tokens,
                c->cost_usd ? fmt::format("${:.4f}", *c->cost_usd) : std::string("cost unknown"),
                c->unpriced_calls > 0 && c->cost_usd ? " + unpriced calls" : "");
@@ -213,7 +216,7 @@ agent::Outcome outcome_of(const std::optional<wire::Error>& error, const wire::T
 Ended Chat::run_turn(const std::string& text) {
   server::Client& client = conn_.client();
   if (Status sent = client.send(wire::UserTurn{text}); !sent.ok()) {
-    fmt::print(stderr, "mecha: {}\n", sent.message());
+    write_printable(stderr, "mecha: " + sent.message() + "\n");
     return Ended::kClosed;
   }
   HumanRenderer::Options view = HumanRenderer::for_terminal(STDERR_FILENO, STDOUT_FILENO);
@@ -306,24 +309,24 @@ Ended Chat::command(const ChatCommand& c) {
       }
       if (c.arg.empty()) {
         const std::string& provider = flags_.daemon.run.provider;
-        fmt::print(stderr, "model: {} · provider: {}\n", conn_.model(),
-                   provider.empty() ? "the config's default" : provider);
+        write_printable(stderr, fmt::format("model: {} · provider: {}\n", conn_.model(),
+                                            provider.empty() ? "the config's default" : provider));
         return Ended::kAnswered;
       }
       DaemonFlags next = flags_.daemon;
       next.run.model = c.arg;
       if (Status s = conn_.restart_own(next); !s.ok()) {
-        fmt::print(stderr, "{}mecha: cannot switch to {}: {}{}\n", p_.red, c.arg, s.message(),
-                   p_.reset);
+        fmt::print(stderr, "{}mecha: cannot switch to {}: {}{}\n", p_.red, printable(c.arg),
+                   printable(s.message()), p_.reset);
         return Ended::kAnswered;
       }
-      fmt::print(stderr, "model: {}\n", conn_.model());
+      write_printable(stderr, fmt::format("model: {}\n", conn_.model()));
       return request(wire::Open{session_}, is_opened);
     }
     case ChatCommand::kQuit:
       return Ended::kAnswered;
     case ChatCommand::kUnknown:
-      fmt::print(stderr, "unknown command {}: /help lists them\n", c.arg);
+      write_printable(stderr, fmt::format("unknown command {}: /help lists them\n", c.arg));
       return Ended::kAnswered;
   }
   return Ended::kAnswered;
@@ -357,7 +360,9 @@ int Chat::run() {
       return kExitError;
     }
   }
-  if (std::string e = editor_.history_error(); !e.empty()) fmt::print(stderr, "mecha: {}\n", e);
+  if (std::string e = editor_.history_error(); !e.empty()) {
+    write_printable(stderr, "mecha: " + e + "\n");
+  }
   return kExitOk;
 }
 

@@ -11,6 +11,7 @@
 
 #include "base/strict_json.h"
 #include "cli/command.h"
+#include "cli/printable.h"
 #include "config/config.h"
 #include "guard/command_guard.h"
 
@@ -69,7 +70,7 @@ int batch_main(const guard::CommandGuard& g) {
       }
     }
     if (!s.ok()) {
-      fmt::print(stderr, "mecha: {}\n", s.message());
+      write_printable(stderr, "mecha: " + s.message() + "\n");
       fmt::print("{}\n", dump_json(Json{
                              {"verdict", "error"}, {"rule", nullptr}, {"message", s.message()}}));
       status = kExitError;
@@ -84,7 +85,7 @@ int batch_main(const guard::CommandGuard& g) {
 int guard_check_main(const GuardOptions& opt) {
   auto g = make_guard(opt);
   if (!g) {
-    fmt::print(stderr, "mecha: {}\n", g.message());
+    write_printable(stderr, "mecha: " + g.message() + "\n");
     return kExitError;
   }
   if (opt.batch) {
@@ -101,7 +102,9 @@ int guard_check_main(const GuardOptions& opt) {
   } else if (v.allowed) {
     fmt::print("allow\n");
   } else {
-    fmt::print("refuse\nrule: {}\nmessage: {}\n", v.rule, g->refusal_message(v, 1));
+    // The message quotes the command, which may come from anywhere.
+    write_printable(
+        stdout, fmt::format("refuse\nrule: {}\nmessage: {}\n", v.rule, g->refusal_message(v, 1)));
   }
   return v.allowed ? kExitOk : kExitError;
 }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/interrupt.h"
+#include "cli/printable.h"
 #include "cli/workspace.h"
 #include "tools/mcp_servers.h"
 #include "tools/mcp_tool.h"
@@ -105,8 +106,10 @@ int list_main(const McpOptions& opt) {
     } else if (!s.error.empty()) {
       what = s.error;
     }
-    fmt::print("{:<16} {:<6} {:<9} {}  ({})\n", s.name, transport_name(s.config.transport),
-               state_name(s.state), what, s.config.origin);
+    // A server's error quotes what it wrote.
+    write_printable(stdout, fmt::format("{:<16} {:<6} {:<9} {}  ({})\n", printable_line(s.name),
+                                        transport_name(s.config.transport), state_name(s.state),
+                                        printable_line(what), printable_line(s.config.origin)));
   }
   return kExitOk;
 }
@@ -122,8 +125,9 @@ int tools_main(const McpOptions& opt) {
     found = true;
     if (s.state != tools::McpServerStatus::State::kReady) {
       failed = failed || s.state == tools::McpServerStatus::State::kFailed;
-      std::fprintf(stderr, "mecha: MCP server \"%s\" is %s%s%s\n", s.name.c_str(),
-                   state_name(s.state), s.error.empty() ? "" : ": ", s.error.c_str());
+      write_printable(
+          stderr, fmt::format("mecha: MCP server \"{}\" is {}{}{}\n", s.name, state_name(s.state),
+                              s.error.empty() ? "" : ": ", s.error));
       continue;
     }
     for (const auto& info : s.listed) {
@@ -141,9 +145,12 @@ int tools_main(const McpOptions& opt) {
                        {"changes_state", caps.changes_state.value_or(!info.read_only)},
                        {"capabilities", capabilities_json(caps)}});
       } else {
-        fmt::print("{:<48} {:<11} {:<10} {}\n", tools::mcp_tool_name(s.name, info.name),
-                   offered ? "offered" : "not-offered", info.read_only ? "read-only" : "writes",
-                   capabilities_text(caps));
+        // Tool names are the server's.
+        write_printable(
+            stdout, fmt::format("{:<48} {:<11} {:<10} {}\n",
+                                printable_line(tools::mcp_tool_name(s.name, info.name)),
+                                offered ? "offered" : "not-offered",
+                                info.read_only ? "read-only" : "writes", capabilities_text(caps)));
       }
     }
   }
@@ -180,8 +187,9 @@ int call_main(const McpOptions& opt) {
         Status::error(fmt::format("MCP server \"{}\" is disabled (enabled = false)", opt.server)));
   }
   if (!it->second.offers(opt.tool)) {
-    std::fprintf(stderr, "mecha: note: runs are not offered %s (enabled_tools, disabled_tools)\n",
-                 tools::mcp_tool_name(opt.server, opt.tool).c_str());
+    write_printable(stderr, fmt::format("mecha: note: runs are not offered {} (enabled_tools, "
+                                        "disabled_tools)\n",
+                                        tools::mcp_tool_name(opt.server, opt.tool)));
   }
   tools::McpServers servers(configured, ws->work_tree());
   CancelToken cancel;
@@ -189,18 +197,19 @@ int call_main(const McpOptions& opt) {
   mcp::CallOptions options;
   options.cancel = &cancel;
   options.on_note = [](const std::string& note) {
-    std::fprintf(stderr, "mecha: note: %s\n", note.c_str());
+    write_printable(stderr, "mecha: note: " + note + "\n");
   };
   auto result = servers.handle(opt.server)->call_tool(opt.tool, *arguments, options);
   if (!result) {
     if (result.status().kind() == ErrorKind::kCancelled) return kExitCancelled;
     return report_failure(result.status());
   }
-  fmt::print("{}\n", result->text);
+  // What the server answered, for the person who called it.
+  write_printable(stdout, result->text + "\n");
   // structuredContent the text does not already say (as JSON), after it.
   auto text_json = parse_json(result->text, "the result");
   if (!result->structured.is_null() && !(text_json.ok() && *text_json == result->structured)) {
-    fmt::print("structured: {}\n", dump_json(result->structured));
+    write_printable(stdout, "structured: " + dump_json(result->structured) + "\n");
   }
   return result->is_error ? kExitError : kExitOk;
 }

@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/command.h"
+#include "cli/printable.h"
 #include "cli/workspace.h"
 #include "store/note_store.h"
 #include "tools/memory_tools.h"
@@ -82,7 +83,7 @@ int print_notes(const std::vector<store::Note>& notes, bool json, const std::str
         "Tainted notes were written while a run held untrusted content; a run that recalls "
         "one is untrusted.\n";
   }
-  std::fputs(out.c_str(), stdout);
+  write_printable(stdout, out);  // notes are text a model wrote
   return kExitOk;
 }
 
@@ -136,7 +137,7 @@ int show_main(const MemoryOptions& opt) {
   if (!n->tags.empty()) out += fmt::format("tags: {}\n", fmt::join(n->tags, ", "));
   if (n->tainted) out += "tainted: written while a run held untrusted content\n";
   out += "\n" + n->text + (n->text.ends_with('\n') ? "" : "\n");
-  std::fputs(out.c_str(), stdout);
+  write_printable(stdout, out);  // notes are text a model wrote
   return kExitOk;
 }
 

@@ -8,6 +8,7 @@
 #include "agent/permissions.h"
 #include "agent/run_pipeline.h"
 #include "cli/command.h"
+#include "cli/printable.h"
 #include "cli/workspace.h"
 
 namespace mecha::cli {
@@ -62,7 +63,7 @@ int permissions_main(const PermissionsOptions& opt) {
     for (const auto& n : settings.notes) out += fmt::format("  {}\n", n);
     for (const auto& n : hooks.notes) out += fmt::format("  {}\n", n);
   }
-  std::fputs(out.c_str(), stdout);
+  write_printable(stdout, out);  // rules and hook commands come from settings files
   return kExitOk;
 }
 

@@ -7,6 +7,7 @@
 #include "agent/run_pipeline.h"
 #include "agent/system_prompt.h"
 #include "cli/command.h"
+#include "cli/printable.h"
 #include "cli/workspace.h"
 #include "config/agent_def.h"
 
@@ -38,7 +39,9 @@ int prompt_main(const PromptOptions& opt) {
   if (!top_def) return report_failure(top_def.status());
   std::string prompt = agent::top_level_system_prompt(
       agent::PromptContext::of_process(ws->work_tree()), *top_def, run_options);
-  std::fwrite(prompt.data(), 1, prompt.size(), stdout);
+  // The prompt holds what a repository ships (CLAUDE.md, an agent's body): shown escaped, so
+  // nothing in it can hide from the person reading it.
+  write_printable(stdout, prompt);
   return kExitOk;
 }
 

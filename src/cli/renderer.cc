@@ -124,6 +124,8 @@ void HumanRenderer::render(const agent::Event& event, int depth) {
   const std::string indent(depth * 2, ' ');
   // Streamed text ends where the next line of ours begins.
   auto end_stream = [&] {
+    const std::string rest = stream_text_.finish();
+    std::fwrite(rest.data(), 1, rest.size(), err_);
     if (!streamed_.empty() && streamed_.back() != '\n') std::fputc('\n', err_);
     streamed_.clear();
   };
@@ -133,7 +135,7 @@ void HumanRenderer::render(const agent::Event& event, int depth) {
           [&](const agent::TextDeltaEvent& e) {
             if (!opt_.stream || depth > 0 || e.agent != opt_.top_agent) return;
             streamed_ += e.delta;
-            std::string shown = printable(e.delta);
+            std::string shown = stream_text_.feed(e.delta);
             std::fwrite(shown.data(), 1, shown.size(), err_);
           },
           [&](const agent::TextEvent& e) {
@@ -152,7 +154,7 @@ void HumanRenderer::render(const agent::Event& event, int depth) {
             if (e.name == "TodoWrite") {
               if (auto list = todo_checklist(e.input, indent + "    ", p_)) {
                 fmt::print(err_, "{}{}● TodoWrite{}\n{}", indent, p_.bold, p_.reset, *list);
-                wait_for(e.name);
+                wait_for(printable_line(e.name));  // the model named it
                 return;
               }
             }
@@ -160,7 +162,7 @@ void HumanRenderer::render(const agent::Event& event, int depth) {
                        argument);
             std::fputs(diff_preview(e.name, e.input, indent + "    ", kDiffLines, p_).c_str(),
                        err_);
-            wait_for(e.name);
+            wait_for(printable_line(e.name));  // the model named it
           },
           [&](const agent::ToolResultEvent& e) {
             render_result(e, depth);
@@ -254,23 +256,27 @@ void HumanRenderer::render_done(const agent::DoneEvent& e, bool streamed) {
   pending_text_.clear();
   switch (o.status) {
     case agent::RunStatus::kCompleted:
+      // The answer is for a person wherever stdout goes (a file, a pager, a CI log is read
+      // on a terminal later); --json is for programs.
       if (!(streamed && opt_.answer_shown)) {
         if (!answer.empty() && answer.back() != '\n') answer += '\n';
-        fmt::print(out_, "{}", answer);
+        write_printable(out_, answer);
         std::fflush(out_);
       }
       break;
     case agent::RunStatus::kLimitsExceeded:
-      fmt::print(err_, "{}mecha: stopped: limit reached: {}{}\n", p_.red, o.limit, p_.reset);
+      fmt::print(err_, "{}mecha: stopped: limit reached: {}{}\n", p_.red, printable(o.limit),
+                 p_.reset);
       break;
     case agent::RunStatus::kCancelled:
       fmt::print(err_, "{}mecha: cancelled{}\n", p_.yellow, p_.reset);
       break;
     case agent::RunStatus::kError:
-      fmt::print(err_, "{}mecha: error: {}{}\n", p_.red, o.error, p_.reset);
+      fmt::print(err_, "{}mecha: error: {}{}\n", p_.red, printable(o.error), p_.reset);
       break;
     case agent::RunStatus::kStuck:
-      fmt::print(err_, "{}mecha: stopped: stuck in a loop: {}{}\n", p_.red, o.stuck, p_.reset);
+      fmt::print(err_, "{}mecha: stopped: stuck in a loop: {}{}\n", p_.red, printable(o.stuck),
+                 p_.reset);
       break;
   }
   if (!opt_.summary) return;

@@ -14,6 +14,7 @@
 
 #include "agent/events.h"
 #include "cli/palette.h"
+#include "cli/printable.h"
 #include "cli/spinner.h"
 #include "cli/tool_preview.h"
 
@@ -42,7 +43,8 @@ class JsonLinesSink final : public agent::EventSink {
 //   ● TodoWrite                          TodoWrite: its list as a checklist (todo_view.h),
 //       ☑ done ◐ doing ☐ to do           and no result line unless it failed
 // A subagent's events are indented under the call that started it. Everything a model or a
-// tool wrote goes through printable() first.
+// tool wrote goes through printable() (printable.h) first, the final answer on `out` too,
+// whatever `out` is.
 class HumanRenderer final : public agent::EventSink {
  public:
   // `err` gets the progress lines; `out` gets the final answer. With `stream`, the top
@@ -92,6 +94,7 @@ class HumanRenderer final : public agent::EventSink {
   bool restart_clock_ = false;        // GUARDED_BY(mu_)
   std::string pending_text_;          // the latest text, printed once we know it is not the answer
   std::string streamed_;              // text streamed since the last tool call
+  PrintableStream stream_text_;       // streamed text, printable, whole characters at a time
   struct ShownCall {
     std::string name;   // the tool
     std::string label;  // as its line showed it: "Read(src/a.cc)"

@@ -263,6 +263,37 @@ TEST(HumanRenderer, EscapeSequencesFromModelsAndToolsAreShownNotObeyed) {
   EXPECT_NE(got.err.find("^[[2J\\u{9b}31m"), std::string::npos) << got.err;
 }
 
+// Issue 46: the final answer went to `out` raw, whatever `out` was. It is for a person
+// wherever it goes, and so is an error that quotes a model's or a server's words.
+TEST(HumanRenderer, TheAnswerAndTheEndOfARunAreShownNotObeyed) {
+  agent::Outcome done;
+  done.turns = 1;
+  done.text = "ok\x1b]52;c;cm0gLXJmIH4K\x07\x1b[2K\rpassed";
+  auto got = render({agent::TextEvent{"main", done.text}, agent::DoneEvent{done, "s"}}, plain());
+  EXPECT_EQ(got.out, "ok^[]52;c;cm0gLXJmIH4K^G^[[2K^Mpassed\n");
+  agent::Outcome failed;
+  failed.status = agent::RunStatus::kError;
+  failed.error = "the server said \x1b]0;pwned\x07";
+  EXPECT_EQ(render({agent::DoneEvent{failed, "s"}}, plain()).err,
+            "mecha: error: the server said ^[]0;pwned^G\n0 turns · 0 in / 0 out tokens · cost "
+            "unknown\n");
+}
+
+// A character cut between two streamed pieces is shown whole; an escape split across them
+// is shown, never obeyed.
+TEST(HumanRenderer, StreamedPiecesAreShownWholeAndEscaped) {
+  HumanRenderer::Options o;
+  o.stream = true;
+  agent::Outcome done;
+  done.turns = 1;
+  done.text = "caf\xc3\xa9 \x1b[2J";
+  auto got =
+      render({agent::TextDeltaEvent{"main", "caf\xc3"}, agent::TextDeltaEvent{"main", "\xa9 \x1b"},
+              agent::TextDeltaEvent{"main", "[2J"}, agent::DoneEvent{done, "s"}},
+             o);
+  EXPECT_EQ(got.err.substr(0, got.err.find('\n') + 1), "caf\xc3\xa9 ^[[2J\n");
+}
+
 TEST(HumanRenderer, StreamedTextIsNotPrintedTwice) {
   HumanRenderer::Options o;
   o.stream = true;

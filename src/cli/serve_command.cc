@@ -14,6 +14,7 @@
 
 #include "cli/command.h"
 #include "cli/daemon_setup.h"
+#include "cli/printable.h"
 #include "server/unix_socket.h"
 
 namespace mecha::cli {
@@ -39,7 +40,7 @@ int serve_main(const DaemonFlags& flags) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   auto assembled = assemble_daemon(flags, [](const std::string& message) {
-    std::fprintf(stderr, "mecha serve: %s\n", message.c_str());
+    write_printable(stderr, "mecha serve: " + message + "\n");
   });
   if (!assembled) return report_failure(assembled.status());
   const std::string path = socket_path(flags);

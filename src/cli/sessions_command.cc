@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/printable.h"
 #include "cli/renderer.h"
 #include "cli/todo_view.h"
 #include "cli/workspace.h"
@@ -84,7 +85,8 @@ int list_main(const SessionsOptions& opt) {
                        short_time(s.started_ms), s.turns, cost_text(s.cost(), s.unpriced_calls),
                        s.untrusted ? "yes" : "no", tree, s.title);
   }
-  std::fputs(out.c_str(), stdout);
+  // Titles and work trees are text a prompt or a clone chose.
+  write_printable(stdout, out);
   return kExitOk;
 }
 
@@ -191,7 +193,8 @@ int show_main(const SessionsOptions& opt) {
     }
   }
   if (todos) out += "── todo list (the last TodoWrite):\n" + *todos;
-  std::fputs(out.c_str(), stdout);
+  // Every record is a model's, a tool's or a person's text: all of it for people, escaped.
+  write_printable(stdout, out);
   return kExitOk;
 }
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/printable.h"
 #include "cli/run_session.h"
 #include "cli/workspace.h"
 #include "store/file_taint.h"
@@ -78,19 +79,20 @@ int list_main(const TaintOptions& opt) {
     return kExitOk;
   }
   if (marks->empty()) {
-    std::printf("no tainted files in %s\n", tree->c_str());
+    write_printable(stdout, fmt::format("no tainted files in {}\n", tree->string()));
     return kExitOk;
   }
+  // A path is a file name the model chose: shown on its line, escaped.
   size_t width = 4;
-  for (const auto& m : *marks) width = std::max(width, shown_path(m.path).size());
+  for (const auto& m : *marks) width = std::max(width, printable_line(shown_path(m.path)).size());
   std::string out = fmt::format("{:<{}}  {:<20}  {}\n", "PATH", width, "SESSION", "MARKED (UTC)");
   for (const auto& m : *marks) {
     std::string at = store::iso8601_utc(m.marked_ms);
-    out += fmt::format("{:<{}}  {:<20}  {} {}\n", shown_path(m.path), width, m.session_id,
-                       at.substr(0, 10), at.substr(11, 5));
+    out += fmt::format("{:<{}}  {:<20}  {} {}\n", printable_line(shown_path(m.path)), width,
+                       printable_line(m.session_id), at.substr(0, 10), at.substr(11, 5));
   }
   out += "Reading these is untrusted. If you have checked them: mecha taint clear PATH...\n";
-  std::fputs(out.c_str(), stdout);
+  write_printable(stdout, out);
   return kExitOk;
 }
 
@@ -105,8 +107,8 @@ int clear_main(const TaintOptions& opt) {
   if (opt.all) {
     auto n = (*taint)->clear_all(*tree);
     if (!n) return report_failure(n.status());
-    std::printf("cleared %lld mark%s in %s\n", static_cast<long long>(*n), *n == 1 ? "" : "s",
-                tree->c_str());
+    write_printable(
+        stdout, fmt::format("cleared {} mark{} in {}\n", *n, *n == 1 ? "" : "s", tree->string()));
     return kExitOk;
   }
   std::vector<std::string> unmarked;
@@ -118,7 +120,7 @@ int clear_main(const TaintOptions& opt) {
     if (*n == 0) {
       unmarked.push_back(p);
     } else {
-      std::printf("cleared %s\n", shown_path(*rel).c_str());
+      write_printable(stdout, fmt::format("cleared {}\n", printable_line(shown_path(*rel))));
     }
   }
   if (unmarked.empty()) return kExitOk;

@@ -37,18 +37,6 @@ std::string count_of(long long n, std::string_view singular, std::string_view pl
   return fmt::format("{} {}", n, n == 1 ? singular : plural);
 }
 
-namespace {
-
-// U+200B-U+200F (zero width, LRM, RLM), U+202A-U+202E (embeddings, overrides), U+2066-U+2069
-// (isolates), as their three UTF-8 bytes.
-bool invisible_format(std::string_view b) {
-  const auto u = [&](size_t k) { return static_cast<unsigned char>(b[k]); };
-  if (u(1) == 0x80) return (u(2) >= 0x8b && u(2) <= 0x8f) || (u(2) >= 0xaa && u(2) <= 0xae);
-  return u(1) == 0x81 && u(2) >= 0xa6 && u(2) <= 0xa9;
-}
-
-}  // namespace
-
 std::string approval_subject(const Json& input, size_t max_bytes) {
   if (const auto it = input.find("command"); it != input.end() && it->is_string()) {
     std::string one_line;
@@ -62,35 +50,6 @@ std::string approval_subject(const Json& input, size_t max_bytes) {
   }
   std::string dump = dump_json(input);
   return dump.size() > max_bytes ? dump.substr(0, max_bytes) + "…" : dump;
-}
-
-std::string printable(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c == '\n' || c == '\t') {
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      out += '^';
-      out += static_cast<char>(c == 0x7f ? '?' : c + 0x40);
-    } else if (c == 0xc2 && i + 1 < text.size() &&
-               static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
-               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
-      out += fmt::format("\\u{{{:02x}}}", static_cast<unsigned char>(text[i + 1]));
-      ++i;
-    } else if (c == 0xe2 && i + 2 < text.size() && invisible_format(text.substr(i, 3))) {
-      // Bidirectional overrides and zero-width characters reorder or hide what is shown.
-      const unsigned cp = ((c & 0x0fu) << 12) |
-                          ((static_cast<unsigned char>(text[i + 1]) & 0x3fu) << 6) |
-                          (static_cast<unsigned char>(text[i + 2]) & 0x3fu);
-      out += fmt::format("\\u{{{:04x}}}", cp);
-      i += 2;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
 }
 
 std::string diff_preview(std::string_view tool, const Json& input, const std::string& indent,

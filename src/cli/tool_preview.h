@@ -8,6 +8,7 @@
 #include "agent/call_summary.h"
 #include "base/strict_json.h"
 #include "cli/palette.h"
+#include "cli/printable.h"
 
 namespace mecha::cli {
 
@@ -17,7 +18,7 @@ using agent::summarize_input;
 // Edit's old_string as "- " lines and new_string as "+ " lines, Write's content as "+ "
 // lines, at most `max_lines` of them, then "… +N more lines"; each line begins with
 // `indent` and ends with '\n'. Empty for any other tool (or an input without those strings).
-// The lines are printable() already.
+// The lines are printable() already (printable.h).
 std::string diff_preview(std::string_view tool, const Json& input, const std::string& indent,
                          size_t max_lines, const Palette& p);
 
@@ -26,13 +27,6 @@ std::string diff_preview(std::string_view tool, const Json& input, const std::st
 // characters.
 std::string head_preview(std::string_view content, const std::string& first_indent,
                          const std::string& indent, size_t max_lines);
-
-// `text` safe to print on a terminal: control characters other than newline and tab (an
-// escape sequence a hostile page or model wrote, which could rewrite the screen or the
-// window title) become visible as ^X, C1 controls as \u{XX}, and the invisible characters
-// that reorder or hide text (bidirectional overrides and isolates, zero-width spaces and
-// marks) as \u{XXXX}.
-std::string printable(std::string_view text);
 
 // What a person is asked to allow, whole and on one line (not printable() yet): a command
 // with its newlines shown as \n, a file tool's path, else the input as JSON (at most

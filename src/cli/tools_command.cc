@@ -12,6 +12,7 @@
 #include "agent/run_tools.h"
 #include "cli/command.h"
 #include "cli/interrupt.h"
+#include "cli/printable.h"
 #include "cli/workspace.h"
 
 namespace mecha::cli {
@@ -41,7 +42,7 @@ int tools_main(const ToolsOptions& opt) {
     run_tools->mcp_servers->wait_all(&cancel);
     if (cancel.cancelled()) return kExitCancelled;
     for (const auto& note : run_tools->mcp_servers->take_notes()) {
-      std::fprintf(stderr, "mecha: note: %s\n", note.c_str());
+      write_printable(stderr, "mecha: note: " + note + "\n");
     }
   }
   const tools::ToolRegistry& registry = run_tools->registry;
@@ -70,6 +71,8 @@ int tools_main(const ToolsOptions& opt) {
     return kExitOk;
   }
   const bool rule_of_two = ws->config().security.mode == config::SecurityMode::kRuleOfTwo;
+  // An MCP server names and describes its tools.
+  std::string out;
   for (const auto& t : registry.all()) {
     auto c = t->capabilities();
     std::vector<std::string> caps;
@@ -78,10 +81,12 @@ int tools_main(const ToolsOptions& opt) {
     if (c.external_send) caps.push_back("external-send");
     // The third leg only rule_of_two counts: a call held in a run with both of the others.
     if (rule_of_two && t->changes_state()) caps.push_back("changes-state");
-    fmt::print("{:<12} {:<10} {:<40} {}\n", t->name(), t->read_only() ? "read-only" : "writes",
-               caps.empty() ? "-" : fmt::format("{}", fmt::join(caps, ",")),
-               one_line(t->description()));
+    out += fmt::format("{:<12} {:<10} {:<40} {}\n", printable_line(t->name()),
+                       t->read_only() ? "read-only" : "writes",
+                       caps.empty() ? "-" : fmt::format("{}", fmt::join(caps, ",")),
+                       printable_line(one_line(t->description())));
   }
+  write_printable(stdout, out);
   return kExitOk;
 }
 

@@ -8,6 +8,7 @@
 
 #include "base/sha256.h"
 #include "cli/command.h"
+#include "cli/printable.h"
 #include "config/trust_store.h"
 
 namespace mecha::cli {
@@ -56,9 +57,9 @@ int trust_main(const TrustOptions& opt) {
       const char* state = !text                           ? "missing"
                           : sha256_hex(*text) == r.sha256 ? "trusted"
                                                           : "changed since trusted";
-      out += fmt::format("{}  {}\n", r.path, state);
+      out += fmt::format("{}  {}\n", printable_line(r.path), state);
     }
-    std::fputs(out.c_str(), stdout);
+    write_printable(stdout, out);
     return kExitOk;
   }
 
@@ -68,7 +69,7 @@ int trust_main(const TrustOptions& opt) {
     if (!dropped) return report_failure(dropped.status());
     if (!*dropped)
       return report_failure(Status::usage(fmt::format("{} was not trusted", path.string())));
-    std::printf("no longer trusted: %s\n", path.c_str());
+    write_printable(stdout, fmt::format("no longer trusted: {}\n", printable_line(path.string())));
     return kExitOk;
   }
 
@@ -76,8 +77,8 @@ int trust_main(const TrustOptions& opt) {
   if (!text) return report_failure(text.status());
   config::FileIdentity id = config::identify(path, *text);
   if (Status s = store->trust(id.path, id.sha256); !s.ok()) return report_failure(s);
-  std::printf("trusted %s (sha256 %s); any change to it revokes this\n", id.path.c_str(),
-              id.sha256.c_str());
+  write_printable(stdout, fmt::format("trusted {} (sha256 {}); any change to it revokes this\n",
+                                      printable_line(id.path), id.sha256));
   return kExitOk;
 }
 

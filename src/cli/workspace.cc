@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/printable.h"
 #include "cli/run_session.h"
 
 namespace mecha::cli {
@@ -29,7 +30,7 @@ Result<Workspace> Workspace::open(const WorkspaceFlags& flags) {
   auto cfg = config::load_config(files);
   if (!cfg) return cfg.status();
   // What the config left out (an untrusted project's MCP servers) is said, not silent.
-  for (const auto& note : cfg->notes) std::fprintf(stderr, "mecha: note: %s\n", note.c_str());
+  for (const auto& note : cfg->notes) write_printable(stderr, "mecha: note: " + note + "\n");
   return Workspace(std::move(*tree), std::move(*cfg), flags.store);
 }
 
@@ -39,7 +40,7 @@ Result<std::filesystem::path> Workspace::store_path_of(const std::filesystem::pa
   if (!path) return path.status();
   static std::atomic<bool> noted{false};
   if (std::string note = legacy_store_note(tree, *path); !note.empty() && !noted.exchange(true)) {
-    std::fputs(note.c_str(), stderr);
+    write_printable(stderr, note);
   }
   return path;
 }

@@ -17,6 +17,7 @@
 #include "config/config.h"
 #include "config/section_readers.h"
 #include "config/toml_reader.h"
+#include "config/yaml_limits.h"
 
 namespace mecha::config {
 namespace {
@@ -471,6 +472,8 @@ Value scalar_from_yaml(const YAML::Node& n, int line) {
 }
 
 // `first_line` is the file line of the front matter's first line (YAML marks are 0-based).
+// Recursive, and expands aliases: only ever called on YAML that passed check_yaml_limits, so
+// it goes at most YamlLimits::max_depth deep and visits at most max_nodes nodes.
 Value from_yaml(const YAML::Node& n, int first_line) {
   const int line = n.Mark().line >= 0 ? n.Mark().line + first_line : 0;
   if (n.IsScalar()) return scalar_from_yaml(n, line);
@@ -656,6 +659,8 @@ Result<AgentDef> parse_markdown(std::string_view text, const std::string& file, 
     if (nl == std::string::npos) break;
     p = nl + 1;
   }
+  // Before any node is built: a file a repository ships may be an alias bomb (yaml_limits.h).
+  MECHA_RETURN_IF_ERROR(check_yaml_limits(yaml, file, 2, "the front matter"));
   std::vector<Field> fields;
   try {
     YAML::Node root = YAML::Load(yaml);

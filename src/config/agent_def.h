@@ -9,13 +9,17 @@
 //   5. the built-in agents (builtin_agents.h) whose names none of those took.
 // The body of a Markdown file is the system prompt.
 //
-// mecha's own files (config, .mecha/agents, ~/.config/mecha/agents) are read strictly: an
-// unknown field, a value of the wrong type or bad YAML is an error naming the file, the line
-// where known, and the field, and it stops the run. Claude Code's files are read as Claude
-// Code reads them, so that a collection copied into .claude/agents/ works as it is:
-//   - a bad file (bad YAML, no front matter, a field of the wrong type) is kept as a broken
-//     definition carrying its error, with one warning; only a run that asks for it by name
-//     (`--agent`, or a Task call) fails, with that error;
+// Every front matter is checked against config/yaml_limits.h (size, nesting, nodes with
+// aliases expanded) before yaml-cpp builds a node of it: a file a repository ships may be an
+// alias bomb. mecha's own files (config, .mecha/agents, ~/.config/mecha/agents) are read
+// strictly: an unknown field, a value of the wrong type, bad YAML or a limit passed is an
+// error naming the file, the line where known, and the field or limit, and it stops the run.
+// Claude Code's files are read as Claude Code reads them, so that a collection copied into
+// .claude/agents/ works as it is:
+//   - a bad file (bad YAML, no front matter, a field of the wrong type, front matter past
+//     the limits of config/yaml_limits.h) is kept as a broken definition carrying its error,
+//     with one warning; only a run that asks for it by name (`--agent`, or a Task call)
+//     fails, with that error;
 //   - Claude Code's documented fields are understood: the ones mecha has are used, the rest
 //     (permissionMode, mcpServers, hooks, skills, memory, isolation, effort, background,
 //     color) are kept in `unsupported` and shown by `mecha agents`; an undocumented field is

@@ -492,5 +492,48 @@ TEST_F(AgentDirs, ABadClaudeCodeFileIsKeptBrokenWithAWarning) {
   EXPECT_EQ(warnings[1].rfind((dir_ / ".claude/agents/no-front.md").string() + ":1: ", 0), 0u);
 }
 
+// Issue 46: 400 bytes of nine-fold YAML aliases (9^9 scalars once expanded) killed the
+// process with std::bad_alloc. The front matter is bounded before any node is built: the
+// file is skipped, by its name, with the limit it passed; the others are read.
+std::string alias_bomb_agent(const std::string& name) {
+  std::string md = "---\nname: " + name + "\ndescription: d\n";
+  md += "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  std::string prev = "a";
+  for (char c : std::string("bcdefghi")) {
+    const std::string ref = "*" + prev;
+    md += std::string(1, c) + ": &" + c + " [" + ref;
+    for (int i = 1; i < 9; ++i) md += ", " + ref;
+    md += "]\n";
+    prev = std::string(1, c);
+  }
+  return md + "---\nYou are a bomb.\n";
+}
+
+TEST_F(AgentDirs, AnAliasBombInAClaudeCodeFileIsSkippedNamingTheFileAndTheLimit) {
+  write(".claude/agents/bomb.md", alias_bomb_agent("bomb"));
+  write(".claude/agents/ok.md", "---\nname: ok\ndescription: d\n---\n");
+  std::vector<std::string> warnings;
+  auto defs = load_agent_defs(Config{}, dir_, &warnings, UserAgentDirs{});
+  ASSERT_TRUE(defs.ok()) << defs.status().message();
+  const std::string error = (dir_ / ".claude/agents/bomb.md").string() +
+                            ":8: the front matter has more than the limit of 10000 nodes, "
+                            "counting each alias as the nodes it repeats";
+  ASSERT_GE(defs->size(), 2u);
+  EXPECT_EQ((*defs)[0].name, "bomb");
+  EXPECT_EQ((*defs)[0].error, error);
+  EXPECT_EQ((*defs)[1].name, "ok");
+  EXPECT_EQ((*defs)[1].error, "");
+  EXPECT_EQ(warnings, std::vector<std::string>{error + " (agent 'bomb' skipped)"});
+}
+
+TEST_F(AgentDirs, AnAliasBombInMechasOwnFileIsAnErrorNamingTheFileAndTheLimit) {
+  write(".mecha/agents/bomb.md", alias_bomb_agent("bomb"));
+  auto defs = load_agent_defs(Config{}, dir_, nullptr, UserAgentDirs{});
+  ASSERT_FALSE(defs.ok());
+  EXPECT_EQ(defs.status().message(), (dir_ / ".mecha/agents/bomb.md").string() +
+                                         ":8: the front matter has more than the limit of 10000 "
+                                         "nodes, counting each alias as the nodes it repeats");
+}
+
 }  // namespace
 }  // namespace mecha::config

@@ -8,7 +8,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <utility>
+#include <vector>
 
+#include "base/sha256.h"
 #include "base/state_dir.h"
 #include "store/private_files.h"
 #include "store/record.h"
@@ -32,8 +35,14 @@ CREATE TABLE IF NOT EXISTS outbox (
 );
 )sql";
 
+// Version 1 seals each message's content (invariant 3); rows from before it are sealed then.
+constexpr const char* kOutboxSchemaV1 =
+    "ALTER TABLE outbox ADD COLUMN content_sha256 TEXT NOT NULL DEFAULT ''";
+constexpr int64_t kOutboxSchemaVersion = 1;
+
 constexpr const char* kOutboxColumns =
-    "id, created, session, agent, recipient, subject, body, status, reason, decided";
+    "id, created, session, agent, recipient, subject, body, status, reason, decided, "
+    "content_sha256";
 
 std::optional<OutboxStatus> status_named(std::string_view name) {
   for (OutboxStatus s :
@@ -60,10 +69,65 @@ Result<OutboxMessage> row(const Statement& st, const std::filesystem::path& path
   m.status = *status;
   m.reason = std::string(st.column_text(8));
   if (!st.column_is_null(9)) m.decided_ms = st.column_int(9);
+  m.seal = std::string(st.column_text(10));
   return m;
 }
 
+// Brings an outbox to kOutboxSchemaVersion, once, whichever process comes first.
+Status migrate(Database& db) {
+  auto version = db.user_version();
+  if (!version) return version.status();
+  if (*version > kOutboxSchemaVersion) {
+    return Status::error(
+        fmt::format("written by a newer mecha (schema version {}, this one "
+                    "reads {})",
+                    *version, kOutboxSchemaVersion));
+  }
+  if (*version == kOutboxSchemaVersion) return ok_status();
+  auto tx = Transaction::begin(db);
+  if (!tx) return tx.status();
+  version = db.user_version();  // another process may have done it meanwhile
+  if (!version) return version.status();
+  if (*version < 1) {
+    MECHA_RETURN_IF_ERROR(db.exec(kOutboxSchemaV1));
+    auto rows = db.prepare("SELECT id, recipient, subject, body FROM outbox");
+    if (!rows) return rows.status();
+    std::vector<std::pair<int64_t, std::string>> seals;
+    for (;;) {
+      auto has = rows->step();
+      if (!has) return has.status();
+      if (!*has) break;
+      seals.emplace_back(
+          rows->column_int(0),
+          content_seal(rows->column_text(1), rows->column_text(2), rows->column_text(3)));
+    }
+    for (const auto& [id, seal] : seals) {
+      auto set = db.prepare("UPDATE outbox SET content_sha256 = ? WHERE id = ?");
+      if (!set) return set.status();
+      set->bind(1, seal);
+      set->bind(2, id);
+      MECHA_RETURN_IF_ERROR(set->run());
+    }
+    MECHA_RETURN_IF_ERROR(db.exec(fmt::format("PRAGMA user_version = {}", kOutboxSchemaVersion)));
+  }
+  return tx->commit();
+}
+
 }  // namespace
+
+std::string content_seal(std::string_view to, std::string_view subject, std::string_view body) {
+  std::string framed;
+  for (std::string_view part : {to, subject, body}) {
+    framed += std::to_string(part.size());
+    framed += ':';
+    framed += part;
+  }
+  return sha256_hex(framed);
+}
+
+bool OutboxMessage::unchanged() const {
+  return !seal.empty() && seal == content_seal(to, subject, body);
+}
 
 std::string_view outbox_status_name(OutboxStatus s) {
   switch (s) {
@@ -84,6 +148,7 @@ Result<std::unique_ptr<Outbox>> Outbox::open(const std::filesystem::path& path) 
   auto db = open_private_database(path, kBusyTimeoutMs, where);
   if (!db) return db.status();
   MECHA_RETURN_IF_ERROR(db->exec(kOutboxSchema).prefixed(where));
+  MECHA_RETURN_IF_ERROR(migrate(*db).prefixed(where));
   MECHA_RETURN_IF_ERROR(make_private_files(path).prefixed(where));
   return std::unique_ptr<Outbox>(new Outbox(path, std::move(*db)));
 }
@@ -92,7 +157,7 @@ Result<int64_t> Outbox::add(const OutboxMessage& m) {
   std::lock_guard<std::mutex> lock(mu_);
   auto st = db_.prepare(
       "INSERT INTO outbox (created, session, agent, recipient, subject, body, status, reason, "
-      "decided) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "decided, content_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   if (!st) return st.status();
   st->bind(1, now_unix_ms());
   st->bind(2, m.session);
@@ -107,6 +172,7 @@ Result<int64_t> Outbox::add(const OutboxMessage& m) {
   } else {
     st->bind_null(9);
   }
+  st->bind(10, content_seal(m.to, m.subject, m.body));
   MECHA_RETURN_IF_ERROR(st->run().prefixed(fmt::format("outbox {}", path_.string())));
   auto id = db_.prepare("SELECT last_insert_rowid()");
   if (!id) return id.status();

@@ -15,6 +15,10 @@
 //   1. Messages are never deleted; ids are never reused.
 //   2. set_status with `from` changes the status only when it is still `from`, in one
 //      statement: two people approving at once deliver once.
+//   3. A message's content (recipient, subject, body) is never changed: nothing here updates
+//      it, and add() seals it (content_seal, kept beside it). unchanged() tells whether a row
+//      still holds what was sealed, so an approval delivers exactly what was held and shown,
+//      and a row changed behind the outbox's back (the file edited) is refused, not sent.
 //
 // Thread-safety: one mutex guards the connection; any thread may call any method.
 #pragma once
@@ -48,7 +52,18 @@ struct OutboxMessage {
   OutboxStatus status = OutboxStatus::kHeld;
   std::string reason;
   std::optional<int64_t> decided_ms;  // when it was sent, rejected or failed
+  // content_seal() of to, subject and body when add() recorded them (invariant 3). Messages
+  // recorded before seals existed were sealed when their outbox was first opened by a mecha
+  // that seals.
+  std::string seal;
+
+  // Whether the content is still what was sealed (invariant 3).
+  bool unchanged() const;
 };
+
+// SHA-256, as 64 hex digits, of a message's recipient, subject and body, each preceded by its
+// length, so that no two different contents share a seal.
+std::string content_seal(std::string_view to, std::string_view subject, std::string_view body);
 
 class Outbox {
  public:
@@ -58,7 +73,8 @@ class Outbox {
   Outbox(const Outbox&) = delete;
   Outbox& operator=(const Outbox&) = delete;
 
-  // Records `m` (its id and created_ms are ignored) and returns its id.
+  // Records `m` (its id, created_ms and seal are ignored; the seal is made here) and returns
+  // its id.
   Result<int64_t> add(const OutboxMessage& m);
   // nullopt when no message has that id.
   Result<std::optional<OutboxMessage>> get(int64_t id);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include "store/sqlite.h"
 #include "store/testing/temp_dir.h"
 
 namespace mecha::store {
@@ -72,6 +73,61 @@ TEST(Outbox, RecordsListsAndDecidesMessagesInAPrivateFile) {
   auto rows = (*again)->list();
   ASSERT_TRUE(rows.ok());
   EXPECT_EQ(rows->size(), 2u);
+}
+
+// Invariant 3: the content is sealed when it is recorded; a row changed in the file since
+// (here by SQL, as anything that can write the file could) no longer matches its seal.
+TEST(Outbox, SealsTheContentAndTellsWhenTheFileWasChanged) {
+  testing::TempDir dir;
+  const auto path = dir.path() / "outbox.db";
+  auto outbox = Outbox::open(path);
+  ASSERT_TRUE(outbox.ok()) << outbox.message();
+  OutboxMessage m;
+  m.to = "bob@company.example";
+  m.subject = "lunch";
+  m.body = "noon?";
+  ASSERT_TRUE((*outbox)->add(m).ok());
+  auto got = (*outbox)->get(1);
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->seal, content_seal("bob@company.example", "lunch", "noon?"));
+  EXPECT_EQ((*got)->seal.size(), 64u);
+  EXPECT_TRUE((*got)->unchanged());
+  // The lengths frame the parts: moving a byte from one part to the next changes the seal.
+  EXPECT_NE(content_seal("ab", "c", ""), content_seal("a", "bc", ""));
+
+  auto db = Database::open(path, 1000);
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE(db->exec("UPDATE outbox SET recipient = 'attacker@evil.example'").ok());
+  got = (*outbox)->get(1);
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->to, "attacker@evil.example");
+  EXPECT_FALSE((*got)->unchanged());
+}
+
+// An outbox written before seals: its messages are sealed as they are when it is first
+// opened, once.
+TEST(Outbox, SealsTheMessagesOfAnOutboxFromBeforeSeals) {
+  testing::TempDir dir;
+  const auto path = dir.path() / "outbox.db";
+  {
+    auto db = Database::open(path, 1000);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(db->exec("CREATE TABLE outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, created "
+                         "INTEGER NOT NULL, session TEXT NOT NULL, agent TEXT NOT NULL, recipient "
+                         "TEXT NOT NULL, subject TEXT NOT NULL, body TEXT NOT NULL, status TEXT "
+                         "NOT NULL, reason TEXT NOT NULL, decided INTEGER);"
+                         "INSERT INTO outbox VALUES (1, 5, 's', 'main', 'bob@company.example', "
+                         "'lunch', 'noon?', 'held', '', NULL);")
+                    .ok());
+  }
+  for (int open = 0; open < 2; ++open) {
+    auto outbox = Outbox::open(path);
+    ASSERT_TRUE(outbox.ok()) << outbox.message();
+    auto got = (*outbox)->get(1);
+    ASSERT_TRUE(got.ok() && got->has_value());
+    EXPECT_EQ((*got)->seal, content_seal("bob@company.example", "lunch", "noon?"));
+    EXPECT_TRUE((*got)->unchanged());
+  }
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "base/text.h"
 #include "tools/file_tool_support.h"
+#include "tools/html_parse.h"
 
 namespace mecha::tools {
 namespace {
@@ -317,14 +318,22 @@ struct ListState {
   int count = 0;
 };
 
+// Lists nested deeper than this are indented as this deep: the indent is written for every
+// item, so a deep list of many items would make the text grow with depth times items.
+constexpr size_t kMaxListIndent = 8;
+// The walk asks `stop` every this many nodes.
+constexpr unsigned kPollEvery = 4096;
+
 class HtmlWalk {
  public:
-  explicit HtmlWalk(std::string base) : base_(std::move(base)) {}
+  HtmlWalk(std::string base, const HtmlStop& stop) : base_(std::move(base)), stop_(stop) {}
 
-  std::string run(const GumboNode* root) {
+  Result<std::string> run(const GumboNode* root) {
     std::vector<Frame> stack;
     stack.push_back(Frame{root, 0, 0, {}});
+    unsigned steps = 0;
     while (!stack.empty()) {
+      if (++steps % kPollEvery == 0) MECHA_RETURN_IF_ERROR(stop_.check());
       Frame& f = stack.back();
       const GumboNode* n = f.node;
       if (n->type != GUMBO_NODE_ELEMENT && n->type != GUMBO_NODE_DOCUMENT) {
@@ -370,7 +379,8 @@ class HtmlWalk {
         lists_.push_back(ListState{e.tag == GUMBO_TAG_OL});
         break;
       case GUMBO_TAG_LI: {
-        std::string indent(lists_.empty() ? 0 : 2 * (lists_.size() - 1), ' ');
+        const size_t level = std::min(lists_.empty() ? 0 : lists_.size() - 1, kMaxListIndent);
+        std::string indent(2 * level, ' ');
         if (!lists_.empty() && lists_.back().ordered) {
           w_.mark(fmt::format("{}{}. ", indent, ++lists_.back().count));
         } else {
@@ -466,40 +476,9 @@ class HtmlWalk {
 
   TextWriter w_;
   std::string base_;
+  const HtmlStop& stop_;
   std::vector<ListState> lists_;
   int pre_depth_ = 0;
-};
-
-// Gumbo's memory for one parse: bump allocation from large blocks, nothing freed until the
-// parse's tree is no longer needed. malloc and free were a third of the parse's time, and the
-// tree's destruction a walk of its own. Buffers gumbo grows and frees stay in the arena, so
-// it holds at most about twice what the tree needs.
-class ParseArena {
- public:
-  static void* allocate(void* self, size_t size) {
-    return static_cast<ParseArena*>(self)->take(size);
-  }
-  static void deallocate(void*, void*) {}
-
- private:
-  static constexpr size_t kBlock = 1 << 20;
-  void* take(size_t size) {
-    size = (size + 15) & ~size_t{15};
-    if (size > left_) {
-      const size_t n = std::max(size, kBlock);
-      blocks_.push_back(std::make_unique_for_overwrite<char[]>(n));
-      next_ = blocks_.back().get();
-      left_ = n;
-    }
-    void* out = next_;
-    next_ += size;
-    left_ -= size;
-    return out;
-  }
-
-  std::vector<std::unique_ptr<char[]>> blocks_;
-  char* next_ = nullptr;
-  size_t left_ = 0;
 };
 
 // Removes "." and ".." segments from an absolute path.
@@ -614,25 +593,29 @@ std::string to_utf8(std::string_view bytes, const std::string& charset) {
   return out;
 }
 
-PageText html_to_text(std::string_view html, const std::string& url) {
-  ParseArena arena;
-  GumboOptions options = kGumboDefaultOptions;
-  options.allocator = ParseArena::allocate;
-  options.deallocator = ParseArena::deallocate;
-  options.userdata = &arena;
-  options.max_errors = 0;  // the parse errors are not read: do not collect them
-  // Freed with the arena, all at once: gumbo_destroy_output is not needed.
-  GumboOutput* parsed = gumbo_parse_with_options(&options, html.data(), html.size());
+Result<PageText> html_to_text(std::string_view html, const std::string& url, const HtmlStop& stop) {
+  auto parsed = ParsedHtml::parse(html, stop);
+  if (!parsed) return parsed.status();
+  const GumboOutput& output = (*parsed)->output();
   PageText page;
   std::string base;
-  read_head(parsed->root, page.title, base);
+  read_head(output.root, page.title, base);
   std::string base_url = base.empty() ? url : resolve_url(url, base);
-  page.text = HtmlWalk(base_url).run(parsed->document);
+  auto text = HtmlWalk(base_url, stop).run(output.document);
+  if (!text) return text.status();
+  page.text = std::move(*text);
+  if (size_t dropped = (*parsed)->dropped_tags(); dropped > 0) {
+    page.notes.push_back(fmt::format(
+        "the page nests elements more than {} levels deep; {} tag{} past that depth {} left "
+        "out, and the text {} held is shown one level up",
+        HtmlParseLimits{}.max_depth, dropped, dropped == 1 ? "" : "s",
+        dropped == 1 ? "was" : "were", dropped == 1 ? "it" : "they"));
+  }
   return page;
 }
 
 Result<PageText> page_text(std::string_view content_type, std::string_view body,
-                           const std::string& url) {
+                           const std::string& url, const HtmlStop& stop) {
   const std::string type = media_type(content_type);
   const std::string charset = charset_of(content_type, body);
   BodyKind kind = kind_of(type, body);
@@ -647,8 +630,10 @@ Result<PageText> page_text(std::string_view content_type, std::string_view body,
   }
   std::string text = to_utf8(body, charset);
   if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
-  if (kind == BodyKind::kText) return PageText{"", std::move(text)};
-  return html_to_text(text, url);
+  if (kind == BodyKind::kText) return PageText{"", std::move(text), {}};
+  auto page = html_to_text(text, url, stop);
+  if (!page) return page.status().prefixed(fmt::format("WebFetch stopped reading {}", url));
+  return page;
 }
 
 }  // namespace mecha::tools

@@ -26,7 +26,10 @@ TEST(HtmlText, PageBecomesMarkdownLikeText) {
 <p><a href="javascript:steal()">click</a> <a href="#top">top</a> <a href="/x"></a></p>
 <img src="a.png" alt="a pizza">
 </body></html>)html";
-  PageText page = html_to_text(html, "https://pizza.example/recipes/today.html");
+  auto converted = html_to_text(html, "https://pizza.example/recipes/today.html");
+  ASSERT_TRUE(converted.ok()) << converted.message();
+  const PageText& page = *converted;
+  EXPECT_EQ(page.notes, std::vector<std::string>{});
   EXPECT_EQ(page.title, "The Pizza Page");
   EXPECT_EQ(page.text,
             "[Home](https://pizza.example/) | [Menu](https://pizza.example/recipes/menu.html)\n"
@@ -58,10 +61,11 @@ TEST(HtmlText, PageBecomesMarkdownLikeText) {
 }
 
 TEST(HtmlText, BaseHrefDecidesWhereLinksPoint) {
-  PageText page = html_to_text(
+  auto page = html_to_text(
       R"(<html><head><base href="https://cdn.example/docs/"></head><body><a href="a/b.html">b</a></body></html>)",
       "https://site.example/");
-  EXPECT_EQ(page.text, "[b](https://cdn.example/docs/a/b.html)\n");
+  ASSERT_TRUE(page.ok()) << page.message();
+  EXPECT_EQ(page->text, "[b](https://cdn.example/docs/a/b.html)\n");
 }
 
 TEST(HtmlText, ResolvesReferencesAsABrowserDoes) {
@@ -81,13 +85,72 @@ TEST(HtmlText, ResolvesReferencesAsABrowserDoes) {
   for (const auto& [ref, want] : cases) EXPECT_EQ(resolve_url(base, ref), want) << ref;
 }
 
-// Deep nesting is walked without recursion: a page of 100,000 nested elements is text.
+// Deep nesting is walked without recursion, and past 512 levels the tags are left out
+// before gumbo sees them (html_parse.h): a page of 100,000 nested elements is its text.
 TEST(HtmlText, DeepNestingIsNoStackOverflow) {
   std::string html;
   for (int i = 0; i < 100000; ++i) html += "<span>";
   html += "deep";
-  PageText page = html_to_text(html, "https://x.example/");
-  EXPECT_EQ(page.text, "deep\n");
+  auto page = html_to_text(html, "https://x.example/");
+  ASSERT_TRUE(page.ok()) << page.message();
+  EXPECT_EQ(page->text, "deep\n");
+  EXPECT_EQ(page->notes, std::vector<std::string>{
+                             "the page nests elements more than 512 levels deep; 99488 tags past "
+                             "that depth were left out, and the text they held is shown one "
+                             "level up"});
+}
+
+// Issue 46: 150,000 nested <div> (750 KB) took gumbo minutes. Now a few hundred levels.
+TEST(HtmlText, AHundredAndFiftyThousandNestedDivsAreText) {
+  std::string html = "<title>deep</title>";
+  for (int i = 0; i < 150000; ++i) html += "<div>";
+  html += "bottom";
+  auto page = page_text("text/html", html, "https://x.example/");
+  ASSERT_TRUE(page.ok()) << page.message();
+  EXPECT_EQ(page->title, "deep");
+  EXPECT_EQ(page->text, "bottom\n");
+  ASSERT_EQ(page->notes.size(), 1u);
+}
+
+// A list nested 600 deep with many items would be 1,200 spaces of indent per item.
+TEST(HtmlText, DeepListsAreIndentedAtMostEightLevels) {
+  std::string html;
+  for (int i = 0; i < 12; ++i) html += "<ul><li>x";
+  auto page = html_to_text(html, "https://x.example/");
+  ASSERT_TRUE(page.ok()) << page.message();
+  std::string want;
+  for (int i = 0; i < 12; ++i) want += std::string(2 * std::min(i, 8), ' ') + "- x\n";
+  EXPECT_EQ(page->text, want);
+}
+
+// A clock two hours past its epoch.
+class LateClock final : public Clock {
+ public:
+  std::chrono::steady_clock::time_point now() const override {
+    return std::chrono::steady_clock::time_point(std::chrono::hours(2));
+  }
+  std::chrono::system_clock::time_point wall_now() const override { return {}; }
+};
+
+TEST(HtmlText, StopsWhenCancelledOrPastItsDeadline) {
+  const std::string html = "<p>" + std::string(100, 'x');
+  CancelToken cancel;
+  cancel.cancel();
+  auto cancelled = page_text("text/html", html, "https://x.example/", {.cancel = &cancel});
+  ASSERT_FALSE(cancelled.ok());
+  EXPECT_EQ(cancelled.status().kind(), ErrorKind::kCancelled);
+  EXPECT_EQ(cancelled.message(), "WebFetch stopped reading https://x.example/: cancelled");
+
+  LateClock late;
+  auto timed_out =
+      page_text("text/html", html, "https://x.example/",
+                {.clock = &late,
+                 .deadline = std::chrono::steady_clock::time_point(std::chrono::hours(1)),
+                 .deadline_name = "[web] timeout_s (0.5 s)"});
+  ASSERT_FALSE(timed_out.ok());
+  EXPECT_EQ(timed_out.message(),
+            "WebFetch stopped reading https://x.example/: turning the HTML into text took longer "
+            "than [web] timeout_s (0.5 s)");
 }
 
 TEST(Charset, HeaderThenMetaThenBomThenUtf8) {

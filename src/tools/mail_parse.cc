@@ -150,32 +150,69 @@ std::string to_utf8(std::string_view bytes, std::string_view charset_in,
   return replace_invalid_utf8(bytes);
 }
 
-// One encoded word at `pos` ("=?charset?B?text?="): its decoded text and the index past it.
-std::optional<std::pair<std::string, size_t>> encoded_word_at(std::string_view s, size_t pos) {
-  if (s.compare(pos, 2, "=?") != 0) return std::nullopt;
-  size_t q1 = s.find('?', pos + 2);
-  if (q1 == std::string_view::npos || q1 + 2 >= s.size() || s[q1 + 2] != '?') {
-    return std::nullopt;
+// The first `needle` at or after a position in `s`, for positions that only grow: an answer
+// still ahead is reused, so all the searches of one scan read `s` about once. Without it,
+// a header of "=?a?B?" repeated would be searched to its end from each of them.
+class ForwardFind {
+ public:
+  ForwardFind(std::string_view s, std::string_view needle) : s_(s), needle_(needle) {}
+  size_t at_or_after(size_t from) {
+    if (searched_ && from >= from_ && (found_ == std::string_view::npos || found_ >= from)) {
+      return found_;
+    }
+    searched_ = true;
+    from_ = from;
+    found_ = s_.find(needle_, from);
+    return found_;
   }
-  const char enc = static_cast<char>(std::toupper(static_cast<unsigned char>(s[q1 + 1])));
-  size_t end = s.find("?=", q1 + 3);
-  if (end == std::string_view::npos || (enc != 'B' && enc != 'Q')) return std::nullopt;
-  std::string_view charset = s.substr(pos + 2, q1 - pos - 2);
-  if (size_t star = charset.find('*'); star != std::string_view::npos) {
-    charset = charset.substr(0, star);  // RFC 2231 language suffix
+
+ private:
+  std::string_view s_;
+  std::string_view needle_;
+  bool searched_ = false;
+  size_t from_ = 0;
+  size_t found_ = std::string_view::npos;
+};
+
+// The encoded words of one header value ("=?charset?B?text?="), found left to right.
+class EncodedWords {
+ public:
+  explicit EncodedWords(std::string_view s)
+      : s_(s), question_(s, "?"), close_(s, "?="), space_(s, " ") {}
+
+  // The word at `pos`, decoded, and the index past it. REQUIRES: `pos` only grows from call to
+  // call.
+  std::optional<std::pair<std::string, size_t>> at(size_t pos) {
+    if (s_.compare(pos, 2, "=?") != 0) return std::nullopt;
+    const size_t q1 = question_.at_or_after(pos + 2);
+    if (q1 == std::string_view::npos || q1 + 2 >= s_.size() || s_[q1 + 2] != '?') {
+      return std::nullopt;
+    }
+    const char enc = static_cast<char>(std::toupper(static_cast<unsigned char>(s_[q1 + 1])));
+    const size_t end = close_.at_or_after(q1 + 3);
+    if (end == std::string_view::npos || (enc != 'B' && enc != 'Q')) return std::nullopt;
+    // A word holds no space.
+    if (space_.at_or_after(q1 + 3) < end) return std::nullopt;
+    std::string_view charset = s_.substr(pos + 2, q1 - pos - 2);
+    if (size_t star = charset.find('*'); star != std::string_view::npos) {
+      charset = charset.substr(0, star);  // RFC 2231 language suffix
+    }
+    std::string_view text = s_.substr(q1 + 3, end - q1 - 3);
+    std::string bytes;
+    if (enc == 'B') {
+      bytes = decode_base64(text);
+    } else {
+      std::string qp(text);
+      std::replace(qp.begin(), qp.end(), '_', ' ');
+      bytes = decode_quoted_printable(qp);
+    }
+    return std::make_pair(to_utf8(bytes, charset, nullptr), end + 2);
   }
-  std::string_view text = s.substr(q1 + 3, end - q1 - 3);
-  if (text.find(' ') != std::string_view::npos) return std::nullopt;
-  std::string bytes;
-  if (enc == 'B') {
-    bytes = decode_base64(text);
-  } else {
-    std::string qp(text);
-    std::replace(qp.begin(), qp.end(), '_', ' ');
-    bytes = decode_quoted_printable(qp);
-  }
-  return std::make_pair(to_utf8(bytes, charset, nullptr), end + 2);
-}
+
+ private:
+  std::string_view s_;
+  ForwardFind question_, close_, space_;
+};
 
 // A header value on one line: control characters (a decoded CR or LF) become spaces.
 std::string one_line(std::string s) {
@@ -346,9 +383,10 @@ std::string decode_encoded_words(std::string_view value) {
   std::string out;
   std::string pending_space;  // blanks after an encoded word: dropped if another follows
   bool after_word = false;
+  EncodedWords words(value);
   size_t i = 0;
   while (i < value.size()) {
-    if (auto word = encoded_word_at(value, i)) {
+    if (auto word = words.at(i)) {
       if (!after_word) out += pending_space;
       pending_space.clear();
       out += word->first;
@@ -417,8 +455,11 @@ std::string html_to_text(std::string_view html) {
       continue;
     }
     if (c == '&') {
-      size_t semi = html.find(';', i);
-      if (semi != std::string_view::npos && semi - i <= 10) {
+      // An entity is short: look for its ';' in the next few bytes only, not to the end of
+      // the text from every '&'.
+      const size_t semi_in = html.substr(i, 11).find(';');
+      const size_t semi = semi_in == std::string_view::npos ? semi_in : i + semi_in;
+      if (semi != std::string_view::npos) {
         std::string_view ent = html.substr(i + 1, semi - i - 1);
         std::optional<uint32_t> cp;
         if (ent == "amp")

@@ -14,6 +14,10 @@
 //     is kept as it is with a note naming it. The result is always valid UTF-8.
 //  3. Attachments are not shown; each is named in a note with its type.
 //  4. A body longer than max_body_bytes is cut with a note saying how much was left out.
+//  5. Time is linear in the mail's size: no search runs from each of many positions to the
+//     end of the text (an entity's ';' is looked for in its next 10 bytes, an encoded word's
+//     end with searches that never read the same bytes twice), and the MIME walk reads each
+//     level of nesting once (at most kMaxDepth times the mail).
 #pragma once
 
 #include <string>

@@ -180,5 +180,22 @@ TEST(MailParse, RandomHostileMailParsesToValidBoundedText) {
   }
 }
 
+// Issue 46: each '&' of the HTML looked for its ';' to the end of the text, and each "=?"
+// of a header for its "?=": megabytes of either took hours. Now each is read about once; a
+// quadratic scan of these inputs would not end within the test's time.
+TEST(MailParse, HostileHtmlAndHeadersAreReadInLinearTime) {
+  const std::string ampersands(4 << 20, '&');
+  EXPECT_EQ(html_to_text(ampersands), ampersands);
+  std::string almost_words;
+  for (int i = 0; i < (1 << 19); ++i) almost_words += "=?a?B?x";
+  EXPECT_EQ(decode_encoded_words(almost_words), almost_words);
+  const std::string subject = "Subject: " + almost_words.substr(0, 1 << 20) + "\n\nbody\n";
+  EXPECT_EQ(parse_mail(subject, 100).headers.subject, almost_words.substr(0, 1 << 20));
+  // Entities still decode where they are short, and words where they end.
+  EXPECT_EQ(html_to_text("a &amp; b &#x41;&#66; &unknown; &"), "a & b AB &unknown; &");
+  EXPECT_EQ(decode_encoded_words("=?utf-8?B?aGk=?= =?a?B?x =?utf-8?Q?caf=C3=A9?="),
+            "hi =?a?B?x café");
+}
+
 }  // namespace
 }  // namespace mecha::tools

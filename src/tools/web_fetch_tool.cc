@@ -27,8 +27,9 @@ bool host_in_domains(const std::string& host, const std::vector<std::string>& do
   return false;
 }
 
-WebFetchTool::WebFetchTool(config::WebConfig config, AddressClassifier classify)
-    : config_(std::move(config)), classify_(std::move(classify)) {}
+WebFetchTool::WebFetchTool(config::WebConfig config, AddressClassifier classify,
+                           const mecha::Clock* clock)
+    : config_(std::move(config)), classify_(std::move(classify)), clock_(clock) {}
 
 std::string WebFetchTool::description() const {
   return fmt::format(
@@ -80,6 +81,7 @@ ToolOutput WebFetchTool::call(const Json& input, ToolContext& ctx) {
     return ToolOutput::error(fmt::format(
         "'{}' carries a user name or password; WebFetch does not send credentials", url));
   }
+  const auto started = clock_->now();
   WebClient client({.max_bytes = config_.max_bytes,
                     .timeout_s = config_.timeout_s,
                     .max_redirects = config_.max_redirects,
@@ -92,7 +94,15 @@ ToolOutput WebFetchTool::call(const Json& input, ToolContext& ctx) {
     return ToolOutput::error(
         fmt::format("fetching {}: the server answered HTTP {}", page->url, page->status));
   }
-  auto text = page_text(page->content_type, page->body, page->url);
+  // The fetch and the conversion share the timeout: a page that arrives quickly but would take
+  // gumbo minutes is stopped at the same deadline (tools/html_parse.h).
+  const HtmlStop stop{
+      .cancel = ctx.cancel,
+      .clock = clock_,
+      .deadline = started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(config_.timeout_s)),
+      .deadline_name = fmt::format("[web] timeout_s ({:g} s)", config_.timeout_s)};
+  auto text = page_text(page->content_type, page->body, page->url, stop);
   if (!text) return ToolOutput::error(text.message());
 
   std::string out = fmt::format("URL: {}\n", page->url);
@@ -111,6 +121,7 @@ ToolOutput WebFetchTool::call(const Json& input, ToolContext& ctx) {
         "read.\n",
         config_.max_bytes);
   }
+  for (const std::string& note : text->notes) out += fmt::format("Note: {}.\n", note);
   out += '\n';
   out += text->text;
   ToolOutput result = ToolOutput::ok(std::move(out));

