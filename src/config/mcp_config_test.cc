@@ -161,7 +161,7 @@ TEST_F(McpConfig, BadTablesAreErrorsNamingFileLineAndServer) {
       {"[mcp_servers.a]\ncommand = \"x\"\ncomand = \"y\"\n",
        f + ":3: unknown key 'comand' in [mcp_servers.a] (keys: args, changes_state, "
            "command, cwd, disabled_tools, enabled, enabled_tools, env, external_send, headers, "
-           "private_data, startup_timeout, tool_timeout, tools, untrusted_input, url)"},
+           "network, paths, private_data, sandbox, startup_timeout, tool_timeout, tools, untrusted_input, url)"},
       {"[mcp_servers.a]\ncommand = \"x\"\nurl = \"http://h\"\n",
        f + ":1: [mcp_servers.a] sets both command and url; a server is started by a command or "
            "reached at a url, not both"},
