@@ -1,5 +1,9 @@
 #include "agent/run_context.h"
 
+#include <fmt/format.h>
+
+#include "agent/tool_gate.h"
+
 namespace mecha::agent {
 
 void RunContext::note(const std::string& text) {
@@ -17,6 +21,43 @@ ApprovalReply RunContext::ask(const ApprovalRequest& request, EventSink* sink) {
 bool RunContext::ask_person(const std::string& tool, const Json& input, const std::string& why) {
   return depth == 0 &&
          ask({ApprovalKind::kSend, agent, tool, input, why}, events) != ApprovalReply::kDeny;
+}
+
+Status RunContext::follow_up(const tools::Tool& tool, const Json& input) {
+  auto show = [&](const std::string& rule, const std::string& message) {
+    if (events) events->on_event(RefusalEvent{agent, current_tool_use_id, rule, message});
+    return Status::error(message);
+  };
+  const ToolUseBlock use{current_tool_use_id, tool.name(), input};
+  GateResult gate = pass_gate(tool, use, *this, events);
+  // A hook may rewrite what the model asked for, but where a redirect leads is the server's
+  // choice: the tool cannot go somewhere else instead.
+  if (gate.run && gate.input != input) {
+    gate = {.run = false,
+            .rule = "hook",
+            .message = fmt::format("a PreToolUse hook changed a request {} would make on its "
+                                   "own ({}); it was not made",
+                                   tool.name(), input.dump())};
+  }
+  if (!gate.run) {
+    nested_blocked_tools.push_back(tool.name());
+    return show(gate.rule, gate.message);
+  }
+  if (!tool.capabilities_for(input, *this).external_send || !taint.both()) return ok_status();
+  const std::string both_legs = "the run has read both untrusted and private content";
+  if (ask({ApprovalKind::kSend, agent, tool.name(), input,
+           both_legs + ", and a server, not the model or the user, chose this request"},
+          events) != ApprovalReply::kDeny) {
+    return ok_status();
+  }
+  ++nested_blocked_sends;
+  return show(
+      "trifecta",
+      fmt::format("send blocked: {} was not made: {}, and a request to a place that is "
+                  "neither the user's nor an allowed domain could carry the private data "
+                  "to whoever chose it.{} Nothing was sent; do not retry the send in this "
+                  "run.",
+                  input.dump(), both_legs, approver ? " The person asked declined it." : ""));
 }
 
 void SpendMeter::add(const Usage& usage, std::optional<double> cost) {

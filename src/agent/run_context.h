@@ -157,6 +157,11 @@ struct RunContext : tools::ToolContext {
   // Asks the approver (a send-kind ApprovalRequest, shown as an event) at the top level only:
   // a subagent never gets the outbox's approval (seed 000), so its sends wait for a person.
   bool ask_person(const std::string& tool, const Json& input, const std::string& why) override;
+  // The call's own gate again (agent/tool_gate.h: hooks, rules, mode, the person), then the
+  // interlock, for a request a tool makes on its own (a redirect). A refusal is counted and
+  // shown like the model's own: a refusal event under the call in flight, the tool in the
+  // blocked list, a blocked send counted when the interlock refused.
+  Status follow_up(const tools::Tool& tool, const Json& input) override;
   // Not yet here, and inherited by subagents when they come: the outbox route.
   // Never inherited: a mailbox and queued input (steering is addressed to the top run).
 };

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "base/cancel.h"
+#include "base/result.h"
 #include "base/strict_json.h"
 #include "store/file_taint.h"
 
@@ -55,6 +56,8 @@ class SandboxMasks;
 
 // Per-run state that tools read and update. Owned by the run; one thread at a time.
 // Polymorphic so that a tool of a layer above (a subagent) can find the run it is part of.
+class Tool;
+
 struct ToolContext {
   virtual ~ToolContext() = default;
   std::filesystem::path work_tree;      // absolute, canonical
@@ -108,6 +111,16 @@ struct ToolContext {
   virtual bool ask_person(const std::string& tool, const Json& input, const std::string& why) {
     (void)tool, (void)input, (void)why;
     return false;
+  }
+
+  // A request the tool is about to make on its own while running the model's call (WebFetch
+  // following a redirect): checked as if the model had asked for it with `input`, by the
+  // same hooks, permission rules and interlock, before any lookup or connection. An error
+  // is the refusal, worded for the model; nothing was requested. The base class has no
+  // rules to apply and lets it through (a tool's unit test).
+  virtual Status follow_up(const Tool& tool, const Json& input) {
+    (void)tool, (void)input;
+    return ok_status();
   }
 };
 

@@ -235,6 +235,19 @@ Result<WebPage> WebClient::get(const std::string& first_url,
       }
       page.redirects.push_back(url);
       url = location;
+      auto next = parse_web_url(url);
+      if (!next)
+        return next.status().prefixed(fmt::format("redirect {} of {}", hop + 1, first_url));
+      if (next->has_credentials) {
+        return Status::error(
+            fmt::format("redirect {} of {} to {}: it carries a user name or "
+                        "password, which WebFetch does not send",
+                        hop + 1, first_url, url));
+      }
+      if (options_.before_redirect) {
+        MECHA_RETURN_IF_ERROR(options_.before_redirect(url).prefixed(
+            fmt::format("redirect {} of {} to {}", hop + 1, first_url, url)));
+      }
       continue;
     }
     char* type = nullptr;

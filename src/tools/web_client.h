@@ -9,7 +9,9 @@
 //     pinned to the checked addresses (CURLOPT_RESOLVE), so a second DNS answer cannot swap
 //     in another one (DNS rebinding).
 //  3. Redirects are followed here, not by libcurl, each one checked as in 2, up to
-//     Limits::max_redirects; one more is an error naming the limit and the config key.
+//     Limits::max_redirects; one more is an error naming the limit and the config key. Each
+//     hop is first put to Options::before_redirect, whose error ends the fetch before any
+//     lookup or connection of that hop (a URL with credentials is refused the same way).
 //  4. At most Limits::max_bytes of body are kept; the rest is not read, and the page says it
 //     was cut. The whole fetch, redirects included, ends within Limits::timeout_s, or it is an
 //     error naming the timeout and its key.
@@ -22,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -65,6 +68,9 @@ class WebClient {
     bool check_addresses = true;
     bool allow_private = false;
     AddressClassifier classify = classify_address;
+    // Asked before each redirect is followed, with its absolute URL: the caller's rules for
+    // a request it did not choose (ToolContext::follow_up). Empty: every hop may go.
+    std::function<Status(const std::string& url)> before_redirect = nullptr;
   };
 
   explicit WebClient(Options options) : options_(std::move(options)) {}

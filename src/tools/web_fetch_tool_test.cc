@@ -86,6 +86,44 @@ TEST_F(WebFetchTest, RedirectToAPrivateAddressIsRefusedAtTheHop) {
   EXPECT_NE(allowed.content.find("the admin password"), std::string::npos);
 }
 
+// Each hop is put to the run before it is requested (ToolContext::follow_up), with the
+// call's input but the hop's URL; a refusal ends the fetch there, and the hop's server
+// never hears of it.
+TEST_F(WebFetchTest, EachRedirectIsAskedForBeforeItIsRequested) {
+  struct Asking : ToolContext {
+    std::vector<Json> asked;
+    Status follow_up(const Tool& tool, const Json& input) override {
+      EXPECT_EQ(tool.name(), "WebFetch");
+      asked.push_back(input);
+      return asked.size() < 2 ? ok_status() : Status::error("not that one");
+    }
+  } asking;
+  asking.cancel = &cancel_;
+  web_.redirect("/a", "/b");
+  web_.redirect("/b", "/c?pin=1");
+  web_.page("/c", "text/plain", "arrived");
+  WebFetchTool tool(config_, test_classes);
+  ToolOutput out = tool.call({{"url", web_.url("/a")}, {"prompt", "p"}}, asking);
+  ASSERT_TRUE(out.is_error);
+  EXPECT_EQ(out.content,
+            "redirect 2 of " + web_.url("/a") + " to " + web_.url("/c?pin=1") + ": not that one");
+  ASSERT_EQ(asking.asked.size(), 2u);
+  EXPECT_EQ(asking.asked[0], Json({{"url", web_.url("/b")}, {"prompt", "p"}}));
+  EXPECT_EQ(asking.asked[1], Json({{"url", web_.url("/c?pin=1")}, {"prompt", "p"}}));
+  ASSERT_EQ(web_.requests().size(), 2u);
+  EXPECT_EQ(web_.requests()[1].path, "/b");
+}
+
+// A hop that would send a user name or password is refused like a first URL that does.
+TEST_F(WebFetchTest, ARedirectWithCredentialsIsRefused) {
+  web_.redirect("/a", "http://user:pw@127.0.0.1:" + std::to_string(web_.port()) + "/c");
+  web_.page("/c", "text/plain", "arrived");
+  ToolOutput out = fetch(web_.url("/a"));
+  ASSERT_TRUE(out.is_error);
+  EXPECT_NE(out.content.find("carries a user name or password"), std::string::npos) << out.content;
+  EXPECT_EQ(web_.requests().size(), 1u);
+}
+
 TEST_F(WebFetchTest, LoopbackUrlIsRefusedBeforeAnyConnection) {
   WebServer inside("127.0.0.2");
   inside.page("/", "text/plain", "inside");

