@@ -44,6 +44,9 @@ bool is_fence(std::string_view line) {
   return line.starts_with("```") || line.starts_with("~~~");
 }
 
+// Beyond this a file is not hashed for trust (instructions are cut at kilobytes anyway).
+constexpr size_t kMaxHashedBytes = 4 << 20;
+
 class Loader {
  public:
   Loader(const InstructionRoots& roots, const InstructionLimits& limits)
@@ -107,6 +110,11 @@ class Loader {
       return;
     }
 
+    if (roots_.standing != nullptr && roots_.standing->hidden(*real)) {
+      out_.notes.push_back(fmt::format("{} was not read: it {}", path.string(),
+                                       FileStanding::why(Standing::kDenied, *real)));
+      return;
+    }
     InstructionFile f;
     f.path = *real;
     f.project = project_origin;
@@ -114,11 +122,27 @@ class Loader {
     f.full_size = static_cast<size_t>(fs::file_size(*real, ec));
     if (ec) return;
     const size_t want = std::min(limits_.max_file_bytes, left_);
+    // Trust is for the whole content, so the whole is read to be hashed when it is of a
+    // sane size; a bigger file is read only as far as it is quoted, and is not trusted.
+    const bool hashable = f.full_size <= kMaxHashedBytes;
     std::ifstream in(*real, std::ios::binary);
     if (!in) return;
-    f.text.resize(want + 1);
-    in.read(f.text.data(), static_cast<std::streamsize>(want + 1));
+    const size_t read_size = hashable ? std::max(f.full_size, want) + 1 : want + 1;
+    f.text.resize(read_size);
+    in.read(f.text.data(), static_cast<std::streamsize>(read_size));
     f.text.resize(static_cast<size_t>(in.gcount()));
+    if (roots_.standing == nullptr) {
+      f.standing =
+          project_origin || importer_in_project(*real) ? Standing::kUntrusted : Standing::kOwn;
+    } else {
+      f.standing = roots_.standing->of(*real, f.text);
+      if (!hashable && f.standing == Standing::kTrusted) f.standing = Standing::kUntrusted;
+    }
+    if (!readable(f.standing)) {
+      out_.notes.push_back(fmt::format("{} was not read: it {}", path.string(),
+                                       FileStanding::why(f.standing, *real)));
+      return;
+    }
     if (f.text.size() > want) {
       f.text.resize(utf8_boundary(f.text, want));
       f.cut = true;
@@ -141,6 +165,8 @@ class Loader {
       load(target, project_origin, depth + 1, *real);
     }
   }
+
+  bool importer_in_project(const fs::path& real) const { return is_within(real, project_root_); }
 
   const InstructionRoots& roots_;
   const InstructionLimits& limits_;
@@ -216,6 +242,11 @@ std::vector<std::string> find_imports(const std::string& text) {
     }
   }
   return out;
+}
+
+bool Instructions::untrusted() const {
+  return std::any_of(files.begin(), files.end(),
+                     [](const InstructionFile& f) { return f.standing == Standing::kUntrusted; });
 }
 
 Instructions load_instructions(const InstructionRoots& roots, const InstructionLimits& limits) {

@@ -20,6 +20,10 @@
 // nothing. An import that is not read (missing, outside, not a regular file, too deep) is
 // left in the text as it is, with nothing appended. Sizes are bounded: each file and the
 // whole are cut, with a note saying what was left out.
+//
+// Trust (agent/file_standing.h): each file read gets its standing. A tainted file, or one a
+// Read deny rule hides, is left out like a missing one (with a note saying why, imports
+// included); an untrusted one is read and labelled so, and makes the instructions untrusted.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +31,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "agent/file_standing.h"
 
 namespace mecha::agent {
 
@@ -40,20 +46,25 @@ struct InstructionRoots {
   std::filesystem::path work_tree;                   // absolute
   std::optional<std::filesystem::path> home;         // unset: no user files, no `~/`
   std::optional<std::filesystem::path> config_home;  // $XDG_CONFIG_HOME, else ~/.config
+  // Decides each file's standing; null: the project's files are untrusted, the user's own.
+  const FileStanding* standing = nullptr;
 };
 
 struct InstructionFile {
   std::filesystem::path path;  // the real path
   bool project = true;         // from the repository (else the user's own)
   std::optional<std::filesystem::path> imported_by;
-  std::string text;      // as read, perhaps cut
-  size_t full_size = 0;  // bytes of the file
-  bool cut = false;      // text holds less than the file
+  std::string text;                          // as read, perhaps cut
+  size_t full_size = 0;                      // bytes of the file
+  bool cut = false;                          // text holds less than the file
+  Standing standing = Standing::kUntrusted;  // kOwn, kTrusted or kUntrusted: others are left out
 };
 
 struct Instructions {
   std::vector<InstructionFile> files;
   std::vector<std::string> notes;  // files skipped, the total reached
+  // Some file read is kUntrusted: a run taking these as instructions holds untrusted content.
+  bool untrusted() const;
 };
 
 // The nearest ancestor of `dir` (itself included) that holds a `.git` entry.

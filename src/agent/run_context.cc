@@ -28,16 +28,20 @@ Status RunContext::follow_up(const tools::Tool& tool, const Json& input) {
     if (events) events->on_event(RefusalEvent{agent, current_tool_use_id, rule, message});
     return Status::error(message);
   };
-  const ToolUseBlock use{current_tool_use_id, tool.name(), input};
+  ToolUseBlock use;
+  use.id = current_tool_use_id;
+  use.name = tool.name();
+  use.input = input;
   GateResult gate = pass_gate(tool, use, *this, events);
   // A hook may rewrite what the model asked for, but where a redirect leads is the server's
   // choice: the tool cannot go somewhere else instead.
   if (gate.run && gate.input != input) {
-    gate = {.run = false,
-            .rule = "hook",
-            .message = fmt::format("a PreToolUse hook changed a request {} would make on its "
-                                   "own ({}); it was not made",
-                                   tool.name(), input.dump())};
+    gate.run = false;
+    gate.rule = "hook";
+    gate.message = fmt::format(
+        "a PreToolUse hook changed a request {} would make on its own "
+        "({}); it was not made",
+        tool.name(), input.dump());
   }
   if (!gate.run) {
     nested_blocked_tools.push_back(tool.name());

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "agent/deny_masks.h"
+#include "agent/file_standing.h"
 #include "agent/run_tools.h"
 #include "base/state_dir.h"
 #include "tools/tree_boundary.h"
@@ -33,10 +34,68 @@ void RunPlan::start(RunContext& ctx) const {
   ctx.concurrency = concurrency;
   ctx.compaction = compaction;
   ctx.loop = loop;
+  // Instructions the user did not vouch for are untrusted content the run holds from its
+  // first turn (agent/file_standing.h). Added to the taint the caller set before.
+  ctx.taint.untrusted = ctx.taint.untrusted || untrusted_instructions;
   ctx.phase = permissions && permissions->mode() == config::PermissionMode::kPlan
                   ? tools::Phase::kPlan
                   : tools::Phase::kExecute;
 }
+
+namespace {
+
+// The sources of trust of a run in `work_tree`: the user's trust records, the tree's taint
+// marks, the run's deny masks. A trust file that cannot be read trusts nothing, and says so.
+FileStanding standing_for(const std::filesystem::path& work_tree, const RunOptions& options,
+                          std::shared_ptr<const tools::SandboxMasks> masks,
+                          std::vector<std::string>* warnings) {
+  FileStanding::Sources sources;
+  sources.work_tree = work_tree;
+  sources.masks = std::move(masks);
+  if (auto file = config::TrustStore::default_file(); file.ok()) {
+    auto store = config::TrustStore::load(*file);
+    if (store.ok()) {
+      sources.trust = std::move(*store);
+    } else {
+      warnings->push_back(store.status().message() + "; nothing in the repository is trusted");
+    }
+  }
+  // No store file yet: no run ever marked anything. One that exists but cannot be read
+  // fails every lookup, which counts as tainted.
+  std::error_code ec;
+  if (options.file_taint_store && std::filesystem::exists(*options.file_taint_store, ec)) {
+    sources.taint = store::FileTaint::open_on_first_use(*options.file_taint_store);
+  }
+  return FileStanding(std::move(sources));
+}
+
+// Definitions read from the tree's folders get their standing: a tainted or hidden file is
+// not loaded (asking for it by name says why), an untrusted one is marked so and its
+// vouching dropped, with a warning when it tried to vouch.
+void judge_definitions(const FileStanding& standing, std::vector<config::AgentDef>& defs,
+                       std::vector<std::string>* warnings) {
+  for (config::AgentDef& d : defs) {
+    const bool in_tree =
+        d.source == config::AgentSource::kMechaDir || d.source == config::AgentSource::kClaudeDir;
+    if (!in_tree || d.sha256.empty() || !d.error.empty()) continue;
+    const Standing s = standing.of_digest(d.origin, d.sha256);
+    if (!readable(s)) {
+      d.error = fmt::format("{}: agent '{}' is not loaded: the file {}", d.origin, d.name,
+                            FileStanding::why(s, d.origin));
+      warnings->push_back(d.error);
+    } else if (s == Standing::kUntrusted) {
+      d.untrusted = true;
+      if (d.trusted_output) {
+        d.trusted_output = false;
+        warnings->push_back(
+            fmt::format("{}: trusted_output of agent '{}' is not honoured: the file {}", d.origin,
+                        d.name, FileStanding::why(s, d.origin)));
+      }
+    }
+  }
+}
+
+}  // namespace
 
 config::PermissionMode top_level_mode(const config::Config& config, const config::AgentDef* top_def,
                                       const RunOptions& options) {
@@ -73,7 +132,7 @@ Result<const config::AgentDef*> find_top_agent(const std::vector<config::AgentDe
 }
 
 std::string top_level_system_prompt(const PromptContext& context, const config::AgentDef* top_def,
-                                    const RunOptions& options) {
+                                    const RunOptions& options, bool* untrusted_instructions) {
   PromptParts parts;
   if (!options.system_prompt.empty()) {
     parts.base = options.system_prompt;
@@ -81,7 +140,27 @@ std::string top_level_system_prompt(const PromptContext& context, const config::
     parts.base = top_def->system_prompt;
   }
   parts.append = options.append_system_prompt;
-  return build_system_prompt(context, parts);
+  return build_system_prompt(context, parts, untrusted_instructions);
+}
+
+Result<std::string> preview_system_prompt(const config::Config& config,
+                                          const std::filesystem::path& work_tree,
+                                          const RunOptions& options) {
+  std::vector<std::string> warnings;
+  auto defs = config::load_agent_defs(config, work_tree, &warnings);
+  if (!defs) return defs.status();
+  auto found = find_top_agent(*defs, options.agent);
+  if (!found) return found.status();
+  auto permissions = PermissionPolicy::build(
+      config.permissions, top_level_mode(config, *found, options), home_directory());
+  if (!permissions) return permissions.status();
+  const FileStanding standing =
+      standing_for(work_tree, options, permissions->sandbox_masks(work_tree), &warnings);
+  judge_definitions(standing, *defs, &warnings);
+  if (*found && !(*found)->error.empty()) return Status::error((*found)->error);
+  PromptContext prompt_context = PromptContext::of_process(work_tree);
+  prompt_context.standing = &standing;
+  return top_level_system_prompt(prompt_context, *found, options);
 }
 
 Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
@@ -103,15 +182,28 @@ Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
   auto provider = providers::make_provider(config, choice);
   if (!provider) return provider.status();
 
-  const PromptContext prompt_context = PromptContext::of_process(work_tree);
-  std::string system_prompt = top_level_system_prompt(prompt_context, top_def, options);
+  // Built before the prompt and the tools: its deny rules hide instruction files, and are
+  // masks of the MCP servers' sandboxes too.
+  auto permissions = PermissionPolicy::build(config.permissions, mode, home_directory());
+  if (!permissions) return permissions.status();
+
+  // What the repository ships is the user's word only when the user trusts it.
+  const FileStanding standing =
+      standing_for(work_tree, options, permissions->sandbox_masks(work_tree), &warnings);
+  judge_definitions(standing, *defs, &warnings);
+  if (top_def && !top_def->error.empty()) return Status::error(top_def->error);
+
+  PromptContext prompt_context = PromptContext::of_process(work_tree);
+  prompt_context.standing = &standing;
+  bool untrusted_instructions = false;
+  std::string system_prompt =
+      top_level_system_prompt(prompt_context, top_def, options, &untrusted_instructions);
+  if (top_def && top_def->untrusted && options.system_prompt.empty()) {
+    untrusted_instructions = true;
+  }
   // A subagent is told its definition's body and where it works (the catalog sends a
   // definition's system_prompt as it is).
   for (auto& d : *defs) d.system_prompt = subagent_system_prompt(d.system_prompt, prompt_context);
-
-  // Built before the tools: its deny rules are masks of the MCP servers' sandboxes too.
-  auto permissions = PermissionPolicy::build(config.permissions, mode, home_directory());
-  if (!permissions) return permissions.status();
 
   RunToolsOptions tools_options;
   tools_options.provider = *provider;
@@ -145,6 +237,7 @@ Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
   plan->loop = config.loop;
   plan->agent = std::make_shared<const Agent>(spec, *provider, std::move(registry));
   plan->work_tree = work_tree;
+  plan->untrusted_instructions = untrusted_instructions;
   plan->warnings = std::move(warnings);
   plan->warnings.insert(plan->warnings.end(), run_tools->warnings.begin(),
                         run_tools->warnings.end());

@@ -37,6 +37,9 @@ struct RunOptions {
   // --permission-mode: wins over the config's defaultMode. An --agent definition's
   // permissionMode may narrow the mode further, never widen it.
   std::optional<config::PermissionMode> permission_mode;
+  // The file taint store (store/file_taint.h) whose marks decide which instruction files are
+  // tainted; unset, or a file that does not exist yet: none are.
+  std::optional<std::filesystem::path> file_taint_store;
 };
 
 // A run ready to start, as many times as wanted (each run gets its own RunContext and
@@ -55,6 +58,9 @@ struct RunPlan {
   config::ToolsConfig concurrency;                                       // [tools]
   config::CompactionConfig compaction;                                   // [compaction]
   config::LoopConfig loop;                                               // [loop]
+  // The system prompt quotes instructions the user does not trust (agent/file_standing.h),
+  // or the top-level agent's definition is such a file: every run starts untrusted.
+  bool untrusted_instructions = false;
   // What the user should be told before the run (RunTools::warnings): the caller shows them.
   std::vector<std::string> warnings;
 
@@ -72,8 +78,15 @@ Result<const config::AgentDef*> find_top_agent(const std::vector<config::AgentDe
 
 // The top-level agent's system prompt (agent/system_prompt.h): the base is --system, else
 // the --agent definition's body (`top_def`, may be null), else the built-in one.
+// The top-level system prompt a run of build_run() with these arguments would send, with the
+// same trust and deny rules applied to its files (for `mecha prompt`).
+Result<std::string> preview_system_prompt(const config::Config& config,
+                                          const std::filesystem::path& work_tree,
+                                          const RunOptions& options);
+
 std::string top_level_system_prompt(const PromptContext& context, const config::AgentDef* top_def,
-                                    const RunOptions& options);
+                                    const RunOptions& options,
+                                    bool* untrusted_instructions = nullptr);
 
 // The permission mode a run starts in: `--permission-mode`, else the config's defaultMode,
 // else default; narrowed (never widened) by the --agent definition's permissionMode.

@@ -68,6 +68,9 @@ RunContext child_context(const AgentCatalog::Entry& entry, tools::ToolContext& c
   // starts where the caller is: a caller tainted both ways cannot get a send made by
   // handing the data to a clean child.
   child.taint = parent->taint;
+  // A definition the repository ships and the user does not trust is not the user's word:
+  // the child holds untrusted content from its first turn (agent/file_standing.h).
+  child.taint.untrusted = child.taint.untrusted || entry.def.untrusted;
   // Rules, mode, hooks and the session's "always allow" answers reach every depth. A
   // definition's permissionMode may narrow the mode, never widen it; plan is plan below.
   child.permissions = parent->permissions;
@@ -130,7 +133,9 @@ tools::ToolOutput run_subagent(const AgentCatalog& catalog, const AgentCatalog::
   }
 
   RunContext child = child_context(entry, caller, parent, depth);
-  const bool started_untrusted = child.taint.untrusted;
+  // What the caller held already; a definition the user does not trust makes the child
+  // untrusted on top of that, and its answer is then untrusted news for the caller.
+  const bool started_untrusted = parent != nullptr && parent->taint.untrusted;
   Conversation conv;
   conv.append(Message::user_text(task));
   EventSink* parent_sink = parent ? parent->events : nullptr;

@@ -7,7 +7,8 @@
 //   2. the environment: work tree, platform, today's date, the git repository and branch
 //      (read from .git/HEAD, no git is run);
 //   3. the instructions of AGENTS.md / CLAUDE.md files (project_instructions.h), each labelled
-//      as the project's (written by whoever can commit) or the user's own, cut to size;
+//      as the user's own, the project's trusted by the user, or the project's untrusted
+//      (agent/file_standing.h), cut to size;
 //   4. `--append-system TEXT`.
 // `--system` replaces only the base: unlike Claude Code's --system-prompt, the environment
 // and the project's instructions stay, since a run without them does worse work and a
@@ -34,6 +35,9 @@ struct PromptContext {
   std::string platform;                              // e.g. "Linux 6.1.0 x86_64"
   const Clock* clock = &SystemClock::instance();     // for today's date (local time)
   InstructionLimits limits;
+  // Decides the standing of each instruction file (agent/file_standing.h); null: the
+  // project's files are untrusted. Not owned.
+  const FileStanding* standing = nullptr;
 
   // From this process: $HOME, $XDG_CONFIG_HOME, uname(2), the system clock.
   static PromptContext of_process(const std::filesystem::path& work_tree);
@@ -44,13 +48,16 @@ struct PromptParts {
   std::string append;               // --append-system; empty: nothing
 };
 
-std::string build_system_prompt(const PromptContext& context, const PromptParts& parts = {});
+// `untrusted_instructions`, when given, is set to whether any instruction file quoted is
+// untrusted: a run with this prompt holds untrusted content from its first turn.
+std::string build_system_prompt(const PromptContext& context, const PromptParts& parts = {},
+                                bool* untrusted_instructions = nullptr);
 std::string subagent_system_prompt(std::string_view body, const PromptContext& context);
 
 // The parts, for tests and for readers of `mecha prompt`.
 std::string_view builtin_prompt();
 std::string environment_section(const PromptContext& context);
 // Empty when there are no instruction files.
-std::string instructions_section(const PromptContext& context);
+std::string instructions_section(const PromptContext& context, bool* untrusted = nullptr);
 
 }  // namespace mecha::agent

@@ -57,7 +57,7 @@ int run_app(int argc, char** argv) {
       {"guard", "The command guard", define_guard_command},
       {"taint", "Files written while a run held untrusted content: list them, or vouch for them",
        define_taint_command},
-      {"trust", "Trust a project's .mecha/config.toml, exactly as it is now", define_trust_command},
+      {"trust", "Trust what a repository ships (instructions, agents, config), exactly as it is now", define_trust_command},
       {"prompt", "Print the system prompt a run in this directory would send",
        define_prompt_command},
       {"permissions", "Print the permission mode and rules a run here gets, with their sources",

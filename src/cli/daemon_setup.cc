@@ -64,7 +64,12 @@ Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags,
   auto ws = Workspace::open({flags.work_tree, flags.config_file, flags.store});
   if (!ws) return ws.status();
 
-  const agent::RunOptions run_options = flags.run.options();
+  auto store_path = ws->store_path();
+  if (!store_path) return store_path.status();
+  auto taint_path = file_taint_path_for(*store_path);
+  if (!taint_path) return taint_path.status();
+  agent::RunOptions run_options = flags.run.options();
+  run_options.file_taint_store = *taint_path;
   auto first = agent::build_run(ws->config(), ws->work_tree(), run_options);
   if (!first) return first.status();
   report_warnings((*first)->warnings);
@@ -90,12 +95,8 @@ Result<AssembledDaemon> assemble_daemon(const DaemonFlags& flags,
   options.hello_timeout =
       std::chrono::milliseconds(static_cast<int64_t>(flags.hello_timeout_s * 1000));
 
-  auto store_path = ws->store_path();
-  if (!store_path) return store_path.status();
   auto store = store::open_store(store_path->string(), ws->work_tree().string());
   if (!store) return store.status();
-  auto taint_path = file_taint_path_for(*store_path);
-  if (!taint_path) return taint_path.status();
   auto file_taint = store::FileTaint::open(*taint_path);
   if (!file_taint) return file_taint.status();
   options.turns.file_taint = std::move(*file_taint);

@@ -8,6 +8,7 @@
 #include "agent/system_prompt.h"
 #include "cli/command.h"
 #include "cli/printable.h"
+#include "cli/run_session.h"
 #include "cli/workspace.h"
 #include "config/agent_def.h"
 
@@ -29,19 +30,14 @@ int prompt_main(const PromptOptions& opt) {
   run_options.agent = opt.agent;
   run_options.system_prompt = opt.system_prompt;
   run_options.append_system_prompt = opt.append_system_prompt;
-  std::vector<config::AgentDef> defs;
-  if (!opt.agent.empty()) {
-    auto loaded = config::load_agent_defs(ws->config(), ws->work_tree());
-    if (!loaded) return report_failure(loaded.status());
-    defs = std::move(*loaded);
+  if (auto store = ws->store_path(); store.ok()) {
+    if (auto taint = file_taint_path_for(*store); taint.ok()) run_options.file_taint_store = *taint;
   }
-  auto top_def = agent::find_top_agent(defs, opt.agent);
-  if (!top_def) return report_failure(top_def.status());
-  std::string prompt = agent::top_level_system_prompt(
-      agent::PromptContext::of_process(ws->work_tree()), *top_def, run_options);
+  auto prompt = agent::preview_system_prompt(ws->config(), ws->work_tree(), run_options);
+  if (!prompt) return report_failure(prompt.status());
   // The prompt holds what a repository ships (CLAUDE.md, an agent's body): shown escaped, so
   // nothing in it can hide from the person reading it.
-  write_printable(stdout, prompt);
+  write_printable(stdout, *prompt);
   return kExitOk;
 }
 

@@ -63,7 +63,10 @@ int run_main(const RunOptions& opt) {
   Beside<Result<RunStores>> opening(
       [path = *store_path, tree = ws->work_tree()] { return open_run_stores(path, tree); });
 
-  auto plan = agent::build_run(ws->config(), ws->work_tree(), opt.run.options());
+  agent::RunOptions run_options = opt.run.options();
+  if (auto taint = file_taint_path_for(*store_path); taint.ok())
+    run_options.file_taint_store = *taint;
+  auto plan = agent::build_run(ws->config(), ws->work_tree(), run_options);
   if (!plan) return report_failure(plan.status());
   report_warnings((*plan)->warnings);
   const agent::Agent& main_agent = *(*plan)->agent;

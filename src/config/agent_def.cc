@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "base/sha256.h"
 #include "base/text.h"
 #include "config/builtin_agents.h"
 #include "config/config.h"
@@ -543,6 +544,7 @@ Status read_dir(const std::filesystem::path& dir, AgentSource source, std::vecto
     }
     if (!def) return def.status();
     if (warnings) warnings->insert(warnings->end(), file_warnings.begin(), file_warnings.end());
+    def->sha256 = sha256_hex(*text);
     out->push_back(std::move(*def));
   }
   return ok_status();
@@ -562,7 +564,9 @@ bool AnswerShape::matches(std::string_view answer) const {
   std::string_view a = trim(answer);
   switch (kind) {
     case Kind::kNumber: {
-      if (a.empty()) return false;
+      // A number carries a count or a measure, not text: 105 digits would carry 40 bytes of
+      // a page back as "a number". 24 characters hold any double as printed.
+      if (a.empty() || a.size() > kMaxNumberChars) return false;
       const char* b = a.data();
       const char* e = a.data() + a.size();
       if (*b == '+') ++b;

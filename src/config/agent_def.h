@@ -68,10 +68,11 @@ struct AnswerShape {
   enum class Kind { kNumber, kBoolean, kOneOf };
   Kind kind = Kind::kNumber;
   std::vector<std::string> allowed;  // kOneOf only; never empty
+  static constexpr size_t kMaxNumberChars = 24;
 
   // Whether the WHOLE answer, trimmed, has the shape: a number parses as one number and
-  // nothing else; a boolean is true/false/yes/no in any case; a kOneOf answer equals an
-  // allowed one, case-insensitively.
+  // nothing else, in at most kMaxNumberChars characters; a boolean is true/false/yes/no in any
+  // case; a kOneOf answer equals an allowed one, case-insensitively.
   bool matches(std::string_view answer) const;
   // "a number", "a boolean", "one of low | medium | high": for notes shown to the model.
   std::string describe() const;
@@ -126,6 +127,13 @@ struct AgentDef {
 
   AgentSource source = AgentSource::kConfig;
   std::string origin;  // the file it came from, for messages: "x/.claude/agents/a.md"
+  // The SHA-256 of the file's bytes as parsed (hex), for a definition read from a folder:
+  // what `mecha trust` must have recorded for its vouching to count (agent/file_standing.h).
+  std::string sha256;
+  // Set by the run pipeline when the file is the repository's and the user does not trust
+  // it: its body is not the user's word, so a run under it holds untrusted content from its
+  // first turn, and trusted_output is not honoured.
+  bool untrusted = false;
   // Non-empty: a Claude Code file that could not be read ("FILE:LINE: what"). Its name is the
   // `name` field when that could be read, else the file's stem; nothing else is set.
   std::string error;

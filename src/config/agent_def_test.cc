@@ -282,6 +282,10 @@ TEST(AnswerShape, AdmitsValuesAndRejectsProse) {
       << "the WHOLE answer must be the value";
   EXPECT_FALSE(number.matches(""));
   EXPECT_FALSE(number.matches("4 2"));
+  // Digits enough to carry a page's words are no count.
+  EXPECT_TRUE(number.matches(std::string(AnswerShape::kMaxNumberChars, '7')));
+  EXPECT_FALSE(number.matches(std::string(105, '7')));
+  EXPECT_FALSE(number.matches(std::string(AnswerShape::kMaxNumberChars + 1, '7')));
 
   AnswerShape boolean{Kind::kBoolean, {}};
   EXPECT_TRUE(boolean.matches("Yes"));

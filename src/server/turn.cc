@@ -135,11 +135,12 @@ std::vector<wire::Frame> run_turn(const TurnSettings& settings, LiveSession& ses
   // Each message is committed as it joins the conversation, before the next model call.
   agent::SessionJournal journal(&session.log());
   agent::RunContext ctx;
+  // The session's taint first: the plan adds to it (untrusted instructions).
+  ctx.taint = session.taint();
   plan.start(ctx);
   ctx.cancel = &cancel;
   ctx.approver = &approver;
   ctx.journal = &journal;
-  ctx.taint = session.taint();
   ctx.file_taint = settings.file_taint.get();
   ctx.session_id = session.id();
   ctx.grants = session.grants();

@@ -160,17 +160,20 @@ TEST_F(SubagentsE2E, ExploreWithoutToolsIsRefusedBashTopLevelAndThroughTask) {
   ASSERT_EQ(ev.size(), 7u) << top.out;  // usage, call, refusal, result, text, usage, done
   EXPECT_EQ(ev[2], want_refusal);
   ev.back().erase("session");  // a fresh id each run
-  EXPECT_EQ(ev.back(), (Json{{"type", "done"},
-                             {"status", "completed"},
-                             {"text", "found 2 errors"},
-                             {"turns", 2},
-                             {"usage", {{"input_tokens", 0}, {"output_tokens", 0}}},
-                             {"cost_usd", nullptr},
-                             {"unpriced_calls", 2},
-                             {"untrusted", false},
-                             {"blocked_tools", {"Bash"}},
-                             {"blocked_sends", 0},
-                             {"malformed_tool_args", 0}}));
+  EXPECT_EQ(ev.back(),
+            (Json{{"type", "done"},
+                  {"status", "completed"},
+                  {"text", "found 2 errors"},
+                  {"turns", 2},
+                  {"usage", {{"input_tokens", 0}, {"output_tokens", 0}}},
+                  {"cost_usd", nullptr},
+                  {"unpriced_calls", 2},
+                  // The definition is the repository's, untrusted: its body is no instruction of
+                  // the user's, so the run holds untrusted content from its start.
+                  {"untrusted", true},
+                  {"blocked_tools", {"Bash"}},
+                  {"blocked_sends", 0},
+                  {"malformed_tool_args", 0}}));
 
   auto task = run_mecha({"run", "--json", "--model", "cassette:c.jsonl", "count errors"}, tree_);
   ASSERT_EQ(task.exit_code, 0) << task.err << task.out;
@@ -188,7 +191,9 @@ TEST_F(SubagentsE2E, ExploreWithoutToolsIsRefusedBashTopLevelAndThroughTask) {
                          {"agent", "main"},
                          {"id", "m1"},
                          {"is_error", false},
-                         {"untrusted", false},
+                         // Explore's definition is the repository's, untrusted: so is
+                         // what it answers.
+                         {"untrusted", true},
                          // Explore's tools include Recall, which reads the user's notes.
                          {"private", true},
                          {"content", "found 2 errors"}}));

@@ -72,11 +72,11 @@ class SystemPromptE2E : public ::testing::Test {
 };
 
 TEST_F(SystemPromptE2E, ARunSendsTreeDateBranchAndTheProjectsInstructions) {
-  auto r = run(
-      prompt_expecting({"You are mecha, a coding agent.", "- Work tree: " + tree().string(),
-                        "- Today's date: " + today(), ", branch main", "Root rule: run make check.",
-                        "Nested rule: use tabs.", "Imported style: no exceptions.",
-                        "(project, imported by", "written by anyone who can commit to it"}));
+  auto r = run(prompt_expecting(
+      {"You are mecha, a coding agent.", "- Work tree: " + tree().string(),
+       "- Today's date: " + today(), ", branch main", "Root rule: run make check.",
+       "Nested rule: use tabs.", "Imported style: no exceptions.",
+       "(project, untrusted, imported by", "written by anyone who can commit to it"}));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "done\n");
 
@@ -113,9 +113,9 @@ TEST_F(SystemPromptE2E, MechaPromptPrintsWhatARunSends) {
   EXPECT_TRUE(p.out.starts_with("You are mecha, a coding agent.")) << p.out;
   for (const std::string& s :
        {"- Work tree: " + tree().string() + "\n", "- Today's date: " + today() + "\n",
-        "## " + (dir_.path() / "repo/AGENTS.md").string() + " (project)\nRoot rule",
-        "## " + (tree() / "AGENTS.md").string() + " (project)\nNested rule",
-        "## " + (tree() / "docs/style.md").string() + " (project, imported by " +
+        "## " + (dir_.path() / "repo/AGENTS.md").string() + " (project, untrusted)\nRoot rule",
+        "## " + (tree() / "AGENTS.md").string() + " (project, untrusted)\nNested rule",
+        "## " + (tree() / "docs/style.md").string() + " (project, untrusted, imported by " +
             (tree() / "AGENTS.md").string() + ")\nImported style"}) {
     EXPECT_NE(p.out.find(s), std::string::npos) << s << "\nin:\n" << p.out;
   }

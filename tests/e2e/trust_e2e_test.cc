@@ -95,7 +95,8 @@ TEST_F(PlantedConfig, TrustLetsItLoadAndAnEditRevokesIt) {
 
   BinaryResult trusted = mecha({"trust"});
   ASSERT_EQ(trusted.exit_code, 0) << trusted.err;
-  EXPECT_EQ(trusted.out, fmt::format("trusted {} (sha256 {}); any change to it revokes this\n",
+  EXPECT_EQ(trusted.out, fmt::format("trusted {} (config, sha256 {})\nany change to a file "
+                                     "revokes its trust in it\n",
                                      config().string(), sha256_hex(file)));
   struct stat st {};
   ASSERT_EQ(::stat((state() / "trusted-configs").c_str(), &st), 0);
@@ -211,7 +212,12 @@ TEST_F(PlantedConfig, AnUntrustedFileCannotEmptyTheUsersSecrets) {
 TEST_F(PlantedConfig, TrustingAMissingFileIsAUsageError) {
   BinaryResult r = mecha({"trust"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, fmt::format("mecha: {} is not a file: nothing to trust\n", config().string()));
+  EXPECT_EQ(r.err, fmt::format("mecha: {} ships no file mecha reads (instructions, agents, "
+                               "config): nothing to trust\n",
+                               tree().string()));
+  BinaryResult one = mecha({"trust", config().string()});
+  EXPECT_EQ(one.exit_code, 2);
+  EXPECT_EQ(one.err, fmt::format("mecha: {} is not a file: nothing to trust\n", config().string()));
 }
 
 }  // namespace
