@@ -8,7 +8,6 @@
 #include "agent/loop_ladder.h"
 #include "agent/session_hooks.h"
 #include "agent/tool_gate.h"
-#include "store/conversation_log.h"
 #include "tools/background_shells.h"
 #include "tools/schema.h"
 #include "tools/tree_boundary.h"
@@ -298,17 +297,17 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
       return finish(RunStatus::kError);
     }
     // What the user wrote, never what a tool returned: a fetch of a URL written there is no
-    // send.
+    // send. mecha's own text in a user message (a ladder note, a compaction's summary, a
+    // hook's context) is not what the user wrote: it quotes the model and tools, so a URL an
+    // injection made the model call is no user URL, in this run or a resumed one.
     const std::vector<Message>& messages = conv.messages();
     for (size_t i = std::min(ctx.user_urls_from, messages.size()); i < messages.size(); ++i) {
       const Message& m = messages[i];
       if (m.role != Role::kUser) continue;
       for (const Block& b : m.blocks) {
-        // A compaction's summary is the model's words, whatever it quotes (store/
-        // conversation_log.h): a URL an injection put there is no user URL.
-        if (const auto* t = std::get_if<TextBlock>(&b);
-            t && !store::is_compaction_message_text(t->text))
+        if (const auto* t = std::get_if<TextBlock>(&b); t && !t->mecha_note) {
           tools::add_user_urls(t->text, ctx.user_urls);
+        }
       }
     }
   }
@@ -442,7 +441,7 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
         take_hook_result(hr, ctx, sink);
         if (hr.decision == HookDecision::kBlock && !ctx.hook_stop) {
           stop_hook_active = true;
-          conv.append(Message::user_text(fmt::format(
+          conv.append(Message::mecha_note(fmt::format(
               "A {} hook ({}) did not let you stop yet: {}", config::hook_event_name(stop_event),
               hr.hook, hr.reason.empty() ? "no reason given" : hr.reason)));
           if (journal) {

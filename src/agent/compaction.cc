@@ -38,14 +38,14 @@ void append_capped(std::string& out, std::string_view s) {
   out += s.substr(s.size() - kTranscriptTail);
 }
 
-// The user's last own words in `prefix` (not a summary), or "".
+// The user's last own words in `prefix` (not mecha's notes or summaries), or "".
 std::string last_user_text(std::span<const Message> prefix) {
   for (size_t i = prefix.size(); i-- > 0;) {
     if (prefix[i].role != Role::kUser) continue;
     std::string text;
     for (const Block& b : prefix[i].blocks) {
       const auto* t = std::get_if<TextBlock>(&b);
-      if (!t || store::is_compaction_message_text(t->text)) continue;
+      if (!t || t->mecha_note) continue;
       if (!text.empty()) text += "\n";
       text += t->text;
     }
@@ -123,6 +123,8 @@ std::string summary_request_text(std::span<const Message> prefix, std::string_vi
     for (const Block& b : m.blocks) {
       std::visit(Overloaded{
                      [&](const TextBlock& t) {
+                       // So the summary does not call mecha's words the user's.
+                       if (t.mecha_note) out += "[mecha's note] ";
                        out += t.text;
                        out += "\n";
                      },

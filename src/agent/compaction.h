@@ -9,7 +9,9 @@
 //     (the cut is always before a model reply, so every call keeps its result);
 //   - everything before them gives way to one user message (store::compaction_message_text)
 //     holding the model's summary and, when it was in the summarised part, the user's last
-//     message verbatim.
+//     message verbatim (not counting mecha's notes). The message is mecha's note
+//     (TextBlock::mecha_note): the model's words, whatever they quote, so none of its URLs is
+//     a user URL, not even in the quoted message (a resumed run's user writes them again).
 // The summary is written by the model in a request of its own (kCompactionPrompt as its
 // system, the conversation as a transcript in one user message, no tools offered) drawn as
 // the run's agent: a cassette scripts it like any other reply. Its usage is the run's spend.

@@ -100,7 +100,7 @@ TEST_F(CompactionTest, PastTheThresholdTheModelSummarisesAndTheRunGoesOnFromTheS
   EXPECT_EQ(transcript.find("(t2)"), std::string::npos) << "the kept turn was summarised too";
   // The next request: the summary, then the last reply with its result, paired.
   const std::string summary = "SUMMARY: looked once\n\nThe user's last message, verbatim:\ngo look";
-  std::vector<Message> want{Message::user_text(store::compaction_message_text(summary)),
+  std::vector<Message> want{Message::mecha_note(store::compaction_message_text(summary)),
                             calls("t2"), result("t2")};
   EXPECT_EQ(requests[3].messages, want);
   EXPECT_TRUE(checking->violations().empty());

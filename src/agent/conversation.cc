@@ -19,7 +19,7 @@ Status Conversation::replace_prefix(size_t n, std::string summary) {
   }
   std::vector<Message> kept;
   kept.reserve(messages_.size() - n + 1);
-  kept.push_back(Message::user_text(std::move(summary)));
+  kept.push_back(Message::mecha_note(std::move(summary)));
   for (size_t i = n; i < messages_.size(); ++i) kept.push_back(std::move(messages_[i]));
   messages_ = std::move(kept);
   return ok_status();

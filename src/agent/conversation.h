@@ -18,9 +18,10 @@ class Conversation {
   bool empty() const { return messages_.empty(); }
 
   // Replaces the first `n` messages with one user message holding `summary` (compaction, a
-  // fresh context). The cut must keep every tool call with its result: n is the whole
-  // conversation, or message n is the model's (an assistant message), so the summary is
-  // followed by a reply and roles still alternate. An error names the message at the cut.
+  // fresh context) as mecha's note (TextBlock::mecha_note): never the user's words. The cut must
+  // keep every tool call with its result: n is the whole conversation, or message n is the model's
+  // (an assistant message), so the summary is followed by a reply and roles still alternate. An
+  // error names the message at the cut.
   Status replace_prefix(size_t n, std::string summary);
 
   // Lends the messages to a request without copying them; give them back with

@@ -199,7 +199,8 @@ std::string LoopDetector::tried(bool with_results) const {
 Status LoopLadder::note_model(const std::string& agent, const std::string& text, Conversation& conv,
                               RunJournal* journal) {
   std::vector<Message> messages = conv.lend();
-  messages.back().blocks.push_back(TextBlock{text});
+  // mecha's words about what the model did, quoting its input: never the user's.
+  messages.back().blocks.push_back(TextBlock{text, true});
   conv.restore(std::move(messages));
   // The results were recorded already; the journal adds only the new text.
   return journal ? journal->record_message(agent, conv.messages().back()) : ok_status();

@@ -20,7 +20,9 @@
 //                                                task and a summary of what was tried, recorded
 //                                                as a compaction (trigger "ladder")
 //   4 stuck          (n >= stuck_after)          the run ends with status stuck
-// Each rung is a LoopEvent (a note record in the session). A run that changes its approach
+// Each rung is a LoopEvent (a note record in the session). What a rung tells the model is
+// mecha's note (TextBlock::mecha_note): it quotes the model's call, and is never the user's
+// words, in this run or a resumed one. A run that changes its approach
 // after a rung climbs no further: the repetition's count stops growing and leaves the window.
 //
 // Owned by one Agent::run, on its thread.

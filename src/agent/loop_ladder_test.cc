@@ -258,6 +258,15 @@ TEST(LoopLadderRun, AModelRepeatingAFailingCallClimbsEveryRungAndEndsStuck) {
       "[mecha: stuck-loop ladder] Fail {} was called 3 times with the same result. Doing it "
       "again will not give a different result"))
       << third.text();
+  // It quotes the model's call: mecha's words, never the user's (issue 44, finding 6).
+  EXPECT_TRUE(std::get<TextBlock>(third.blocks[1]).mecha_note);
+  // So does the withhold note after the fourth.
+  const Message& fourth = requests[4].messages.back();
+  ASSERT_EQ(fourth.blocks.size(), 2u);
+  EXPECT_TRUE(std::get<TextBlock>(fourth.blocks[1])
+                  .text.find("is not available for your next "
+                             "turn") != std::string::npos);
+  EXPECT_TRUE(std::get<TextBlock>(fourth.blocks[1]).mecha_note);
 
   // The fresh context: the request after it holds one message, the task and what was tried.
   const auto& fresh = requests[6].messages;
@@ -270,6 +279,7 @@ TEST(LoopLadderRun, AModelRepeatingAFailingCallClimbsEveryRungAndEndsStuck) {
   ASSERT_EQ(r.journal.compactions.size(), 1u);
   // The message is marked as a compaction's, as a resumed session rebuilds it from the record.
   ASSERT_TRUE(store::is_compaction_message_text(summary)) << summary;
+  EXPECT_EQ(fresh[0], Message::mecha_note(summary));
   EXPECT_EQ(store::compaction_message_text(r.journal.compactions[0].substr(15)), summary);
   EXPECT_TRUE(r.journal.compactions[0].starts_with("main|ladder|13|"));
   auto compactions = r.sink.of_type("compaction");

@@ -11,8 +11,10 @@ namespace {
 void add_context(Conversation& conv, config::HookEvent event, const std::string& context) {
   if (context.empty() || conv.empty()) return;
   std::vector<Message> messages = conv.lend();
+  // What a hook printed may quote anything it read (a repository, an issue): it is not the
+  // user's words.
   messages.back().blocks.push_back(TextBlock{
-      fmt::format("(context from a {} hook)\n{}", config::hook_event_name(event), context)});
+      fmt::format("(context from a {} hook)\n{}", config::hook_event_name(event), context), true});
   conv.restore(std::move(messages));
 }
 

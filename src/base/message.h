@@ -18,6 +18,12 @@ std::string_view role_name(Role role);
 
 struct TextBlock {
   std::string text;
+  // Written by mecha itself, not by the message's author: a note, a summary, a reminder or a
+  // hook's context that mecha puts into a user message. Such text often quotes the model or
+  // a tool (a repeated call, a summary of what was read), so it is never the user's words,
+  // whatever it says: no URL in it is one the user wrote (agent::Agent::run). Stored with the
+  // message ("mecha_note": true), so it stays mecha's across the session store and --resume.
+  bool mecha_note = false;
   bool operator==(const TextBlock&) const = default;
 };
 
@@ -47,6 +53,8 @@ struct Message {
   std::vector<Block> blocks;
 
   static Message user_text(std::string text);
+  // A user message of one block of mecha's own text (TextBlock::mecha_note).
+  static Message mecha_note(std::string text);
   static Message assistant_text(std::string text);
   // The concatenated text blocks.
   std::string text() const;
@@ -70,7 +78,9 @@ struct Usage {
 };
 
 // Anthropic-shaped JSON: {"type":"text","text":...}, {"type":"tool_use","id","name","input"},
-// {"type":"tool_result","tool_use_id","content","is_error"}.
+// {"type":"tool_result","tool_use_id","content","is_error"}. A text block of mecha's own adds
+// "mecha_note": true (absent otherwise, so what older versions wrote reads unchanged); it is
+// mecha's extension, never sent to a provider (each translates blocks to its API's shape).
 Json block_to_json(const Block& block);
 Result<Block> block_from_json(const Json& j, const std::string& where);
 Json message_to_json(const Message& m);

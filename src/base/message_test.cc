@@ -14,6 +14,34 @@ TEST(MessageJson, RoundTripsEveryBlockKind) {
   EXPECT_EQ(*back, m);
 }
 
+// mecha's own text keeps its label through the JSON a session stores; text without the label
+// (all a session of an older version holds) reads as the author's, and the label is written
+// only where it is set, so such JSON is unchanged.
+TEST(MessageJson, AMechaNoteKeepsItsLabelAndPlainTextHasNone) {
+  Message m{Role::kUser,
+            {ToolResultBlock{"t1", "refused", true}, TextBlock{"[mecha: a note]", true},
+             TextBlock{"the user's words"}}};
+  Json j = message_to_json(m);
+  EXPECT_EQ(j.at("content")[1],
+            Json::parse(R"({"type":"text","text":"[mecha: a note]","mecha_note":true})"));
+  EXPECT_EQ(j.at("content")[2], Json::parse(R"({"type":"text","text":"the user's words"})"));
+  auto back = message_from_json(j, "m");
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(*back, m);
+
+  auto old = message_from_json(
+      Json::parse(R"({"role":"user","content":[{"type":"text","text":"hi"}]})"), "m");
+  ASSERT_TRUE(old.ok()) << old.message();
+  EXPECT_EQ(*old, Message::user_text("hi"));
+  EXPECT_EQ(Message::mecha_note("n").blocks, (std::vector<Block>{TextBlock{"n", true}}));
+
+  auto wrong = message_from_json(
+      Json::parse(R"({"role":"user","content":[{"type":"text","text":"hi","mecha_note":"yes"}]})"),
+      "m");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.message(), "m.content[0].mecha_note: expected a boolean, got string");
+}
+
 TEST(MessageJson, RefusesUnknownFieldNamingIt) {
   Json j = Json::parse(R"({"role":"user","content":[{"type":"text","text":"hi","extra":1}]})");
   auto m = message_from_json(j, "line 2");

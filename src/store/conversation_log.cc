@@ -61,6 +61,15 @@ class ConversationBuilder::Impl {
       return Status::error(
           fmt::format("{}: the message is from the {}", where, role_name(m->role)));
     }
+    if (m->role == Role::kUser) {
+      for (Block& b : m->blocks) {
+        auto* t = std::get_if<TextBlock>(&b);
+        if (!t || t->mecha_note) continue;
+        for (std::string_view prefix : kUnlabelledNotePrefixes) {
+          if (t->text.starts_with(prefix)) t->mecha_note = true;
+        }
+      }
+    }
     return m;
   }
 
@@ -74,7 +83,7 @@ class ConversationBuilder::Impl {
 
   void add_assistant(Message m) {
     if (messages_.empty() || messages_.back().role == Role::kAssistant) {
-      messages_.push_back(Message::user_text(std::string(kInterruptedTurn)));
+      messages_.push_back(Message::mecha_note(std::string(kInterruptedTurn)));
     }
     for (const ToolUseBlock* u : m.tool_uses()) calls_.push_back(u->id);
     messages_.push_back(std::move(m));
@@ -126,7 +135,7 @@ class ConversationBuilder::Impl {
     while (cut < messages_.size() && messages_[cut].role != Role::kAssistant) ++cut;
     std::vector<Message> kept;
     kept.reserve(messages_.size() - cut + 1);
-    kept.push_back(Message::user_text(compaction_message_text(summary)));
+    kept.push_back(Message::mecha_note(compaction_message_text(summary)));
     for (size_t i = cut; i < messages_.size(); ++i) kept.push_back(std::move(messages_[i]));
     messages_ = std::move(kept);
     return ok_status();

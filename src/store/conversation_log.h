@@ -10,8 +10,13 @@
 //   - a user message that follows another (a follow-up after an interrupted run) is merged
 //     into it, and a missing user turn between two assistant messages is marked as an
 //     interruption, so roles still alternate starting with the user;
+//   - text mecha put into a user message (TextBlock::mecha_note: a ladder note, a hook's
+//     reminder) stays mecha's. A session written before the label existed holds such text
+//     unlabelled: a text block of a user_message record that begins with one of
+//     kUnlabelledNotePrefixes is read as mecha's too (at worst a user who began a prompt so
+//     loses its URLs as user URLs, which is the safe side);
 //   - a compaction record replaces the first `replaced` messages built so far with one user
-//     message holding the summary (compaction_message_text), as
+//     message holding the summary (compaction_message_text, mecha's note), as
 //     agent::Conversation::replace_prefix did in the run. Where a resumed run's conversation
 //     merged differently (two user messages the log joins into one), the cut moves forward
 //     to the next model reply, so a call is never parted from its result.
@@ -35,13 +40,17 @@ inline constexpr std::string_view kInterruptedTurn = "(the run was interrupted h
 
 // How the message that stands for a compacted part of the conversation begins. The text
 // after it was written by the model, which had read everything it summarises: it is never
-// the user's text (agent::Agent::run gathers no user URL from it).
+// the user's text (a mecha_note block: agent::Agent::run gathers no user URL from it).
 inline constexpr std::string_view kCompactionHeader =
     "[mecha: the earlier conversation was compacted; a summary of it follows]\n\n";
 // The message text for `summary`: kCompactionHeader + summary.
 std::string compaction_message_text(std::string_view summary);
 // Whether a text block is such a message (begins with kCompactionHeader).
 bool is_compaction_message_text(std::string_view text);
+
+// How the notes mecha put into user messages began before they were labelled: the stuck-loop
+// ladder's ("[mecha: stuck-loop ladder] ..."), and a Stop hook's "did not let you stop".
+inline constexpr std::string_view kUnlabelledNotePrefixes[] = {"[mecha: ", "A Stop hook ("};
 
 // A record whose body cannot be read is an error naming its seq.
 Result<std::vector<Message>> rebuild_conversation(const std::vector<Record>& records);

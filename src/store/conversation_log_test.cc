@@ -117,9 +117,9 @@ TEST(RebuildConversation, MissingUserTurnIsMarked) {
   auto c = rebuild_conversation(records);
   ASSERT_TRUE(c.ok()) << c.message();
   std::vector<Message> want{
-      Message::user_text(std::string(kInterruptedTurn)),
+      Message::mecha_note(std::string(kInterruptedTurn)),
       Message::assistant_text("one"),
-      Message::user_text(std::string(kInterruptedTurn)),
+      Message::mecha_note(std::string(kInterruptedTurn)),
       Message::assistant_text("two"),
   };
   EXPECT_EQ(*c, want);
@@ -140,7 +140,7 @@ namespace mecha::store {
 namespace {
 
 Message summary_message(std::string_view summary) {
-  return Message::user_text(compaction_message_text(summary));
+  return Message::mecha_note(compaction_message_text(summary));
 }
 
 // A run that read a, compacted its first three messages, then read b.
@@ -208,8 +208,8 @@ TEST(RebuildConversation, CompactionOfEverythingThenAFollowUpJoinsTheSummary) {
   records.push_back(Record::user_message(Message::user_text("next")));
   auto c = rebuild_conversation(numbered(records));
   ASSERT_TRUE(c.ok()) << c.message();
-  std::vector<Message> want{
-      Message{Role::kUser, {TextBlock{compaction_message_text("all of it")}, TextBlock{"next"}}}};
+  std::vector<Message> want{Message{
+      Role::kUser, {TextBlock{compaction_message_text("all of it"), true}, TextBlock{"next"}}}};
   EXPECT_EQ(*c, want);
 }
 
@@ -223,6 +223,62 @@ TEST(RebuildConversation, CompactionCutNeverPartsACallFromItsResult) {
   ASSERT_TRUE(c.ok()) << c.message();
   ASSERT_EQ(c->size(), 3u);
   EXPECT_EQ((*c)[1], assistant_calls({"b"}));
+}
+
+// Issue 44, finding 6: a note mecha added to a user message (the stuck-loop ladder's, which
+// quotes the model's call) stays mecha's when the log is rebuilt for a resume, also where it
+// joins the results message or the next prompt; the user's text beside it stays theirs.
+TEST(RebuildConversation, MechaNotesStayMechasAcrossTheLog) {
+  Message note{Role::kUser, {TextBlock{"three times: WebFetch http://evil.example/?pin=1", true}}};
+  auto records = numbered({
+      Record::user_message(Message::user_text("read a")),
+      Record::assistant_message("main", assistant_calls({"a"})),
+      Record::tool_result("main", "a", true, true, "refused"),
+      Record::user_message(note),
+      Record::assistant_message("main", Message::assistant_text("gave up")),
+      Record::user_message(Message::user_text("try http://ok.example/")),
+  });
+  auto c = rebuild_conversation(records);
+  ASSERT_TRUE(c.ok()) << c.message();
+  std::vector<Message> want{
+      Message::user_text("read a"),
+      assistant_calls({"a"}),
+      Message{Role::kUser,
+              {ToolResultBlock{"a", "refused", true},
+               TextBlock{"three times: WebFetch http://evil.example/?pin=1", true}}},
+      Message::assistant_text("gave up"),
+      Message::user_text("try http://ok.example/"),
+  };
+  EXPECT_EQ(*c, want);
+}
+
+// A session written before notes were labelled: its ladder notes and Stop hook reminders are
+// read as mecha's by how they begin; other text, the assistant's included, as it was.
+TEST(RebuildConversation, UnlabelledNotesOfAnOlderSessionAreReadAsMechas) {
+  const std::string ladder =
+      "[mecha: stuck-loop ladder] WebFetch {\"url\":\"http://evil.example/?pin=1\"} was "
+      "called 3 times with the same result.";
+  const std::string hook = "A Stop hook (check) did not let you stop yet: see http://x.example/";
+  Json results = Json::parse(R"({"role":"user","content":[{"type":"text","text":""}]})");
+  results["content"][0]["text"] = ladder;
+  auto records = numbered({
+      Record::user_message(Message::user_text("[mecha is great] read http://a.example/")),
+      Record::assistant_message("main", assistant_calls({"a"})),
+      Record::tool_result("main", "a", true, true, "refused"),
+      Record{0, 0, RecordKind::kUserMessage, Json{{"message", results}}},
+      Record::assistant_message("main", Message::assistant_text("[mecha: not a note] done")),
+      Record::user_message(Message::user_text(hook)),
+  });
+  auto c = rebuild_conversation(records);
+  ASSERT_TRUE(c.ok()) << c.message();
+  std::vector<Message> want{
+      Message::user_text("[mecha is great] read http://a.example/"),
+      assistant_calls({"a"}),
+      Message{Role::kUser, {ToolResultBlock{"a", "refused", true}, TextBlock{ladder, true}}},
+      Message::assistant_text("[mecha: not a note] done"),
+      Message::mecha_note(hook),
+  };
+  EXPECT_EQ(*c, want);
 }
 
 TEST(RebuildConversation, UnreadableCompactionIsAnErrorNamingIt) {

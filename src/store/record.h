@@ -5,7 +5,11 @@
 // from them. Bodies are JSON objects; the builders below are the one place their shape is
 // written:
 //
-// - user_message: {"message"}, a prompt or follow-up.
+// - user_message: {"message"}, a prompt or follow-up, or text mecha added to the conversation
+//   in the user's turn (a note of the stuck-loop ladder, a Stop hook's reminder): each such
+//   text block carries "mecha_note": true (base/message.h), so it is never read as the user's
+//   words. Older sessions lack the label (conversation_log.h reads their notes by how they
+//   begin); a reader that does not know it refuses the block, as strict JSON does.
 // - assistant_message: {"agent", "message"}, the model's reply, tool calls included.
 // - tool_call: {"agent", "id", "name", "input"}, a tool is about to run.
 // - tool_result: {"agent", "id", "is_error", "untrusted", "content", "private"?}, with

