@@ -49,7 +49,8 @@ McpEffectiveLabels McpServerConfig::resolve_labels(const std::string* tool,
     auto it = tools.find(*tool);
     if (it != tools.end()) own = &it->second;
   }
-  // The config's label, the tool's over the server's; false when neither sets it.
+  // Sets `out` to the config's label, the tool's over the server's; false when neither
+  // sets one (the default rule decides).
   auto labelled = [&](const char* key, std::optional<bool> McpToolLabels::*tool_field,
                       std::optional<bool> server_value, McpLabel* out) {
     std::string at;
