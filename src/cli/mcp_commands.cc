@@ -50,18 +50,43 @@ const char* state_name(tools::McpServerStatus::State s) {
   return "?";
 }
 
-Json capabilities_json(const config::McpCapabilities& c) {
-  return {{"untrusted_input", c.untrusted_input},
-          {"private_data", c.private_data},
-          {"external_send", c.external_send}};
+Json capabilities_json(const config::McpEffectiveLabels& l) {
+  return {{"untrusted_input", l.untrusted_input.value},
+          {"private_data", l.private_data.value},
+          {"external_send", l.external_send.value}};
 }
 
-std::string capabilities_text(const config::McpCapabilities& c) {
+// Each label with what set it (McpLabel::source).
+Json labels_json(const config::McpEffectiveLabels& l) {
+  auto one = [](const config::McpLabel& label) {
+    return Json{{"value", label.value}, {"source", label.source}};
+  };
+  return {{"untrusted_input", one(l.untrusted_input)},
+          {"private_data", one(l.private_data)},
+          {"external_send", one(l.external_send)},
+          {"changes_state", one(l.changes_state)}};
+}
+
+std::string capabilities_text(const config::McpEffectiveLabels& l) {
   std::vector<std::string> caps;
-  if (c.untrusted_input) caps.push_back("untrusted-input");
-  if (c.private_data) caps.push_back("private-data");
-  if (c.external_send) caps.push_back("external-send");
+  if (l.untrusted_input.value) caps.push_back("untrusted-input");
+  if (l.private_data.value) caps.push_back("private-data");
+  if (l.external_send.value) caps.push_back("external-send");
   return caps.empty() ? "-" : fmt::format("{}", fmt::join(caps, ","));
+}
+
+// One line per label, under the tool's: its value and what set it.
+std::string sources_text(const config::McpEffectiveLabels& l) {
+  std::string out;
+  for (const auto& [key, label] :
+       {std::pair<const char*, const config::McpLabel*>{"untrusted_input", &l.untrusted_input},
+        {"private_data", &l.private_data},
+        {"external_send", &l.external_send},
+        {"changes_state", &l.changes_state}}) {
+    out += fmt::format("    {:<16} {:<5} {}\n", key, label->value ? "true" : "false",
+                       printable_line(label->source));
+  }
+  return out;
 }
 
 // The configured servers, each started and listed (or failed) once this returns.
@@ -87,7 +112,7 @@ int list_main(const McpOptions& opt) {
                     {"origin", s.config.origin},
                     {"enabled", s.config.enabled},
                     {"state", state_name(s.state)},
-                    {"capabilities", capabilities_json(s.config.capabilities)}};
+                    {"capabilities", capabilities_json(s.config.server_labels(std::nullopt))}};
       if (s.state == tools::McpServerStatus::State::kReady) entry["tools"] = s.tools.size();
       if (!s.error.empty()) entry["error"] = s.error;
       all.push_back(std::move(entry));
@@ -131,7 +156,8 @@ int tools_main(const McpOptions& opt) {
       continue;
     }
     for (const auto& info : s.listed) {
-      const config::McpCapabilities caps = s.config.capabilities_of(info.name);
+      const config::McpEffectiveLabels labels =
+          s.config.labels_of(info.name, tools::hints_of(info));
       bool offered = false;
       for (const auto& t : s.tools) {
         offered = offered || t->name() == tools::mcp_tool_name(s.name, info.name);
@@ -142,15 +168,16 @@ int tools_main(const McpOptions& opt) {
                        {"name", tools::mcp_tool_name(s.name, info.name)},
                        {"offered", offered},
                        {"read_only", info.read_only},
-                       {"changes_state", caps.changes_state.value_or(!info.read_only)},
-                       {"capabilities", capabilities_json(caps)}});
+                       {"changes_state", labels.changes_state.value},
+                       {"capabilities", capabilities_json(labels)},
+                       {"labels", labels_json(labels)}});
       } else {
         // Tool names are the server's.
-        write_printable(
-            stdout, fmt::format("{:<48} {:<11} {:<10} {}\n",
-                                printable_line(tools::mcp_tool_name(s.name, info.name)),
-                                offered ? "offered" : "not-offered",
-                                info.read_only ? "read-only" : "writes", capabilities_text(caps)));
+        write_printable(stdout, fmt::format("{:<48} {:<11} {:<10} {}\n{}",
+                                            printable_line(tools::mcp_tool_name(s.name, info.name)),
+                                            offered ? "offered" : "not-offered",
+                                            info.read_only ? "read-only" : "writes",
+                                            capabilities_text(labels), sources_text(labels)));
       }
     }
   }

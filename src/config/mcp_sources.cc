@@ -125,18 +125,41 @@ void set_label(std::optional<bool> from, std::optional<bool>* to) {
   if (from) *to = *from;
 }
 
-// The labels of `set` that widen what is in effect: set false where `now` has true.
-void loosening_labels(const McpToolLabels& set, const McpCapabilities& now,
+// The labels of `set` that widen what is in effect: set false where true is, or may be, in
+// effect. `credentials`: whether the server holds any, which decides an unset private_data.
+void loosening_labels(const McpToolLabels& set, const McpCapabilities& now, bool credentials,
                       const std::string& prefix, std::vector<std::string>* out) {
   auto check = [&](std::optional<bool> v, bool current, const char* key) {
     if (v && !*v && current) out->push_back(fmt::format("{}{}", prefix, key));
   };
   check(set.untrusted_input, now.untrusted_input, "untrusted_input");
-  check(set.private_data, now.private_data, "private_data");
-  check(set.external_send, now.external_send, "external_send");
-  // Unset may mean true (a tool not marked read-only), so only true was in effect for sure.
-  if (set.changes_state == false && now.changes_state != false)
-    out->push_back(fmt::format("{}changes_state", prefix));
+  check(set.private_data, now.private_data.value_or(credentials), "private_data");
+  // Unset, these are the tool's annotations, which may say true: only a false already set
+  // is certain.
+  check(set.external_send, now.external_send != false, "external_send");
+  check(set.changes_state, now.changes_state != false, "changes_state");
+}
+
+constexpr const char* kLabelKeys[] = {"untrusted_input", "private_data", "external_send",
+                                      "changes_state"};
+
+// Records where each label `e` sets came from, as `suffix` says ("" or why it only tightens).
+// `only_true`: record only labels set true (an untrusted project's false ones change nothing).
+void record_label_sources(const Entry& e, const std::string& file, const std::string& suffix,
+                          bool only_true, McpServerConfig* s) {
+  auto record = [&](const McpToolLabels& labels, const std::string& prefix) {
+    const std::optional<bool> values[] = {labels.untrusted_input, labels.private_data,
+                                          labels.external_send, labels.changes_state};
+    for (size_t i = 0; i < std::size(kLabelKeys); ++i) {
+      if (!values[i] || (only_true && !*values[i])) continue;
+      const std::string key = prefix + kLabelKeys[i];
+      auto line = e.lines.find(key);
+      s->label_sources[key] =
+          fmt::format("{}:{}{}", file, line == e.lines.end() ? e.line : line->second, suffix);
+    }
+  };
+  record(e.labels, "");
+  for (const auto& [tool, labels] : e.tools) record(labels, fmt::format("tools.{}.", tool));
 }
 
 }  // namespace
@@ -285,10 +308,10 @@ Status McpServerSet::add_toml(const toml::node& value, const std::string& file, 
         loosening.push_back("startup_timeout");
       if (e->tool_timeout && *e->tool_timeout > now.tool_timeout_s)
         loosening.push_back("tool_timeout");
-      loosening_labels(e->labels, now.capabilities, "", &loosening);
+      loosening_labels(e->labels, now.capabilities, now.holds_credentials(), "", &loosening);
       for (const auto& [tool, labels] : e->tools)
-        loosening_labels(labels, now.capabilities_of(tool), fmt::format("tools.{}.", tool),
-                         &loosening);
+        loosening_labels(labels, now.capabilities_of(tool), now.holds_credentials(),
+                         fmt::format("tools.{}.", tool), &loosening);
       if (!loosening.empty()) {
         std::vector<std::string> keys;
         for (const auto& k : loosening) keys.push_back(fmt::format("{} (line {})", k, e->lines[k]));
@@ -313,23 +336,26 @@ Status McpServerSet::add_toml(const toml::node& value, const std::string& file, 
         s.disabled_tools.insert(s.disabled_tools.end(), e->disabled_tools->begin(),
                                 e->disabled_tools->end());
       // A server-wide label set true also holds for each tool that had its own label.
-      auto raise = [&](std::optional<bool> v, bool McpCapabilities::*field,
-                       std::optional<bool> McpToolLabels::*tool_field) {
+      const std::string tightens = " (untrusted project: tightens only)";
+      auto raise = [&](std::optional<bool> v, auto McpCapabilities::*field,
+                       std::optional<bool> McpToolLabels::*tool_field, const char* key) {
         if (!v || !*v) return;
         s.capabilities.*field = true;
-        for (auto& [name, labels] : s.tools)
-          if (labels.*tool_field) labels.*tool_field = true;
+        for (auto& [name, labels] : s.tools) {
+          if (!(labels.*tool_field)) continue;
+          labels.*tool_field = true;
+          s.label_sources[fmt::format("tools.{}.{}", name, key)] =
+              fmt::format("{}:{}{}", file, e->lines[key], tightens);
+        }
       };
       raise(e->labels.untrusted_input, &McpCapabilities::untrusted_input,
-            &McpToolLabels::untrusted_input);
-      raise(e->labels.private_data, &McpCapabilities::private_data, &McpToolLabels::private_data);
-      raise(e->labels.external_send, &McpCapabilities::external_send,
-            &McpToolLabels::external_send);
-      if (e->labels.changes_state.value_or(false)) {
-        s.capabilities.changes_state = true;
-        for (auto& [name, labels] : s.tools)
-          if (labels.changes_state) labels.changes_state = true;
-      }
+            &McpToolLabels::untrusted_input, "untrusted_input");
+      raise(e->labels.private_data, &McpCapabilities::private_data, &McpToolLabels::private_data,
+            "private_data");
+      raise(e->labels.external_send, &McpCapabilities::external_send, &McpToolLabels::external_send,
+            "external_send");
+      raise(e->labels.changes_state, &McpCapabilities::changes_state, &McpToolLabels::changes_state,
+            "changes_state");
       for (const auto& [tool, labels] : e->tools) {
         McpToolLabels& l = s.tools[tool];
         if (labels.untrusted_input.value_or(false)) l.untrusted_input = true;
@@ -337,6 +363,7 @@ Status McpServerSet::add_toml(const toml::node& value, const std::string& file, 
         if (labels.external_send.value_or(false)) l.external_send = true;
         if (labels.changes_state.value_or(false)) l.changes_state = true;
       }
+      record_label_sources(*e, file, tightens, true, &s);
       continue;
     }
 
@@ -434,6 +461,7 @@ Status McpServerSet::add_toml(const toml::node& value, const std::string& file, 
         s.paths.push_back(*expanded);
       }
     }
+    record_label_sources(*e, file, users_own ? "" : " (trusted project)", false, &s);
     set_label(e->labels.untrusted_input, &s.capabilities.untrusted_input);
     set_label(e->labels.private_data, &s.capabilities.private_data);
     set_label(e->labels.external_send, &s.capabilities.external_send);

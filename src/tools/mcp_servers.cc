@@ -212,10 +212,9 @@ std::string McpServers::take_listing(Server& s, Result<std::vector<mcp::ToolInfo
       }
     }
     const config::McpServerConfig& cfg = s.config;
-    auto made = make_mcp_tools(
-        s.handle, offered,
-        [&cfg](const std::string& tool) { return capabilities_from(cfg.capabilities_of(tool)); },
-        {}, [&cfg](const std::string& tool) { return cfg.capabilities_of(tool).changes_state; });
+    auto made = make_mcp_tools(s.handle, offered, [&cfg](const mcp::ToolInfo& tool) {
+      return cfg.labels_of(tool.name, hints_of(tool));
+    });
     if (made.ok()) {
       set = std::move(*made);
     } else {

@@ -10,15 +10,16 @@
 //     tool whose call waits for the server (its startup_timeout, the run's cancel token),
 //     then calls the real tool. Its capabilities are those the config gives T, or, when
 //     the name T could stand for several of the server's tools (names are sanitised), the
-//     union of theirs with the server's: never fewer legs than the real tool's. It changes
-//     state unless the config labels it changes_state = false (its readOnlyHint is not
-//     known yet).
+//     union of theirs with the server's: never fewer legs than the real tool's. Its
+//     annotations are not known yet, so unless the config labels it otherwise it sends and
+//     changes state.
 //  3. A server that fails to start gives one note naming it and why (with its stderr
 //     tail, client.h promise 2); its tools are absent, and a call to one is an is_error
 //     result saying why.
 //  4. Tools the config does not offer (McpServerConfig::offers) are left out; capabilities
-//     are McpServerConfig::capabilities_of(tool), and its changes_state label is passed on
-//     (mcp_tool.h promise 4).
+//     and changes_state are McpServerConfig::labels_of(tool, its annotations): the config's
+//     labels, else the default rule (untrusted; private when the server holds credentials;
+//     a send unless annotated readOnlyHint true and openWorldHint false).
 //  5. A server that says its tools changed (notifications/tools/list_changed) is listed
 //     again in the background when ready() next looks; its old tools are offered until the
 //     new list arrives.

@@ -45,8 +45,12 @@ TEST(McpServers, AToolNotListedYetHasItsConfiguredCapabilities) {
   EXPECT_EQ(write->name(), "mcp__outbox__write_file");
   EXPECT_EQ(write->capabilities(), caps(true, false, true));
   EXPECT_FALSE(write->read_only());
-  EXPECT_EQ(servers.find("mcp__outbox__read")->capabilities(), caps(false, false, false));
-  EXPECT_EQ(servers.find("mcp__notes__anything")->capabilities(), caps(true, true, false));
+  // Not listed yet, a tool is not known to be a closed read-only lookup: it may send.
+  EXPECT_EQ(servers.find("mcp__outbox__read")->capabilities(), caps(false, false, true));
+  EXPECT_EQ(servers.find("mcp__notes__anything")->capabilities(), caps(true, true, true));
+  outbox.tools["read"].external_send = false;
+  McpServers labelled({{"outbox", outbox}}, "/tmp");
+  EXPECT_EQ(labelled.find("mcp__outbox__read")->capabilities(), caps(false, false, false));
   EXPECT_TRUE(servers.ready().empty());
 }
 
@@ -183,6 +187,47 @@ TEST(McpServers, AListedToolGetsTheConfigsChangesStateLabel) {
   EXPECT_TRUE(servers.find("mcp__g__poke")->changes_state());   // no hint
   EXPECT_TRUE(servers.find("mcp__g__wipe")->read_only());       // the server says so...
   EXPECT_TRUE(servers.find("mcp__g__wipe")->changes_state());   // ...the user knows better
+  std::filesystem::remove_all(dir);
+}
+
+// A GitHub-like server: a closed read-only lookup, a read-only tool open to the world, and
+// one with no annotations.
+constexpr const char* kAnnotatedServer = R"PY(
+tools = [{"name": "get_file", "inputSchema": {"type": "object"},
+          "annotations": {"readOnlyHint": True, "openWorldHint": False}},
+         {"name": "search", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}},
+         {"name": "create_pr", "inputSchema": {"type": "object"}}]
+for msg, method, mid in messages():
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": msg["params"]["protocolVersion"],
+              "capabilities": {"tools": {}}, "serverInfo": {"name": "h", "version": "1"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": tools}})
+    elif mid is not None:
+        send({"jsonrpc": "2.0", "id": mid, "result": {}})
+)PY";
+
+// Unlabelled, a listed tool's legs come from the default rule: untrusted; private when the
+// server holds credentials; a send unless annotated readOnlyHint and not openWorldHint.
+TEST(McpServers, AListedToolGetsTheDefaultLegsOfItsAnnotationsAndCredentials) {
+  if (!mcp::testing::find_in_path("python3")) GTEST_SKIP() << "python3 is not in PATH";
+  const std::filesystem::path dir = mcp::testing::make_temp_dir("mecha-mcp-servers-");
+  mcp::ServerSpec spec = mcp::testing::python_server_spec("gh", dir, kAnnotatedServer);
+  auto plain = server("plain", spec.command, spec.args);
+  auto gh = server("gh", spec.command, spec.args);
+  gh.env = {{"GITHUB_TOKEN", "t0k"}};
+  McpServers servers({{"plain", plain}, {"gh", gh}}, dir);
+  CancelToken cancel;
+  servers.wait_all(&cancel);
+  ASSERT_EQ(servers.ready().size(), 6u);
+  EXPECT_EQ(servers.find("mcp__plain__get_file")->capabilities(), caps(true, false, false));
+  EXPECT_EQ(servers.find("mcp__plain__search")->capabilities(), caps(true, false, true));
+  EXPECT_EQ(servers.find("mcp__plain__create_pr")->capabilities(), caps(true, false, true));
+  EXPECT_EQ(servers.find("mcp__gh__get_file")->capabilities(), caps(true, true, false));
+  EXPECT_EQ(servers.find("mcp__gh__search")->capabilities(), caps(true, true, true));
+  EXPECT_EQ(servers.find("mcp__gh__create_pr")->capabilities(), caps(true, true, true));
+  EXPECT_FALSE(servers.find("mcp__gh__search")->changes_state());
+  EXPECT_TRUE(servers.find("mcp__gh__create_pr")->changes_state());
   std::filesystem::remove_all(dir);
 }
 

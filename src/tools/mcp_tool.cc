@@ -86,14 +86,25 @@ ToolOutput McpTool::call(const Json& input, ToolContext& ctx) {
   return out;
 }
 
-Result<McpToolSet> make_mcp_tools(
-    const std::shared_ptr<mcp::ServerHandle>& server, const std::vector<mcp::ToolInfo>& infos,
-    const std::function<Capabilities(const std::string& tool)>& capabilities_of,
-    McpTool::NoteSink on_note,
-    const std::function<std::optional<bool>(const std::string& tool)>& changes_state_of) {
+config::McpToolHints hints_of(const mcp::ToolInfo& info) {
+  return {.read_only = info.read_only, .open_world = info.open_world};
+}
+
+Capabilities capabilities_from(const config::McpEffectiveLabels& labels) {
+  Capabilities caps;
+  caps.untrusted_input = labels.untrusted_input.value;
+  caps.private_data = labels.private_data.value;
+  caps.external_send = labels.external_send.value;
+  return caps;
+}
+
+Result<McpToolSet> make_mcp_tools(const std::shared_ptr<mcp::ServerHandle>& server,
+                                  const std::vector<mcp::ToolInfo>& infos,
+                                  const McpLabelsOf& labels_of, McpTool::NoteSink on_note) {
   McpToolSet set;
   std::map<std::string, std::string> origin;  // our name -> the server's tool name
   const std::string& server_name = server->spec().name;
+  const config::McpServerConfig unlabelled;
   for (const auto& info : infos) {
     if (std::string why = check_server_schema(info.input_schema); !why.empty()) {
       set.left_out.push_back(fmt::format("MCP server \"{}\": tool \"{}\" left out: {}", server_name,
@@ -108,10 +119,10 @@ Result<McpToolSet> make_mcp_tools(
           "server or disable one of them",
           server_name, replace_invalid_utf8(it->second), replace_invalid_utf8(info.name), name));
     }
-    Capabilities caps = capabilities_of ? capabilities_of(info.name) : default_mcp_capabilities();
-    std::optional<bool> changes_state =
-        changes_state_of ? changes_state_of(info.name) : std::nullopt;
-    set.tools.push_back(std::make_shared<McpTool>(server, info, caps, on_note, changes_state));
+    const config::McpEffectiveLabels labels =
+        labels_of ? labels_of(info) : unlabelled.labels_of(info.name, hints_of(info));
+    set.tools.push_back(std::make_shared<McpTool>(server, info, capabilities_from(labels), on_note,
+                                                  labels.changes_state.value));
   }
   return set;
 }

@@ -10,11 +10,12 @@
 //     make_mcp_tools says which and why.
 //  3. The description is the server's (its title when it has none), cut to
 //     kMaxDescriptionBytes with a note saying so.
-//  4. read_only comes from annotations.readOnlyHint (Default: false). Capabilities are the
-//     caller's (Default, when the caller has none: untrusted_input). changes_state() is the
-//     caller's label when it gives one (the config's changes_state), else !read_only: a
-//     tool the server does not mark read-only is taken to change state. TreeAccess is
-//     kOpaque: a server may read or write any file.
+//  4. read_only comes from annotations.readOnlyHint (Default: false). Capabilities and
+//     changes_state() are the labels the caller resolves for the listed tool (Default, when
+//     the caller has none: those of an unlabelled server without credentials,
+//     config::McpServerConfig::labels_of: untrusted_input, and external_send unless the
+//     tool is annotated readOnlyHint true and openWorldHint false; changes state unless
+//     read-only). TreeAccess is kOpaque: a server may read or write any file.
 //  5. A result is external (it came from outside); isError becomes is_error; a server that
 //     failed, timed out or was cancelled is an is_error result naming the server, which the
 //     model reads.
@@ -26,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "config/mcp_config.h"
 #include "tools/mcp/server_handle.h"
 #include "tools/tool.h"
 
@@ -68,12 +70,11 @@ class McpTool final : public Tool {
   const std::optional<bool> changes_state_;
 };
 
-// The capabilities a server's tools get when the config says nothing (promise 4).
-inline Capabilities default_mcp_capabilities() {
-  Capabilities caps;
-  caps.untrusted_input = true;
-  return caps;
-}
+// What a listed tool's annotations say, for config::McpServerConfig::labels_of.
+config::McpToolHints hints_of(const mcp::ToolInfo& info);
+
+// The interlock's legs of resolved labels.
+Capabilities capabilities_from(const config::McpEffectiveLabels& labels);
 
 // The schema check of promise 2: "" when the schema may be used, else why not.
 std::string check_server_schema(const Json& schema);
@@ -83,13 +84,13 @@ struct McpToolSet {
   std::vector<std::string> left_out;  // one line per tool left out, saying why
 };
 
-// Tools for every entry of `infos`, with capabilities from `capabilities_of(tool name)` and
-// the changes_state label from `changes_state_of(tool name)` (unset: promise 4's default).
-// Fails when two names collide (promise 1).
-Result<McpToolSet> make_mcp_tools(
-    const std::shared_ptr<mcp::ServerHandle>& server, const std::vector<mcp::ToolInfo>& infos,
-    const std::function<Capabilities(const std::string& tool)>& capabilities_of,
-    McpTool::NoteSink on_note = {},
-    const std::function<std::optional<bool>(const std::string& tool)>& changes_state_of = {});
+// The labels in effect for a listed tool (promise 4).
+using McpLabelsOf = std::function<config::McpEffectiveLabels(const mcp::ToolInfo& tool)>;
+
+// Tools for every entry of `infos`, with capabilities and changes_state from
+// `labels_of(tool)` (null: promise 4's default). Fails when two names collide (promise 1).
+Result<McpToolSet> make_mcp_tools(const std::shared_ptr<mcp::ServerHandle>& server,
+                                  const std::vector<mcp::ToolInfo>& infos,
+                                  const McpLabelsOf& labels_of, McpTool::NoteSink on_note = {});
 
 }  // namespace mecha::tools

@@ -16,14 +16,6 @@ void add_legs(const Capabilities& from, Capabilities* into) {
 
 }  // namespace
 
-Capabilities capabilities_from(const config::McpCapabilities& c) {
-  Capabilities caps;
-  caps.untrusted_input = c.untrusted_input;
-  caps.private_data = c.private_data;
-  caps.external_send = c.external_send;
-  return caps;
-}
-
 Capabilities mcp_tool_capabilities(const config::McpServerConfig& server, std::string_view tool) {
   const std::string name = mcp_tool_name(server.name, tool);
   std::vector<std::string> candidates;
@@ -31,10 +23,11 @@ Capabilities mcp_tool_capabilities(const config::McpServerConfig& server, std::s
     if (mcp_tool_name(server.name, configured) == name) candidates.push_back(configured);
   }
   if (candidates.size() == 1 && candidates[0] == tool) {
-    return capabilities_from(server.capabilities_of(candidates[0]));
+    return capabilities_from(server.labels_of(candidates[0], std::nullopt));
   }
-  Capabilities caps = capabilities_from(server.capabilities);
-  for (const auto& c : candidates) add_legs(capabilities_from(server.capabilities_of(c)), &caps);
+  Capabilities caps = capabilities_from(server.server_labels(std::nullopt));
+  for (const auto& c : candidates)
+    add_legs(capabilities_from(server.labels_of(c, std::nullopt)), &caps);
   return caps;
 }
 
@@ -45,10 +38,9 @@ bool mcp_tool_changes_state(const config::McpServerConfig& server, std::string_v
     if (mcp_tool_name(server.name, configured) == name) candidates.push_back(configured);
   }
   if (candidates.size() == 1 && candidates[0] == tool)
-    return server.capabilities_of(candidates[0]).changes_state.value_or(true);
-  bool changes = server.capabilities.changes_state.value_or(true);
-  for (const auto& c : candidates)
-    changes |= server.capabilities_of(c).changes_state.value_or(true);
+    return server.labels_of(candidates[0], std::nullopt).changes_state.value;
+  bool changes = server.server_labels(std::nullopt).changes_state.value;
+  for (const auto& c : candidates) changes |= server.labels_of(c, std::nullopt).changes_state.value;
   return changes;
 }
 
@@ -76,9 +68,9 @@ McpToolPatterns::McpToolPatterns(std::vector<std::string> allowed,
     bool served = false;
     if (const config::McpServerConfig* s = e.server.empty() ? nullptr : enabled(e.server)) {
       served = true;
-      add_legs(capabilities_from(s->capabilities), &capabilities_);
+      add_legs(capabilities_from(s->server_labels(std::nullopt)), &capabilities_);
       for (const auto& [tool, labels] : s->tools)
-        add_legs(capabilities_from(s->capabilities_of(tool)), &capabilities_);
+        add_legs(capabilities_from(s->labels_of(tool, std::nullopt)), &capabilities_);
     }
     // Read literally too (promise 1): the tool that name is.
     const std::string literal_server = server_of(text);

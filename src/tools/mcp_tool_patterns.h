@@ -31,12 +31,10 @@
 
 namespace mecha::tools {
 
-// The legs of the tool `tool` of `server` as the config gives them: its own labels over the
-// server's, or, when `tool` stands for several configured tools (names are sanitised), the
-// union of theirs with the server's: never fewer legs than the real tool's.
-// The labels a config entry gives, as the interlock's legs.
-Capabilities capabilities_from(const config::McpCapabilities& c);
-
+// The legs of the tool `tool` of `server` as the config gives them before the server lists
+// it (McpServerConfig::labels_of without annotations): its own labels over the server's, or,
+// when `tool` stands for several configured tools (names are sanitised), the union of theirs
+// with the server's: never fewer legs than the real tool's.
 Capabilities mcp_tool_capabilities(const config::McpServerConfig& server, std::string_view tool);
 
 // Whether a call to the tool `tool` of `server` changes state as the config alone tells,

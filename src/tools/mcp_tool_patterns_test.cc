@@ -12,7 +12,13 @@ std::map<std::string, config::McpServerConfig> servers() {
   a.capabilities.untrusted_input = false;
   a.tools["send"].external_send = true;
   a.tools["diary"].private_data = true;
+  a.tools["diary"].external_send = false;
+  a.tools["quiet"].external_send = false;
   out["a"] = a;
+  config::McpServerConfig tok;
+  tok.name = "tok";
+  tok.headers = {{"Authorization", "Bearer t"}};
+  out["tok"] = tok;
   config::McpServerConfig ab;  // its tools' names also start with mcp__a__
   ab.name = "a__b";
   out["a__b"] = ab;
@@ -48,13 +54,18 @@ TEST(McpToolPatterns, LegsComeFromTheConfig) {
   auto caps = [](std::vector<std::string> allowed) {
     return McpToolPatterns(std::move(allowed), {}, servers()).capabilities();
   };
-  EXPECT_EQ(caps({"mcp__a__read"}), Capabilities{});
+  // Before a server lists its tools their annotations are not known, so a tool without an
+  // external_send label may send.
+  EXPECT_EQ(caps({"mcp__a__read"}), (Capabilities{false, false, true}));
+  EXPECT_EQ(caps({"mcp__a__quiet"}), Capabilities{});
   EXPECT_EQ(caps({"mcp__a__diary"}), (Capabilities{false, true, false}));
   // A whole server: its own legs and every tool's labels.
   EXPECT_EQ(caps({"mcp__a"}), (Capabilities{false, true, true}));
   EXPECT_EQ(caps({"mcp__a__*"}), (Capabilities{false, true, true}));
-  // The default: untrusted input.
-  EXPECT_EQ(caps({"mcp__a__b__t"}), (Capabilities{true, false, false}));
+  // The default: untrusted input, and a send.
+  EXPECT_EQ(caps({"mcp__a__b__t"}), (Capabilities{true, false, true}));
+  // A server with credentials gives private data.
+  EXPECT_EQ(caps({"mcp__tok__t"}), (Capabilities{true, true, true}));
   // Nothing can be served through these.
   EXPECT_EQ(caps({"mcp__nowhere__t", "mcp__off__t", "mcp__off"}), Capabilities{});
   EXPECT_EQ(McpToolPatterns({"mcp__a__read", "mcp__off__t", "mcp__x"}, {}, servers()).unserved(),

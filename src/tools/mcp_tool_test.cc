@@ -77,10 +77,10 @@ TEST(McpToolTest, DeclaresWhatItIs) {
   ToolInfo reader = info("read");
   reader.read_only = true;
   reader.description = "Reads a thing.";
-  auto made = make_mcp_tools(server, {reader, info("write")}, [](const std::string& tool) {
-    Capabilities caps = default_mcp_capabilities();
-    caps.external_send = tool == "write";
-    return caps;
+  auto made = make_mcp_tools(server, {reader, info("write")}, [](const ToolInfo& tool) {
+    config::McpServerConfig labelled;
+    labelled.tools["write"].external_send = false;
+    return labelled.labels_of(tool.name, hints_of(tool));
   });
   ASSERT_TRUE(made.ok()) << made.message();
   const Tool& read = *made->tools[0];
@@ -89,13 +89,30 @@ TEST(McpToolTest, DeclaresWhatItIs) {
   EXPECT_FALSE(write.read_only());
   EXPECT_EQ(read.description(), "Reads a thing.");
   EXPECT_EQ(write.description(), "The tool \"write\" of the MCP server \"srv\".");
-  EXPECT_EQ(read.capabilities(), (Capabilities{true, false, false}));
-  EXPECT_EQ(write.capabilities(), (Capabilities{true, false, true}));
+  // readOnlyHint alone leaves the world open (openWorldHint's Default): a send.
+  EXPECT_EQ(read.capabilities(), (Capabilities{true, false, true}));
+  EXPECT_EQ(write.capabilities(), (Capabilities{true, false, false}));
   EXPECT_EQ(read.tree_access(), TreeAccess::kOpaque);
   EXPECT_EQ(read.input_schema(), Json({{"type", "object"}}));
   // Unlabelled, a tool changes state unless the server marks it read-only.
   EXPECT_FALSE(read.changes_state());
   EXPECT_TRUE(write.changes_state());
+}
+
+// Without labels, a tool sends unless annotated readOnlyHint true and openWorldHint false.
+TEST(McpToolTest, UnlabelledToolsSendUnlessAnnotatedClosedAndReadOnly) {
+  ToolInfo closed = info("closed");
+  closed.read_only = true;
+  closed.open_world = false;
+  ToolInfo open = info("open");
+  open.read_only = true;
+  ToolInfo local_write = info("local_write");
+  local_write.open_world = false;
+  auto made = make_mcp_tools(handle_named("srv"), {closed, open, local_write}, nullptr);
+  ASSERT_TRUE(made.ok()) << made.message();
+  EXPECT_EQ(made->tools[0]->capabilities(), (Capabilities{true, false, false}));
+  EXPECT_EQ(made->tools[1]->capabilities(), (Capabilities{true, false, true}));
+  EXPECT_EQ(made->tools[2]->capabilities(), (Capabilities{true, false, true}));
 }
 
 // The config's changes_state label wins over the server's readOnlyHint, either way: a server
@@ -104,12 +121,12 @@ TEST(McpToolTest, TheConfigsChangesStateLabelWinsOverTheServersHint) {
   ToolInfo lying = info("delete_all");
   lying.read_only = true;
   ToolInfo lookup = info("lookup");
-  auto made = make_mcp_tools(handle_named("srv"), {lying, lookup, info("other")}, nullptr, {},
-                             [](const std::string& tool) -> std::optional<bool> {
-                               if (tool == "delete_all") return true;
-                               if (tool == "lookup") return false;
-                               return std::nullopt;
-                             });
+  config::McpServerConfig labelled;
+  labelled.tools["delete_all"].changes_state = true;
+  labelled.tools["lookup"].changes_state = false;
+  auto made = make_mcp_tools(
+      handle_named("srv"), {lying, lookup, info("other")},
+      [&](const ToolInfo& tool) { return labelled.labels_of(tool.name, hints_of(tool)); });
   ASSERT_TRUE(made.ok()) << made.message();
   EXPECT_TRUE(made->tools[0]->read_only());
   EXPECT_TRUE(made->tools[0]->changes_state());
@@ -160,7 +177,8 @@ TEST(McpToolTest, CallsTheReferenceServer) {
   auto echo = find("mcp__everything__echo");
   ASSERT_NE(echo, nullptr);
   EXPECT_TRUE(echo->read_only());
-  EXPECT_EQ(echo->capabilities(), default_mcp_capabilities());
+  // echo is annotated readOnlyHint true and openWorldHint false: unlabelled, not a send.
+  EXPECT_EQ(echo->capabilities(), (Capabilities{true, false, false}));
   CancelToken cancel;
   ToolContext ctx;
   ctx.cancel = &cancel;

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "base/testing/wait_until.h"
@@ -359,6 +360,45 @@ TEST_F(McpRun, McpCommandsListToolsAndCall) {
 
   BinaryResult all = mecha({"tools"});
   EXPECT_NE(all.out.find("mcp__outbox__write_file"), std::string::npos) << all.out << all.err;
+}
+
+// The reference filesystem server, unlabelled and without credentials: its reads are
+// annotated closed and read-only, so they are untrusted input and never sends; its writes may
+// send, which matters only once a run also holds private data. A run that reads and writes
+// through it works as before.
+TEST_F(McpRun, AnUnlabelledFilesystemServerStillWorks) {
+  user_config(filesystem("outbox"));
+  dir_.write("tree/outbox/in.txt", "hello");
+  BinaryResult tools = mecha({"mcp", "tools", "outbox", "--json"});
+  ASSERT_EQ(tools.exit_code, 0) << tools.err;
+  auto listed = parse_json(tools.out, "tools");
+  ASSERT_TRUE(listed.ok()) << tools.out;
+  std::map<std::string, Json> by_tool;
+  for (const auto& t : *listed) by_tool[t.at("tool")] = t;
+  EXPECT_EQ(by_tool["read_text_file"].at("capabilities"),
+            (Json{{"untrusted_input", true}, {"private_data", false}, {"external_send", false}}));
+  EXPECT_EQ(by_tool["read_text_file"].at("labels").at("external_send").at("source"),
+            "annotations: readOnlyHint true, openWorldHint false");
+  EXPECT_EQ(by_tool["write_file"].at("capabilities"),
+            (Json{{"untrusted_input", true}, {"private_data", false}, {"external_send", true}}));
+
+  cassette({
+      mcp_call("t1", "mcp__outbox__read_text_file",
+               dump_json(Json{{"path", (outbox() / "in.txt").string()}})),
+      mcp_call("t2", "mcp__outbox__write_file",
+               dump_json(Json{{"path", (outbox() / "out.txt").string()}, {"content", "copied"}}),
+               R"({"last_tool_result_contains": "hello"})"),
+      mcp_answer("copied", R"({"last_tool_result_contains": "Successfully wrote"})"),
+  });
+  BinaryResult r = mecha(run_args());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto events = testing::json_lines(r.out);
+  EXPECT_TRUE(mcp_of_type(events, "refusal").empty()) << r.out;
+  EXPECT_EQ(events.back().at("blocked_sends"), 0);
+  std::ifstream out(outbox() / "out.txt");
+  std::stringstream text;
+  text << out.rdbuf();
+  EXPECT_EQ(text.str(), "copied");
 }
 
 // A subagent gets the MCP tools its `tools` names and no others, and its answer carries the

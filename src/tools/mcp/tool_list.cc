@@ -40,11 +40,13 @@ Result<ToolInfo> read_tool(const Json& j, const std::string& where) {
   if (annotations != j.end() && !annotations->is_null()) {
     const std::string at = fmt::format("{} (\"{}\").annotations", where, tool.name);
     MECHA_RETURN_IF_ERROR(check_type(*annotations, at, &Json::is_object, "an object"));
-    auto hint = annotations->find("readOnlyHint");
-    if (hint != annotations->end() && !hint->is_null()) {
+    for (auto [key, out] : {std::pair<const char*, bool*>{"readOnlyHint", &tool.read_only},
+                            {"openWorldHint", &tool.open_world}}) {
+      auto hint = annotations->find(key);
+      if (hint == annotations->end() || hint->is_null()) continue;
       MECHA_RETURN_IF_ERROR(
-          check_type(*hint, at + ".readOnlyHint", &Json::is_boolean, "a boolean"));
-      tool.read_only = hint->get<bool>();
+          check_type(*hint, fmt::format("{}.{}", at, key), &Json::is_boolean, "a boolean"));
+      *out = hint->get<bool>();
     }
   }
   return tool;

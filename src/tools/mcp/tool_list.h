@@ -22,6 +22,7 @@ struct ToolInfo {
   std::string description;  // "" when absent
   Json input_schema;        // an object, as the server sent it (hostile: check before use)
   bool read_only = false;   // annotations.readOnlyHint; Default: false
+  bool open_world = true;   // annotations.openWorldHint; Default: true (the spec's)
   bool operator==(const ToolInfo&) const = default;
 };
 
