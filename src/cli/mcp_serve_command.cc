@@ -71,7 +71,9 @@ class ServedTools {
   std::vector<mcp::ToolDescriptor> descriptors() const {
     std::vector<mcp::ToolDescriptor> out;
     for (const auto& t : registry_.all())
-      out.push_back({t->name(), t->description(), t->schema(), t->read_only()});
+      // A file tool reaches only the served tree (closed world); Bash may reach further.
+      out.push_back({t->name(), t->description(), t->schema(), t->read_only(),
+                     t->tree_access() != tools::TreeAccess::kTracked});
     return out;
   }
 

@@ -169,10 +169,11 @@ void ToolServer::Session::request(const Json& id, const std::string& method, con
       return fail(id, kInvalidParams, "Invalid params: unknown cursor (tools/list has one page)");
     Json tools = Json::array();
     for (const ToolDescriptor& t : server_.tools_) {
-      tools.push_back({{"name", t.name},
-                       {"description", t.description},
-                       {"inputSchema", t.input_schema},
-                       {"annotations", {{"readOnlyHint", t.read_only}}}});
+      tools.push_back(
+          {{"name", t.name},
+           {"description", t.description},
+           {"inputSchema", t.input_schema},
+           {"annotations", {{"readOnlyHint", t.read_only}, {"openWorldHint", t.open_world}}}});
     }
     return reply(id, {{"tools", std::move(tools)}});
   }

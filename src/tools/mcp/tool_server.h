@@ -47,6 +47,10 @@ struct ToolDescriptor {
   std::string description;
   Json input_schema;  // a JSON Schema object
   bool read_only = false;
+  // Whether it may reach beyond what the server owns (MCP's openWorldHint; its default is
+  // true). A client that labels unlabelled tools by annotations counts an open-world tool as
+  // one that may send.
+  bool open_world = true;
 };
 
 struct ToolCallResult {

@@ -90,7 +90,7 @@ class Wire {
 };
 
 std::vector<ToolDescriptor> echo_tools() {
-  return {{"Echo", "Says its input back.", {{"type", "object"}}, true},
+  return {{"Echo", "Says its input back.", {{"type", "object"}}, true, false},
           {"Wait", "Waits until cancelled.", {{"type", "object"}}, false}};
 }
 
@@ -138,10 +138,11 @@ TEST(ToolServer, NegotiatesListsAndCalls) {
   w.send(R"({"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}})");
   Json list = w.next();
   ASSERT_EQ(list["result"]["tools"].size(), 2u) << list.dump();
-  EXPECT_EQ(list["result"]["tools"][0], (Json{{"name", "Echo"},
-                                              {"description", "Says its input back."},
-                                              {"inputSchema", {{"type", "object"}}},
-                                              {"annotations", {{"readOnlyHint", true}}}}));
+  EXPECT_EQ(list["result"]["tools"][0],
+            (Json{{"name", "Echo"},
+                  {"description", "Says its input back."},
+                  {"inputSchema", {{"type", "object"}}},
+                  {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}}));
   w.send(
       R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"Echo","arguments":{"x":1}}})");
   EXPECT_EQ(w.next(), (Json{{"jsonrpc", "2.0"},
