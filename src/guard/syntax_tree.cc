@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 extern "C" const TSLanguage* tree_sitter_bash(void);
@@ -104,7 +105,10 @@ Result<SyntaxTree> parse_shell(std::string_view text) {
   TSNode root = tree.root();
   if (ts_node_has_error(root)) {
     TSNode bad = first_error(root);
-    std::string_view near = tree.text_of(bad).substr(0, 20);
+    // Quoted from the line as given: the newline the parser was given is not the model's.
+    const size_t from = std::min<size_t>(ts_node_start_byte(bad), text.size());
+    const size_t to = std::min<size_t>(ts_node_end_byte(bad), text.size());
+    std::string_view near = text.substr(from, std::min<size_t>(to - from, 20));
     return Status::error(fmt::format("shell syntax not understood at {}{}",
                                      position_of(text, ts_node_start_byte(bad)),
                                      near.empty() ? "" : fmt::format(" (near `{}`)", near)));
