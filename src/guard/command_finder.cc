@@ -219,12 +219,22 @@ void Finder::visit(TSNode node, size_t depth, std::vector<Frame>& stack) {
 
 void Finder::visit_command(TSNode node, size_t depth, std::vector<Frame>& stack) {
   std::vector<ShellWord> argv;
+  std::vector<ShellWord> env;   // NAME=VALUE before the name
   std::vector<TSNode> feeding;  // <(...) arguments
   uint32_t n = ts_node_child_count(node);
   for (uint32_t i = 0; i < n; ++i) {
     const char* field = ts_node_field_name_for_child(node, i);
-    if (field == nullptr) continue;
     TSNode c = ts_node_child(node, i);
+    if (argv.empty() && is(c, "variable_assignment")) {
+      TSNode name = ts_node_child_by_field_name(c, "name", 4);
+      TSNode value = ts_node_child_by_field_name(c, "value", 5);
+      if (ts_node_is_null(name)) continue;
+      ShellWord w = ts_node_is_null(value) ? literal_word("", ts_node_start_byte(c)) : cook(value);
+      w.text = std::string(node_text(name)) + "=" + w.text;
+      env.push_back(std::move(w));
+      continue;
+    }
+    if (field == nullptr) continue;
     if (std::strcmp(field, "name") == 0 || std::strcmp(field, "argument") == 0) {
       argv.push_back(cook(c));
       // <(...) feeds the command; >(...) is fed by it.
@@ -235,7 +245,7 @@ void Finder::visit_command(TSNode node, size_t depth, std::vector<Frame>& stack)
   }
   // Children are visited after the command itself: the substitutions in its words.
   size_t self_step = script_.steps.size();
-  if (!argv.empty()) add_command(std::move(argv), "", ts_node_start_byte(node));
+  if (!argv.empty()) add_command(std::move(argv), "", ts_node_start_byte(node), std::move(env));
   for (uint32_t i = ts_node_named_child_count(node); i > 0; --i) {
     TSNode c = ts_node_named_child(node, i - 1);
     bool feeds = false;
@@ -252,7 +262,8 @@ void Finder::visit_command(TSNode node, size_t depth, std::vector<Frame>& stack)
   }
 }
 
-void Finder::add_command(std::vector<ShellWord> argv, std::string via, uint32_t offset) {
+void Finder::add_command(std::vector<ShellWord> argv, std::string via, uint32_t offset,
+                         std::vector<ShellWord> env) {
   // Wrappers are looked through iteratively: each inner command goes round again.
   struct Pending {
     std::vector<ShellWord> argv;
@@ -320,6 +331,7 @@ void Finder::add_command(std::vector<ShellWord> argv, std::string via, uint32_t 
     c.argv = std::move(p.argv);
     c.via = p.via;
     c.offset = offset;
+    c.env = env;
     c.reads_script_from_stdin = inner.reads_script_from_stdin;
     c.script_operand_unknown = inner.script_file && inner.script_file->dynamic;
     // A shell reading commands from standard input where no pipe of the line feeds it: the

@@ -99,6 +99,14 @@ TEST(FindCommands, RefusesWhatItCannotKnow) {
   EXPECT_EQ(
       commands_of("ls\necho \"open"),
       (V{"PROBLEM parse-error: shell syntax not understood at line 2, column 6 (near `\"open`)"}));
+  // Regression: the newline the parser is given after the line must not be read as part of
+  // it when an error lies past its end (a missing `;` before `fi`).
+  EXPECT_EQ(commands_of("if true; then echo y; else \"x\" fi"),
+            (V{"PROBLEM parse-error: shell syntax not understood at line 1, column 34"}));
+  // Nor quoted as part of it when the line ends inside a quote.
+  EXPECT_EQ(
+      commands_of("echo it's"),
+      (V{"PROBLEM parse-error: shell syntax not understood at line 1, column 8 (near `'s`)"}));
   EXPECT_EQ(commands_of("bash -c 'echo \"open'"),
             (V{"PROBLEM parse-error: shell syntax not understood at line 1, column 6 (near "
                "`\"open`) (in the script given to bash -c)"}));

@@ -40,16 +40,18 @@ class Screen {
   }
 
   // A word with a brace list ("/etc/{passwd,shadow}") is checked as each of its expansions.
-  std::optional<Verdict> write(const ShellWord& word, const char* what) {
+  // `into`: a directory the command writes into under names of its own choosing (an
+  // archive's members, a build's outputs), so a protected part below it counts too.
+  std::optional<Verdict> write(const ShellWord& word, const char* what, bool into = false) {
     if (has_brace_list(word)) {
       for (const std::string& alt : expand_braces(word.text)) {
         ShellWord w = word;
         w.text = alt;
-        if (auto v = write_one(w, what)) return v;
+        if (auto v = write_one(w, what, into)) return v;
       }
       return std::nullopt;
     }
-    return write_one(word, what);
+    return write_one(word, what, into);
   }
 
   std::optional<Verdict> read(const ShellWord& word) {
@@ -63,7 +65,7 @@ class Screen {
     }
     return read_one(word);
   }
-  std::optional<Verdict> write_one(const ShellWord& w, const char* what) {
+  std::optional<Verdict> write_one(const ShellWord& w, const char* what, bool into) {
     for (const std::string& cwd : cwds_.back()) {
       // After a `cd` to a place known only at run time, a relative path is anywhere.
       if (cwd.empty() && !w.text.empty() && w.text[0] != '/' && w.text[0] != kHome &&
@@ -72,7 +74,7 @@ class Screen {
                       fmt::format("{} `{}` in a directory known only when the line runs (after a "
                                   "`cd` to it)",
                                   what, w.shown()));
-      Resolved r = resolve_path(w, cwd, places_, clear_tree_);
+      Resolved r = resolve_path(w, cwd, places_, clear_tree_, dotglob_);
       if (r.secret)
         return refuse("secret-path",
                       fmt::format("{} `{}`, a secret location ({})", what, w.shown(), r.path));
@@ -80,10 +82,20 @@ class Screen {
         return refuse(
             "write-outside-tree",
             fmt::format("{} `{}`, which is {}, outside the work tree", what, w.shown(), r.path));
-      if (r.protected_)
+      const bool exact = !w.glob && !w.dynamic;
+      if (r.protected_ && exact)
         return refuse("protected-path",
                       fmt::format("{} `{}`, which is {}, a protected part of the work tree", what,
                                   w.shown(), r.path));
+      if (r.protected_)
+        return refuse("protected-path",
+                      fmt::format("{} `{}`, which may name {}, a protected part of the work tree",
+                                  what, w.shown(), r.protected_part));
+      if (into && r.holds_protected)
+        return refuse(
+            "protected-path",
+            fmt::format("{} `{}`, which {} {}, a protected part of the work tree, under it", what,
+                        w.shown(), exact ? "holds" : "may hold", r.protected_part));
     }
     return std::nullopt;
   }
@@ -220,6 +232,17 @@ class Screen {
     return std::nullopt;
   }
 
+  // `shopt -s dotglob`: from here on `*` and `?` match names that start with a dot.
+  void note_glob_options(const Command& c) {
+    if (c.name != "shopt") return;
+    bool set = false, dotglob = false;
+    for (const ShellWord& w : c.argv) {
+      set |= w.text == "-s";
+      dotglob |= w.text == "dotglob" || w.dynamic;
+    }
+    dotglob_ |= set && dotglob;
+  }
+
   void open() { cwds_.push_back(cwds_.back()); }
   void close() {
     if (cwds_.size() > 1) cwds_.pop_back();
@@ -230,6 +253,7 @@ class Screen {
   bool clear_tree_;  // no secret inside the tree: its paths skip the secret list
   std::vector<Cwds> cwds_;
   std::vector<std::pair<std::string, Resolved>> links_;  // link path -> what it points at
+  bool dotglob_ = false;                                 // the line ran `shopt -s dotglob`
 };
 
 // The command as it will run after unwrapping, for messages: its words, shortened.
@@ -505,6 +529,13 @@ Verdict CommandGuard::screen_script(const Script& script, std::string_view cwd) 
       if (auto v = screen.write(w, what.c_str())) return *v;
       if (auto v = screen.through_link(w, what.c_str())) return *v;
     }
+    if (!ops.write_dirs.empty()) {
+      std::string into = what + " into";
+      for (const auto& w : ops.write_dirs) {
+        if (auto v = screen.write(w, into.c_str(), /*into=*/true)) return *v;
+        if (auto v = screen.through_link(w, into.c_str())) return *v;
+      }
+    }
     if (auto v = screen.serve(c)) return *v;
     if (c.name == "ln") screen.link(c);
     const bool recursive = reads_recursively(c, ops);
@@ -513,6 +544,7 @@ Verdict CommandGuard::screen_script(const Script& script, std::string_view cwd) 
       if (recursive && !tree_read) tree_read = screen.read_tree(w, c);
     }
     if (c.name == "cd" || c.name == "pushd" || c.name == "popd") screen.change_directory(c);
+    screen.note_glob_options(c);
   }
   if (tree_read) return *tree_read;
   return Verdict{};

@@ -128,6 +128,58 @@ TEST(CommandGuard, PathsAreContainedByComponentNotPrefix) {
   EXPECT_EQ(g.screen("touch /work/tree/../tree-evil/a").rule, "write-outside-tree");
 }
 
+// Issue 45: writes through tools' own output options, and through globs and unknown parts
+// that may name a protected part of the tree.
+TEST(CommandGuard, OutputPlacesAndPatternsThatReachProtectedParts) {
+  CommandGuard g = make();
+  EXPECT_EQ(g.screen("tar -xf /tmp/h.tar -C .git"),
+            (Verdict{false, "protected-path",
+                     "`tar -xf /tmp/h.tar -C .git` writes into `.git`, which holds .git/hooks, a "
+                     "protected part of the work tree, under it"}));
+  EXPECT_EQ(g.screen("go build -o .git/hooks/pre-commit ."),
+            (Verdict{false, "protected-path",
+                     "`go build -o .git/hooks/pre-commit .` writes `.git/hooks/pre-commit`, which "
+                     "is /work/tree/.git/hooks/pre-commit, a protected part of the work tree"}));
+  EXPECT_EQ(g.screen("cp /tmp/x .g?t/config"),
+            (Verdict{false, "protected-path",
+                     "`cp /tmp/x .g?t/config` writes `.g?t/config`, which may name .git/config, a "
+                     "protected part of the work tree"}));
+  EXPECT_EQ(g.screen("awk -v f=.claude/settings.json 'BEGIN{print 1 > f}'"),
+            (Verdict{false, "protected-path",
+                     "`awk -v f=.claude/settings.json BEGIN{print 1 > f}` writes "
+                     "`.claude/settings.json`, which is /work/tree/.claude/settings.json, a "
+                     "protected part of the work tree"}));
+  for (const char* line : {"unzip /tmp/h.zip -d .git",
+                           "7z x /tmp/h.7z -o.claude",
+                           "cpio -idm -D .mecha < /tmp/a",
+                           "make -C .git/hooks",
+                           "pip install --target .claude x",
+                           "npm install --prefix .mecha x",
+                           "cargo build --target-dir .git/hooks",
+                           "git -C .git/hooks init",
+                           "git --work-tree=.git/hooks checkout -- .",
+                           "git worktree add .claude/wt",
+                           "git init --template=/tmp/t",
+                           "chattr -i .git/config",
+                           "cp -r /tmp/hooks .git/",
+                           "rsync -a /tmp/evil/ .git/",
+                           "echo x > .git/ho$(echo oks)/pre-commit",
+                           "echo x > \"$PWD/.git/hooks/pre-commit\"",
+                           "cd .git && tar xf /tmp/h.tar",
+                           "shopt -s dotglob; cp /tmp/x */hooks/pre-commit",
+                           "cmake -E touch .git/hooks/x",
+                           "python3 -m pip install -t .git/hooks x"})
+    EXPECT_EQ(g.screen(line).rule, "protected-path") << line;
+  // Their ordinary uses, and reads, stay allowed.
+  for (const char* line :
+       {"tar -C build -xf a.tar", "tar xf a.tar", "unzip a.zip -d out", "go build -o bin/app",
+        "git -C sub status", "git -C ../other log", "git --git-dir=.git log", "git init",
+        "awk -v f=out.txt 'BEGIN{print 1 > f}'", "make -C build", "cmake -B build -S .",
+        "cp /tmp/x */hooks/pre-commit", "rm -f */*.pyc", "sed -i s/a/b/ *", "cat .g?t/config",
+        "cp -r src/. build/", "echo x > \"$PWD/out.txt\"", "cd .git && git log"})
+    EXPECT_EQ(g.screen(line), Verdict{}) << line;
+}
+
 TEST(CommandGuard, ARuleForEchoSeesEveryCommandOfTheLine) {
   CommandGuard g = make(R"(
 [[guard.rules]]

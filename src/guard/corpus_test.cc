@@ -3,7 +3,8 @@
 // the published bypasses of other agents' checks, and issue 12's classes (commands hidden in
 // data fed to a shell, programs that run commands by an option, wrappers, paths placed
 // through variables/loops/globs, uploads, secrets, more dangerous spellings, more ordinary
-// work), each with its expected verdict.
+// work), and issue 45's (writes through tools' own output options and globs that may name a
+// protected part of the tree, with their ordinary near-misses), each with its expected verdict.
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -82,6 +83,8 @@ TEST(Corpus, EveryCaseGetsItsExpectedVerdict) {
                                "upload", "secret", "dangerous-2"})
     EXPECT_GE(per_category[category].total, 40) << category;
   EXPECT_GE(per_category["ordinary-2"].total, 80);
+  EXPECT_GE(per_category["output-place"].total, 200);
+  EXPECT_GE(per_category["ordinary-3"].total, 100);
 
   std::printf("corpus: refused/total per category\n");
   for (const auto& [category, t] : per_category)

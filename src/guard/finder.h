@@ -84,7 +84,8 @@ class Finder {
   void walk(const SyntaxTree& tree);
   void visit(TSNode node, size_t depth, std::vector<Frame>& stack);
   void visit_command(TSNode node, size_t depth, std::vector<Frame>& stack);
-  void add_command(std::vector<ShellWord> argv, std::string via, uint32_t offset);
+  void add_command(std::vector<ShellWord> argv, std::string via, uint32_t offset,
+                   std::vector<ShellWord> env = {});
   void add_script(const ShellWord& text, const std::string& via, uint32_t offset);
   void screen_code(Language language, const std::string& code, const std::string& via,
                    uint32_t offset);

@@ -1,10 +1,14 @@
 #include "guard/operands.h"
 
+#include <fnmatch.h>
+
 #include <cctype>
 #include <cstring>
 #include <map>
 #include <optional>
 
+#include "guard/archives.h"
+#include "guard/awk_program.h"
 #include "guard/git.h"
 #include "guard/inline_code.h"
 #include "guard/operand_specs.h"
@@ -40,17 +44,43 @@ void read_value(const ShellWord& value, Operands& out) {
 
 struct Parsed {
   std::vector<ShellWord> operands;
-  bool pattern_given = false;  // -e / -f gave the program or pattern: no operand is one
+  bool pattern_given = false;       // -e / -f gave the program or pattern: no operand is one
+  std::optional<ShellWord> target;  // -t DIR, --target-directory=DIR
 };
+
+bool takes_value(const OperandSpec& spec, const std::string& name) {
+  return contains(spec.value_long, name) || contains(spec.write_long, name) ||
+         contains(spec.dir_long, name);
+}
+
+// `-x` read as chmod's or chattr's mode: a dash and mode letters only.
+bool is_mode_word(const OperandSpec& spec, const std::string& a) {
+  if (spec.mode_letters.empty()) return false;
+  for (size_t k = 1; k < a.size(); ++k)
+    if (spec.mode_letters.find(a[k]) == std::string::npos && a[k] != ',' && a[k] != '+' &&
+        a[k] != '-' && a[k] != '=')
+      return false;
+  return true;
+}
 
 Parsed parse_options(const Command& c, const OperandSpec& spec, Operands& out) {
   Parsed p;
   const auto& argv = c.argv;
   bool options_done = false;
-  auto take = [&](const std::string& opt, bool is_write, const ShellWord& value) {
+  // `name` is a long option as written ("--output", "-MF") or a short one's letter ("o").
+  auto take = [&](const std::string& opt, bool long_name, const ShellWord& value) {
     if (opt == "e" || opt == "f" || opt == "--regexp" || opt == "--file") p.pattern_given = true;
     if (opt == "e" || opt == "--regexp") return;  // a pattern, not a path
-    if (is_write) {
+    if (opt == "--target-directory" ||
+        (!long_name && spec.target_short.find(opt[0]) != std::string::npos))
+      p.target = value;
+    const bool is_write = long_name ? contains(spec.write_long, opt)
+                                    : spec.write_short.find(opt[0]) != std::string::npos;
+    const bool is_dir =
+        long_name ? contains(spec.dir_long, opt) : spec.dir_short.find(opt[0]) != std::string::npos;
+    if (is_dir) {
+      out.write_dirs.push_back(value);
+    } else if (is_write) {
       out.writes.push_back(value);
     } else {
       read_value(value, out);
@@ -59,7 +89,8 @@ Parsed parse_options(const Command& c, const OperandSpec& spec, Operands& out) {
   for (size_t i = 1; i < argv.size(); ++i) {
     const ShellWord& w = argv[i];
     const std::string& a = w.text;
-    if (options_done || a.size() < 2 || a[0] != '-') {
+    if (options_done || a.size() < 2 || a[0] != '-' ||
+        (p.operands.empty() && is_mode_word(spec, a))) {
       p.operands.push_back(w);
       continue;
     }
@@ -67,27 +98,37 @@ Parsed parse_options(const Command& c, const OperandSpec& spec, Operands& out) {
       options_done = true;
       continue;
     }
-    if (a[1] == '-') {
-      size_t eq = a.find('=');
-      std::string name = a.substr(0, eq);
-      out.flags.insert(name.substr(2));
-      bool is_write = contains(spec.write_long, name);
+    size_t eq = a.find('=');
+    std::string name = a.substr(0, eq);
+    // Go's and javac's options are long names behind one dash; `--name` is the same option.
+    if (spec.single_dash_long && name[1] == '-' && !takes_value(spec, name)) name = name.substr(1);
+    if (name[1] == '-' || (spec.single_dash_long && takes_value(spec, name))) {
+      size_t letters = name.find_first_not_of('-');
+      out.flags.insert(letters == std::string::npos ? std::string() : name.substr(letters));
       if (eq != std::string::npos) {
-        take(name, is_write, part_of(w, eq + 1));
-      } else if (contains(spec.value_long, name) && i + 1 < argv.size()) {
-        take(name, is_write, argv[++i]);
+        take(name, true, part_of(w, eq + 1));
+      } else if (takes_value(spec, name) && i + 1 < argv.size()) {
+        take(name, true, argv[++i]);
       }
+      continue;
+    }
+    auto takes_letter = [&](char ch) {
+      return spec.value_short.find(ch) != std::string::npos ||
+             spec.write_short.find(ch) != std::string::npos ||
+             spec.dir_short.find(ch) != std::string::npos;
+    };
+    if (spec.single_dash_long && !takes_letter(a[1])) {
+      out.flags.insert(a.substr(1));  // `-race`, `-MD`: one option, not a bundle
       continue;
     }
     for (size_t k = 1; k < a.size(); ++k) {
       char ch = a[k];
       out.flags.insert(std::string(1, ch));
-      if (spec.value_short.find(ch) == std::string::npos) continue;
-      bool is_write = spec.write_short.find(ch) != std::string::npos;
+      if (!takes_letter(ch)) continue;
       if (k + 1 < a.size()) {
-        take(std::string(1, ch), is_write, part_of(w, k + 1));
+        take(std::string(1, ch), false, part_of(w, k + 1));
       } else if (i + 1 < argv.size()) {
-        take(std::string(1, ch), is_write, argv[++i]);
+        take(std::string(1, ch), false, argv[++i]);
       }
       break;
     }
@@ -164,100 +205,6 @@ void sed_command(const Command& c, Operands& out) {
     for (auto& f : e.reads) out.reads.push_back(literal_word(f, p.offset));
   }
   for (const ShellWord& o : operands) (in_place ? out.writes : out.reads).push_back(o);
-}
-
-// awk: the program is text, but it can write files (`print > "f"`) and run commands.
-void awk_command(const Command& c, Operands& out) {
-  OperandSpec spec{OperandMode::kReadAll, "fvF", {"--file", "--assign", "--field-separator"}};
-  bool from_file = false;
-  for (const auto& w : c.argv)
-    if (w.text == "-f" || w.text.rfind("--file", 0) == 0) from_file = true;
-  Parsed p = parse_options(c, spec, out);
-  size_t first = 0;
-  if (!from_file && !p.operands.empty()) {
-    const ShellWord& prog = p.operands[0];
-    first = 1;
-    if (prog.dynamic) {
-      out.not_understood = "an awk program known only at run time";
-      return;
-    }
-    // system() and pipes run commands: screened as scripts (option_commands.h).
-    const std::string& t = prog.text;
-    // print > "file", print >> "file"
-    for (size_t at = t.find('>'); at != std::string::npos; at = t.find('>', at + 1)) {
-      size_t q = t.find_first_not_of("> \t", at);
-      if (q == std::string::npos || t[q] != '"') continue;
-      size_t end = t.find('"', q + 1);
-      if (end == std::string::npos) continue;
-      out.writes.push_back(literal_word(t.substr(q + 1, end - q - 1), prog.offset));
-    }
-  }
-  for (size_t i = first; i < p.operands.size(); ++i)
-    if (p.operands[i].text.find('=') == std::string::npos) out.reads.push_back(p.operands[i]);
-}
-
-void tar_command(const Command& c, Operands& out) {
-  bool create = false, extract = false;
-  std::vector<ShellWord> archives, dirs, operands;
-  for (size_t i = 1; i < c.argv.size(); ++i) {
-    const ShellWord& w = c.argv[i];
-    const std::string& a = w.text;
-    auto starts = [&](const char* p) { return a.rfind(p, 0) == 0; };
-    // Options that run a command are screened as scripts (option_commands.h).
-    if (starts("--to-command") || starts("--use-compress-program") ||
-        starts("--checkpoint-action") || starts("--info-script") || starts("--new-volume-script") ||
-        starts("--rsh-command") || starts("--rmt-command") || a == "-I" || a == "-F") {
-      if (a.find('=') == std::string::npos && i + 1 < c.argv.size()) ++i;
-      continue;
-    }
-    if (starts("--file="))
-      archives.push_back(part_of(w, 7));
-    else if (a == "--file" && i + 1 < c.argv.size())
-      archives.push_back(c.argv[++i]);
-    else if (starts("--directory="))
-      dirs.push_back(part_of(w, 12));
-    else if (a == "--directory" && i + 1 < c.argv.size())
-      dirs.push_back(c.argv[++i]);
-    else if (a == "--create" || a == "--append" || a == "--update")
-      create = true;
-    else if (a == "--extract" || a == "--get")
-      extract = true;
-    else if (starts("--"))
-      out.flags.insert(a.substr(2));
-    else if ((i == 1 && !a.empty() && a[0] != '-') || (a.size() > 1 && a[0] == '-')) {
-      // A bundle: "czf out.tgz" or "-xzf in.tgz"; f and C take the next word each.
-      for (size_t k = a[0] == '-' ? 1 : 0; k < a.size(); ++k) {
-        char ch = a[k];
-        out.flags.insert(std::string(1, ch));
-        if (ch == 'c' || ch == 'r' || ch == 'u' || ch == 'A') create = true;
-        if (ch == 'x') extract = true;
-        if (ch == 'I' || ch == 'F') {  // a program: screened as a script
-          if (k + 1 == a.size() && i + 1 < c.argv.size()) ++i;
-          break;
-        }
-        if (ch == 'f' || ch == 'C') {
-          ShellWord v = k + 1 < a.size() && a[0] == '-'
-                            ? part_of(w, k + 1)
-                            : (i + 1 < c.argv.size() ? c.argv[++i] : literal_word(""));
-          (ch == 'f' ? archives : dirs).push_back(v);
-          if (a[0] == '-') break;
-        }
-      }
-    } else {
-      operands.push_back(w);
-    }
-  }
-  for (auto& a : archives)
-    if (a.text != "-") (create ? out.writes : out.reads).push_back(a);
-  for (auto& d : dirs) (extract ? out.writes : out.reads).push_back(d);
-  if (extract && dirs.empty()) out.writes.push_back(literal_word("."));
-  for (auto& o : operands) {
-    // Members are named relative to the last -C directory.
-    ShellWord member = o;
-    if (!dirs.empty() && !o.text.empty() && o.text[0] != '/' && o.text[0] != kHome)
-      member.text = dirs.back().text + "/" + o.text;
-    (extract ? out.writes : out.reads).push_back(member);
-  }
 }
 
 void find_command(const Command& c, Operands& out) {
@@ -384,23 +331,70 @@ void vim_command(const Command& c, Operands& out) {
   for (const ShellWord& o : operands) (writes_operands ? out.writes : out.reads).push_back(o);
 }
 
+// What a destination directory receives from `sources`: each under its own name, or, for a
+// source that stands for its folder's contents (`dir/.`, and with rsync `dir/`), anything.
+void received_by_name(const ShellWord& dest, const std::vector<ShellWord>& sources,
+                      bool contents_by_slash, Operands& out) {
+  for (const ShellWord& s : sources) {
+    std::string t = s.text;
+    size_t colon = t.find(':');  // host:path
+    if (colon != std::string::npos && t.find('/') > colon) t = t.substr(colon + 1);
+    bool contents = t.empty() || t == "." || t == ".." ||
+                    (t.size() >= 2 && t.compare(t.size() - 2, 2, "/.") == 0) ||
+                    (contents_by_slash && t.back() == '/');
+    while (t.size() > 1 && t.back() == '/') t.pop_back();
+    std::string base = t.substr(t.rfind('/') + 1);
+    if (contents || base == "." || base == ".." || base.empty()) {
+      out.write_dirs.push_back(dest);
+      continue;
+    }
+    if (s.glob && fnmatch(base.c_str(), "..", FNM_PERIOD) == 0) {
+      // `dir/.*` is also `dir/.` and `dir/..` in older shells: their contents, and every
+      // other name that starts with a dot.
+      out.write_dirs.push_back(dest);
+      base = ".[!.]*";
+    }
+    ShellWord w = dest;
+    w.text = (dest.text.empty() || dest.text.back() != '/' ? dest.text + "/" : dest.text) + base;
+    w.dynamic |= base.find(kUnknown) != std::string::npos;
+    w.glob |= s.glob && base.find_first_of("*?[") != std::string::npos;
+    out.writes.push_back(std::move(w));
+  }
+}
+
+// Environment variables given to the command that name where it writes: `GOBIN=x go install`
+// installs into x, `GIT_WORK_TREE=x git checkout` checks out into it, `GIT_DIR=x git init`
+// makes x.
+void env_output_places(const Command& c, Operands& out) {
+  static const char* const kInto[] = {
+      "GOBIN",        "CARGO_TARGET_DIR",  "CARGO_INSTALL_ROOT", "PIP_TARGET",
+      "PIP_PREFIX",   "npm_config_prefix", "NPM_CONFIG_PREFIX",  "DESTDIR",
+      "GIT_WORK_TREE"};
+  for (const ShellWord& w : c.env) {
+    size_t eq = w.text.find('=');
+    if (eq == std::string::npos) continue;
+    std::string_view name = std::string_view(w.text).substr(0, eq);
+    if (name == "GIT_DIR") out.writes.push_back(part_of(w, eq + 1));
+    for (const char* into : kInto)
+      if (name == into) out.write_dirs.push_back(part_of(w, eq + 1));
+  }
+}
+
 }  // namespace
 
 Operands operands_of(const Command& c) {
   Operands out;
   const std::string& name = c.name;
+  if (!c.env.empty()) env_output_places(c, out);
   if (name == "sed") {
     sed_command(c, out);
     return out;
   }
   if (name == "awk" || name == "gawk" || name == "mawk" || name == "nawk") {
-    awk_command(c, out);
+    awk_operands(c, out);
     return out;
   }
-  if (name == "tar") {
-    tar_command(c, out);
-    return out;
-  }
+  if (archive_operands(c, out)) return out;
   if (name == "find") {
     find_command(c, out);
     return out;
@@ -438,6 +432,14 @@ Operands operands_of(const Command& c) {
     return out;
   }
   if (name == "git") git_writes(c, out);
+  if (name.rfind("python", 0) == 0 && c.argv.size() > 2 && c.argv[1].text == "-m" &&
+      (c.argv[2].text == "pip" || c.argv[2].text == "pip3" || c.argv[2].text == "venv")) {
+    // `python -m pip` is pip; `python -m venv DIR` makes DIR as virtualenv does.
+    Command module = c;
+    module.argv.erase(module.argv.begin(), module.argv.begin() + 2);
+    module.name = module.argv[0].text == "venv" ? "virtualenv" : "pip";
+    return operands_of(module);
+  }
   if (Language language = language_of(name); language != Language::kNone) {
     // Paths the inline code names: written when it writes files, read otherwise.
     for (const ShellWord& code : inline_code_of(language, c.argv)) {
@@ -445,7 +447,8 @@ Operands operands_of(const Command& c) {
       for (const std::string& p : e.paths)
         (e.writes_files ? out.writes : out.reads).push_back(literal_word(p, code.offset));
     }
-    if (name.rfind("perl", 0) != 0) return out;
+    // bun is a package manager too: its options come from the table.
+    if (name.rfind("perl", 0) != 0 && name != "bun") return out;
   }
   if (name == "perl") {
     // perl -i edits its file operands in place; its program (-e) is text.
@@ -474,54 +477,79 @@ Operands operands_of(const Command& c) {
     vim_command(c, out);
     return out;
   }
+  static const OperandSpec kReadEverything;
   auto it = operand_specs().find(name);
-  OperandSpec spec = it == operand_specs().end() ? OperandSpec{} : it->second;
+  const OperandSpec& spec = it == operand_specs().end() ? kReadEverything : it->second;
   if (spec.mode == OperandMode::kText) return out;
   Parsed p = parse_options(c, spec, out);
+  OperandMode mode = spec.mode;
   size_t skip = static_cast<size_t>(spec.skip);
   if (p.pattern_given && (name == "grep" || name == "egrep" || name == "fgrep" || name == "zgrep" ||
                           name == "rg" || name == "jq"))
     skip = 0;
   if ((name == "chmod" || name == "chown" || name == "chgrp") && out.flags.count("reference"))
     skip = 0;
-  if (name == "install" && out.flags.count("d")) spec.mode = OperandMode::kWriteAll;
-  if ((name == "gzip" || name == "gunzip" || name == "bzip2" || name == "xz" || name == "zstd") &&
-      (out.flags.count("c") || out.flags.count("stdout") || out.flags.count("t") ||
-       out.flags.count("l")))
-    spec.mode = OperandMode::kReadAll;
+  auto any_flag = [&](const std::vector<std::string>& names) {
+    for (const std::string& f : names)
+      if (out.flags.count(f) > 0) return true;
+    return false;
+  };
+  if (any_flag(spec.writes_with)) mode = OperandMode::kWriteAll;
+  if (any_flag(spec.reads_with)) mode = OperandMode::kReadAll;
   if (name == "uniq" && p.operands.size() >= 2) {
     out.reads.push_back(p.operands[0]);
     out.writes.push_back(p.operands[1]);
     return out;
   }
-  bool has_target = false;
-  for (char ch : spec.target_short) has_target |= out.flags.count(std::string(1, ch)) > 0;
-  has_target |= out.flags.count("target-directory") > 0;
-  std::vector<ShellWord> ops(
-      p.operands.begin() + static_cast<long>(std::min(skip, p.operands.size())), p.operands.end());
-  // rsync and scp destinations on another host are not local paths.
+  std::vector<ShellWord> ops;
+  for (size_t i = std::min(skip, p.operands.size()); i < p.operands.size(); ++i) {
+    const ShellWord& o = p.operands[i];
+    size_t eq = o.text.find('=');
+    if (eq != std::string::npos && eq > 0 && contains(spec.dir_assignments, o.text.substr(0, eq)))
+      out.write_dirs.push_back(part_of(o, eq + 1));
+    else
+      ops.push_back(o);
+  }
+  const bool has_target = p.target || out.flags.count("target-directory") > 0;
+  const bool many = ops.size() > 1;
+  // rsync and scp paths on another host are not local paths: a copy to one writes nothing
+  // here, and a copy from one writes its local destination.
+  std::vector<ShellWord> sources;  // what a destination receives by name
   if (name == "rsync" || name == "scp") {
-    std::vector<ShellWord> local;
-    for (auto& o : ops) {
+    auto remote = [](const ShellWord& o) {
       size_t colon = o.text.find(':');
-      if (colon == std::string::npos || o.text.find('/') < colon) local.push_back(o);
-    }
-    if (!ops.empty() && ops.back().text.find(':') != std::string::npos &&
-        ops.back().text.find('/') > ops.back().text.find(':'))
-      spec.mode = OperandMode::kReadAll;
-    ops = local;
+      return colon != std::string::npos && o.text.find('/') > colon;
+    };
+    if (!ops.empty() && remote(ops.back())) mode = OperandMode::kReadAll;
+    if (mode == OperandMode::kWriteLast && !has_target && many)
+      sources.assign(ops.begin(), ops.end() - 1);
+    std::erase_if(ops, remote);
   }
   for (size_t i = 0; i < ops.size(); ++i) {
-    bool write = spec.mode == OperandMode::kWriteAll ||
-                 (spec.mode == OperandMode::kWriteLast && !has_target && (i + 1 == ops.size()) &&
-                  (ops.size() > 1 || name == "ln"));
-    if (name == "ln" && ops.size() == 1) {
+    const bool last = i + 1 == ops.size();
+    bool write =
+        mode == OperandMode::kWriteAll || (mode == OperandMode::kWriteFirst && i == 0) ||
+        (mode == OperandMode::kWriteLast && !has_target && last && (many || spec.lone_written));
+    if (name == "ln" && ops.size() == 1 && !has_target) {
       // `ln -s TARGET`: the link is made in the current directory, named after the target.
       out.reads.push_back(ops[i]);
-      out.writes.push_back(literal_word("."));
+      received_by_name(literal_word("."), ops, /*contents_by_slash=*/false, out);
+      continue;
+    }
+    if (mode == OperandMode::kIntoLast && last && many) {
+      out.write_dirs.push_back(ops[i]);
       continue;
     }
     (write ? out.writes : out.reads).push_back(ops[i]);
+  }
+  if (spec.into_by_name && mode == spec.mode && mode != OperandMode::kReadAll) {
+    // mv moves into its last operand as cp copies into it.
+    if (has_target && p.target) {
+      received_by_name(*p.target, ops, name == "rsync", out);
+    } else if (many && !has_target) {
+      if (sources.empty()) sources.assign(ops.begin(), ops.end() - 1);
+      received_by_name(ops.back(), sources, name == "rsync", out);
+    }
   }
   if (name == "time" || name == "nohup" || name == "timeout" || name == "env" || name == "nice" ||
       name == "xargs" || name == "sudo" || name == "doas" || name == "stdbuf" || name == "ionice" ||

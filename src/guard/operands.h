@@ -15,6 +15,10 @@ namespace mecha::guard {
 
 struct Operands {
   std::vector<ShellWord> writes;
+  // Directories it writes into under names it or its input chooses: an extractor's target,
+  // a build's output directory, the directory `make -C` runs in. What lands there is not
+  // known, so a protected part of the tree below one is as good as written.
+  std::vector<ShellWord> write_dirs;
   std::vector<ShellWord> reads;
   std::set<std::string> flags;                // options present: "r", "f", "recursive"
   std::optional<std::string> not_understood;  // e.g. a sed program that runs commands

@@ -180,7 +180,78 @@ std::string vim_shell_command(const std::string& command, bool& unknown) {
   return "";
 }
 
+// cmake -E TOOL ARGS: its file tools are screened as the commands they stand for (copy as
+// cp, rm as rm, tar as tar), and env and time run a command. chdir runs one elsewhere, as
+// `env -C` does, which the guard does not follow.
+void cmake_tools(const Argv& argv, LookThrough& out) {
+  size_t e = 1;
+  while (e < argv.size() && argv[e].text != "-E") ++e;
+  if (e + 1 >= argv.size()) return;
+  const ShellWord& tool = argv[e + 1];
+  const std::string via = "cmake -E " + tool.text;
+  Argv args(argv.begin() + static_cast<long>(e + 2), argv.end());
+  auto as = [&](std::initializer_list<const char*> words) {
+    Argv a;
+    for (const char* w : words) a.push_back(literal_word(w, tool.offset));
+    a.insert(a.end(), args.begin(), args.end());
+    out.commands.push_back({std::move(a), via});
+  };
+  const std::string& t = tool.text;
+  if (t == "copy" || t == "copy_if_different" || t == "copy_if_newer") {
+    as({"cp"});
+  } else if (t == "copy_directory" || t == "copy_directory_if_different") {
+    // The sources' contents go into the destination.
+    for (size_t i = 0; i + 1 < args.size(); ++i) args[i].text += "/.";
+    as({"cp", "-r"});
+  } else if (t == "rename") {
+    as({"mv"});
+  } else if (t == "create_symlink") {
+    as({"ln", "-s"});
+  } else if (t == "create_hardlink") {
+    as({"ln"});
+  } else if (t == "make_directory") {
+    as({"mkdir", "-p"});
+  } else if (t == "remove" || t == "rm" || t == "remove_directory") {
+    as({t == "remove_directory" ? "rmdir" : "rm"});
+  } else if (t == "touch" || t == "touch_nocreate") {
+    as({"touch"});
+  } else if (t == "tar" || t == "cat") {
+    as({t == "tar" ? "tar" : "cat"});
+  } else if (t == "env") {
+    as({"env"});
+  } else if (t == "time") {
+    if (!args.empty()) out.commands.push_back({args, via});
+  } else if (t == "chdir") {
+    refuse(out, "not-understood",
+           "`cmake -E chdir` runs a command in another directory, which the guard does not "
+           "follow; use cd");
+  }
+}
+
+// go build -toolexec 'CMD', go test -exec CMD, go vet -vettool=CMD: programs go runs.
+void go_tools(const Argv& argv, LookThrough& out) {
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const std::string& a = argv[i].text;
+    std::string name = a.substr(0, a.find('='));
+    if (starts_with(name, "--")) name = name.substr(1);
+    if (name != "-toolexec" && name != "-exec" && name != "-vettool") continue;
+    if (a.find('=') != std::string::npos) {
+      out.scripts.push_back({tail_of(argv[i], a.find('=') + 1), "go " + name});
+    } else if (i + 1 < argv.size()) {
+      out.scripts.push_back({argv[++i], "go " + name});
+    }
+  }
+}
+
 bool option_commands(const std::string& name, const Argv& argv, LookThrough& out) {
+  if (name == "cmake") {
+    cmake_tools(argv, out);
+    return true;
+  }
+  if (name == "go") {
+    go_tools(argv, out);
+    return true;
+  }
   if (name == "git") {
     git_runs(argv, out);
     return true;

@@ -1,5 +1,7 @@
 // Programs that run other commands because of an option or an argument: git (git.h),
-// ssh/scp/sftp (-o ProxyCommand, -S), rsync (-e), zip (-TT), man (-P), tar (--to-command, -I,
+// cmake -E (its file tools screened as the commands they stand for), go (-toolexec, -exec,
+// -vettool), ssh/scp/sftp (-o ProxyCommand, -S), rsync (-e), zip (-TT), man (-P), tar
+// (--to-command, -I,
 // --checkpoint-action=exec), gdb (-ex 'shell ...'), vim (-c '!...'), less/more (+!...), awk
 // (system(), pipes: awk_program.h), parallel, entr, alias, and the interpreters' literal code
 // (inline_code.h). What they run is handed back as scripts to be screened like the line

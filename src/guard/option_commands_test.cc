@@ -29,6 +29,25 @@ TEST(OptionCommands, ProgramsThatRunACommandByAnOption) {
   EXPECT_EQ(option_runs({"less", "+!id", "f"}), V{"less +!: id"});
   EXPECT_EQ(option_runs({"awk", "{print $1 | \"sort -u\"}", "f"}), V{"awk system(): sort -u"});
   EXPECT_EQ(option_runs({"entr", "-s", "make && ./t"}), V{"entr -s: make && ./t"});
+  EXPECT_EQ(option_runs({"go", "build", "-toolexec", "sh -c id", "."}),
+            V{"go -toolexec: sh -c id"});
+  EXPECT_EQ(option_runs({"go", "test", "-exec=xprog", "./..."}), V{"go -exec: xprog"});
+  EXPECT_EQ(option_runs({"go", "build", "-o", "app"}), V{});
+}
+
+// cmake -E's tools are screened as the commands they stand for.
+TEST(OptionCommands, CmakeToolsAreTheCommandsTheyStandFor) {
+  EXPECT_EQ(option_runs({"cmake", "-E", "copy", "a", ".git/hooks/x"}),
+            V{"cmd cmake -E copy: cp a .git/hooks/x"});
+  EXPECT_EQ(option_runs({"cmake", "-E", "copy_directory", "src", "dst"}),
+            V{"cmd cmake -E copy_directory: cp -r src/. dst"});
+  EXPECT_EQ(option_runs({"cmake", "-E", "rm", "-rf", "/"}), V{"cmd cmake -E rm: rm -rf /"});
+  EXPECT_EQ(option_runs({"cmake", "-E", "env", "A=1", "bash", "-c", "id"}),
+            V{"cmd cmake -E env: env A=1 bash -c id"});
+  EXPECT_EQ(option_runs({"cmake", "-E", "chdir", "/tmp", "rm", "x"}),
+            V{"not-understood: `cmake -E chdir` runs a command in another directory, which the "
+              "guard does not follow; use cd"});
+  EXPECT_EQ(option_runs({"cmake", "--build", "build"}), V{});
 }
 
 TEST(OptionCommands, AnAliasDefinitionIsRefusedAndAListingIsNot) {

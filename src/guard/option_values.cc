@@ -34,6 +34,13 @@ std::optional<ShellWord> value_of(const std::vector<ShellWord>& argv, size_t& i,
   return std::nullopt;
 }
 
+std::optional<ShellWord> value_of_any(const std::vector<ShellWord>& argv, size_t& i,
+                                      std::initializer_list<const char*> opts) {
+  for (const char* opt : opts)
+    if (auto v = value_of(argv, i, opt)) return v;
+  return std::nullopt;
+}
+
 ShellWord joined(const std::vector<ShellWord>& argv, size_t from, size_t end) {
   end = std::min(end, argv.size());
   ShellWord out = from < end ? argv[from] : literal_word("");

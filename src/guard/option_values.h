@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,10 @@ std::string lower(std::string s);
 // The value of option `opt` at argv[i]: "--opt=V", "--opt V", "-oV" (short), "-o V".
 // Advances i past a value in the next word. nullopt when argv[i] is not `opt`.
 std::optional<ShellWord> value_of(const std::vector<ShellWord>& argv, size_t& i, const char* opt);
+
+// The value of whichever of `opts` argv[i] is, as value_of.
+std::optional<ShellWord> value_of_any(const std::vector<ShellWord>& argv, size_t& i,
+                                      std::initializer_list<const char*> opts);
 
 // argv[from, end) joined by spaces into one word, dynamic when any of them is.
 ShellWord joined(const std::vector<ShellWord>& argv, size_t from, size_t end = SIZE_MAX);

@@ -182,6 +182,127 @@ std::string location_base(const std::string& location, bool* globbed) {
   return *globbed ? base.substr(0, base.rfind('/') + 1) : base;
 }
 
+// The components of a normalised absolute path ("/" has none).
+std::vector<std::string> components(std::string_view path) {
+  std::vector<std::string> out;
+  size_t i = 1;
+  while (i < path.size()) {
+    size_t j = path.find('/', i);
+    if (j == std::string_view::npos) j = path.size();
+    out.emplace_back(path.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+// What a pattern (components) may name, held against one path: the path or something under
+// it, or a directory strictly above it that is deeper than `floor` components. A component
+// `**` stands for any number of names (bash's globstar; leading dots only with dotglob), and
+// an empty one for any number of any names (the unknown rest of a word).
+struct Reach {
+  bool at_or_under = false;
+  bool above = false;
+};
+
+Reach pattern_reach(const std::vector<std::string>& pattern, const std::vector<std::string>& path,
+                    size_t floor, bool dotglob) {
+  const int flags = FNM_EXTMATCH | (dotglob ? 0 : FNM_PERIOD);
+  const size_t n = pattern.size(), m = path.size();
+  // matched[i * (m + 1) + j]: the first i pattern components can name the first j of the path.
+  std::vector<char> matched((n + 1) * (m + 1), 0);
+  auto at = [&](size_t i, size_t j) -> char& { return matched[i * (m + 1) + j]; };
+  at(0, 0) = 1;
+  Reach r;
+  for (size_t i = 0; i <= n; ++i) {
+    for (size_t j = 0; j <= m; ++j) {
+      if (!at(i, j)) continue;
+      if (j == m) r.at_or_under = true;
+      if (i == n) {
+        if (j < m && j > floor) r.above = true;
+        continue;
+      }
+      const std::string& p = pattern[i];
+      if (p.empty() || p == "**") {
+        at(i + 1, j) = 1;
+        if (j < m && (p.empty() || dotglob || path[j][0] != '.')) at(i, j + 1) = 1;
+      } else if (j < m && fnmatch(p.c_str(), path[j].c_str(), flags) == 0) {
+        at(i + 1, j + 1) = 1;
+      }
+    }
+  }
+  return r;
+}
+
+// `*`, `?` and `[` taken literally, for the known part of a word with no unquoted glob.
+std::string escape_glob(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '*' || c == '?' || c == '[' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// Marks what a path of the tree is to its protected parts. An exact path is compared as it
+// is; a glob, and a word with an unknown part, are matched as patterns against each part, so
+// that what they may name counts as much as what they name.
+void mark_protected(const ShellWord& word, Known known, const std::string& cwd,
+                    const Places& places, bool dotglob, Resolved& r) {
+  const std::string& tree = places.work_tree;
+  if (!word.glob && known != Known::kDynamic) {
+    for (const std::string& p : places.protected_) {
+      std::string part = normalise(tree + "/" + p);
+      if (within(r.path, part)) {
+        r.protected_ = true;
+        r.protected_part = p;
+        return;
+      }
+      if (r.path != tree && within(part, r.path) && !r.holds_protected) {
+        r.holds_protected = true;
+        r.protected_part = p;
+      }
+    }
+    return;
+  }
+  std::string text = expand_tilde(word.text, places.home);
+  const bool open_ended = known == Known::kDynamic;
+  if (open_ended) {
+    text = text.substr(0, text.find(kUnknown));
+    if (!word.glob) text = escape_glob(text);
+  }
+  if (text.empty() || (text[0] != '/' && cwd.empty())) return;
+  std::string absolute = text[0] == '/' ? text : cwd + "/" + text;
+  std::vector<std::string> pattern;
+  if (!open_ended) {
+    pattern = components(normalise(absolute));
+  } else {
+    // What follows the known part is anything, slashes included: the known start of a name
+    // (`.cl` in `.cl$x`) or a directory holding a protected part (`.git/` in `.git/$x`) may
+    // lead into one. A name all unknown at the top of the tree (`./$x`) is left to the
+    // sandbox, as any unknown path is; so is `..$x`, which may climb anywhere.
+    size_t slash = absolute.rfind('/');
+    std::string name = absolute.substr(slash + 1);
+    std::string dir = normalise(absolute.substr(0, slash));
+    if (name == ".." || (name.empty() && dir == tree)) return;
+    pattern = components(dir);
+    if (!name.empty()) pattern.push_back(name + "*");
+    pattern.emplace_back();
+  }
+  const size_t floor = static_cast<size_t>(std::count(tree.begin(), tree.end(), '/'));
+  for (const std::string& p : places.protected_) {
+    Reach reach = pattern_reach(pattern, components(normalise(tree + "/" + p)), floor, dotglob);
+    if (reach.at_or_under) {
+      r.protected_ = true;
+      r.protected_part = p;
+      return;
+    }
+    if (reach.above && !r.holds_protected) {
+      r.holds_protected = true;
+      r.protected_part = p;
+    }
+  }
+}
+
 }  // namespace
 
 bool tree_holds_no_secret(const Places& places) {
@@ -212,7 +333,7 @@ std::string secret_under(const std::string& path, const Places& places) {
 }
 
 Resolved resolve_path(const ShellWord& word, const std::string& cwd, const Places& places,
-                      bool tree_holds_no_secret) {
+                      bool tree_holds_no_secret, bool dotglob) {
   Resolved r;
   Known known = Known::kExact;
   std::string abs = absolute_text(word, cwd, places, known);
@@ -260,14 +381,13 @@ Resolved resolve_path(const ShellWord& word, const std::string& cwd, const Place
                                        : Place::kAncestor;
   } else if (within(r.path, tree)) {
     r.place = Place::kInside;
-    for (const std::string& p : places.protected_)
-      if (within(r.path, normalise(tree + "/" + p))) r.protected_ = true;
   } else {
     outside = true;
     r.place = Place::kOutside;
     for (const std::string& w : places.writable)
       if (within(r.path, w)) r.place = Place::kWritable;
   }
+  if (within(r.path, tree)) mark_protected(word, known, cwd, places, dotglob, r);
   // An unknown part may climb out with `..`: only a place outside stays known.
   if (known == Known::kDynamic && r.place != Place::kOutside) r.place = Place::kUnknown;
   if (outside && known == Known::kExact) {

@@ -35,7 +35,15 @@ struct Resolved {
   Place place = Place::kUnknown;
   std::string path;         // normalised absolute path (or its known directory)
   bool secret = false;      // at or under a secret location
-  bool protected_ = false;  // at or under a protected part of the tree
+  bool protected_ = false;  // at or under a protected part of the tree, or may be (a glob)
+  // A directory of the tree other than the tree itself that holds a protected part (`.git`
+  // holds `.git/hooks`), or that a glob or an unknown part may name: what a program writes
+  // into it under names of its own choosing (an archive's members, a build's outputs) may
+  // land there.
+  bool holds_protected = false;
+  // The protected part (as the policy names it, ".git/hooks") behind protected_ or
+  // holds_protected; "" when neither is set.
+  std::string protected_part;
 };
 
 // Normalises an absolute path: collapses //, applies . and .. ("/a/../b" -> "/b").
@@ -52,10 +60,14 @@ size_t first_glob(std::string_view text);
 bool within(std::string_view path, std::string_view base);
 
 // Resolves a word against `cwd` ("" when the current directory is not known).
+// A glob is matched against the protected parts of the tree as a pattern, whatever the
+// file system holds (`.g?t/h*/pre-commit` may name .git/hooks/pre-commit), and so is the
+// part of a word known before an unknown part that starts a name (`.git/ho$x`, `.cl$x`).
 // `tree_holds_no_secret` (from tree_holds_no_secret()) lets a path inside the tree skip the
 // secret locations: none of them can contain it.
+// `dotglob`: the line turned on bash's dotglob, so `*` and `?` match a leading dot too.
 Resolved resolve_path(const ShellWord& word, const std::string& cwd, const Places& places,
-                      bool tree_holds_no_secret = false);
+                      bool tree_holds_no_secret = false, bool dotglob = false);
 
 // A secret location that lies strictly under `path` (absolute, normalised), shown as the
 // policy writes it ("~/.ssh", "/etc/ssh/ssh_host_*"); "" when none does. A recursive reader

@@ -64,10 +64,18 @@ TEST(Within, ComparesWholeComponents) {
     EXPECT_EQ(within(c.path, c.base), c.inside) << c.path << " in " << c.base;
 }
 
+// What a case checks of a Resolved; the protected part it names is checked apart.
+struct Expected {
+  Place place = Place::kUnknown;
+  std::string path;
+  bool secret = false;
+  bool protected_ = false;
+};
+
 struct ResolveCase {
   ShellWord word;
   std::string cwd;
-  Resolved expected;
+  Expected expected;
 };
 
 void check_resolves(const std::vector<ResolveCase>& cases, const Places& p = places()) {
@@ -162,6 +170,52 @@ TEST(ResolvePath, UnknownPartsKeepOnlyTheDirectoryBeforeThem) {
       {word("/tmp/" + U), kTree, {Place::kUnknown, "/tmp"}},
       {word(H + "/.ssh/" + U), kTree, {Place::kOutside, "/home/user/.ssh", true}},
   });
+}
+
+// Regression (issue 45): a glob that may name a protected part was placed by the folder
+// before its first glob character alone, so `.git/hoo*/pre-commit` was only `.git`.
+TEST(ResolvePath, GlobsAndUnknownPartsAreMatchedAgainstProtectedParts) {
+  struct Case {
+    ShellWord word;
+    bool protected_;
+    bool holds_protected;
+    std::string part;
+  } cases[] = {
+      {word(".git/hoo*/pre-commit", true), true, false, ".git/hooks"},
+      {word(".g?t/hooks/x", true), true, false, ".git/hooks"},
+      {word(".git/[h]ooks/x", true), true, false, ".git/hooks"},
+      {word(".git/*/pre-commit", true), true, false, ".git/hooks"},
+      {word(".m*", true), true, false, ".mecha"},
+      {word(".m*/config.toml", true), true, false, ".mecha"},
+      {word("**/pre-commit", true), false, false, ""},  // globstar does not enter .git
+      {word(".g*", true), false, true, ".git/hooks"},   // may be .git, which holds hooks
+      {word("*", true), false, false, ""},              // bash's * skips .mecha and .git
+      {word("*/hooks/x", true), false, false, ""},
+      {word("src/*.c", true), false, false, ""},
+      {word(".git/*.sample", true), false, false, ""},
+      {word(".git/ho" + U + "/pre-commit"), true, false, ".git/hooks"},
+      {word(".git/" + U), true, false, ".git/hooks"},
+      {word(".me" + U), true, false, ".mecha"},
+      {word("." + U), true, false, ".git/hooks"},
+      {word("./" + U), false, false, ""},  // anything at all: left to the sandbox
+      {word(".." + U), false, false, ""},
+      {word("build/" + U), false, false, ""},
+      {word("out_" + U + ".txt"), false, false, ""},
+      {word(".git"), false, true, ".git/hooks"},
+      {word("."), false, false, ""},  // the tree itself holds everything
+      {word(".git/hooks"), true, false, ".git/hooks"},
+  };
+  for (const Case& c : cases) {
+    Resolved r = resolve_path(c.word, kTree, places());
+    SCOPED_TRACE(c.word.shown());
+    EXPECT_EQ(r.protected_, c.protected_);
+    EXPECT_EQ(r.holds_protected, c.holds_protected);
+    EXPECT_EQ(r.protected_part, c.part);
+  }
+  // With dotglob, `*` matches .git and .mecha too.
+  Resolved dot = resolve_path(word("*/hooks/x", true), kTree, places(), false, /*dotglob=*/true);
+  EXPECT_TRUE(dot.protected_);
+  EXPECT_EQ(dot.protected_part, ".git/hooks");
 }
 
 TEST(ResolveDirectory, FollowsKnownCdTargetsOnly) {

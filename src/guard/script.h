@@ -27,6 +27,9 @@ struct Command {
   // finder reads the script from the echo or printf that feeds it.
   bool script_operand_unknown = false;
   std::string via;  // how it was reached, for messages: "", "env", "find -exec", "bash -c"
+  // `NAME=VALUE` assignments written before it (`GOBIN=bin go install`): its environment
+  // alone, and that of the commands it runs.
+  std::vector<ShellWord> env;
   uint32_t offset = 0;
   bool operator==(const Command&) const = default;
 };

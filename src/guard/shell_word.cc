@@ -208,6 +208,16 @@ std::optional<std::string> substituted_path(TSNode n, std::string_view source) {
   return path;
 }
 
+// `$(pwd)`: the substitution is the command `pwd` alone.
+bool node_is_pwd(TSNode n, std::string_view source) {
+  if (ts_node_named_child_count(n) != 1) return false;
+  TSNode c = ts_node_named_child(n, 0);
+  if (!is(c, "command") || ts_node_named_child_count(c) != 1) return false;
+  TSNode name = ts_node_named_child(c, 0);
+  return source.substr(ts_node_start_byte(name),
+                       ts_node_end_byte(name) - ts_node_start_byte(name)) == "pwd";
+}
+
 void add_expansion(TSNode n, std::string_view source, ShellWord& w, bool quoted,
                    const Variables* vars) {
   std::string_view name = expanded_name(n, source);
@@ -216,6 +226,14 @@ void add_expansion(TSNode n, std::string_view source, ShellWord& w, bool quoted,
   // the part before it is taken off.
   if (name == "HOME" && !is(n, "command_substitution")) {
     w.text += kHome;
+    return;
+  }
+  // $PWD and $(pwd) starting a word or a value (`f=$PWD/x`) are the directory the command
+  // runs in, which the guard follows through `cd`: `.` (unless the line gives PWD a value).
+  if ((w.text.empty() || w.text.back() == '=') &&
+      (vars == nullptr || vars->find("PWD") == vars->end()) &&
+      (is(n, "command_substitution") ? node_is_pwd(n, source) : name == "PWD")) {
+    w.text += '.';
     return;
   }
   if (is(n, "command_substitution")) {

@@ -39,11 +39,11 @@ std::vector<ShellWord> words_of(std::string_view line) {
   return {};
 }
 
-struct Flags {
+struct WordFlags {
   bool dynamic = false, splits = false, ifs = false, glob = false;
 };
 
-ShellWord cooked(std::string text, uint32_t offset, Flags f = {}) {
+ShellWord cooked(std::string text, uint32_t offset, WordFlags f = {}) {
   ShellWord w;
   w.text = std::move(text);
   w.dynamic = f.dynamic;
@@ -93,6 +93,26 @@ TEST(CookWord, KeepsWhatIsKnownOnlyAtRunTimeAsUnknown) {
       {"echo a$IFS-b", cooked("a" + kU + "-b", 5, {.dynamic = true, .splits = true, .ifs = true})},
       {"echo \"${IFS}\"", cooked(kU, 5, {.dynamic = true})},
       {"echo pre${x}post", cooked("pre" + kU + "post", 5, {.dynamic = true, .splits = true})},
+  };
+  for (const Case& c : cases) {
+    std::vector<ShellWord> w = words_of(c.line);
+    ASSERT_EQ(w.size(), 2u) << c.line;
+    EXPECT_EQ(w[1], c.arg) << c.line;
+  }
+}
+
+// $PWD and $(pwd) at the start of a word or a value are the current directory.
+TEST(CookWord, PlacesTheCurrentDirectory) {
+  struct Case {
+    const char* line;
+    ShellWord arg;
+  } cases[] = {
+      {"echo $PWD/x", cooked("./x", 5)},
+      {"echo \"${PWD}/.git\"", cooked("./.git", 5)},
+      {"echo \"$(pwd)/x\"", cooked("./x", 5)},
+      {"echo f=$PWD/x", cooked("f=./x", 5)},
+      {"echo a$PWD", cooked("a" + kU, 5, {.dynamic = true, .splits = true})},
+      {"echo $(pwd -P)", cooked(kU, 5, {.dynamic = true, .splits = true})},
   };
   for (const Case& c : cases) {
     std::vector<ShellWord> w = words_of(c.line);

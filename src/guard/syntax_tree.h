@@ -28,7 +28,8 @@ class SyntaxTree {
   SyntaxTree& operator=(SyntaxTree&&) = default;
 
   TSNode root() const { return ts_tree_root_node(tree_.get()); }
-  // The text the tree was parsed from; nodes index into it by byte.
+  // The text the tree was parsed from, ended by the newline the parser was given when the
+  // line has none (parse_shell); nodes index into it by byte.
   std::string_view text() const { return text_; }
   std::string_view text_of(TSNode n) const {
     return std::string_view(text_).substr(ts_node_start_byte(n),
@@ -48,7 +49,8 @@ class SyntaxTree {
 // "line L, column C" of a byte offset in text (both 1-based).
 std::string position_of(std::string_view text, size_t byte);
 
-// Parses one shell line (or script). Fails on oversized input and on any syntax error.
+// Parses one shell line (or script). Fails on oversized input and on any syntax error. A line
+// that does not end with a newline (or a backslash) is parsed as if it did.
 Result<SyntaxTree> parse_shell(std::string_view text);
 
 }  // namespace mecha::guard

@@ -215,6 +215,7 @@ SettingKind git_config_kind(std::string_view key) {
     if (k == c) return SettingKind::kCommand;
   for (const char* p : {"alias.", "pager."})
     if (k.rfind(p, 0) == 0) return SettingKind::kCommand;
+  if (k == "init.templatedir") return SettingKind::kLoads;  // `git init` copies its hooks in
   for (const char* p : {"core.hookspath", "include.", "includeif.", "filter.", "protocol.", "url.",
                         "difftool.", "mergetool.", "remote.", "http.", "credential."})
     if (k.rfind(p, 0) == 0) return SettingKind::kLoads;
