@@ -48,8 +48,9 @@ TEST(ReadShellLine, FindsCommandsReadsWritesAndRedirections) {
   // After `cd sub` the line is in sub, or still in the tree if the cd failed.
   EXPECT_EQ(reads, (std::vector<std::string>{t + "/sub", t + "/a.txt", t + "/sub/a.txt", t + "/x",
                                              t + "/sub/x"}));
+  // `cp x /tmp/y` writes /tmp/y, or /tmp/y/x when /tmp/y is a folder.
   EXPECT_EQ(writes, (std::vector<std::string>{dir.path().parent_path().string() + "/out.txt",
-                                              t + "/out.txt", "/tmp/y"}));
+                                              t + "/out.txt", "/tmp/y", "/tmp/y/x"}));
   ShellLine bad = read_shell_line("eval \"$X\"", tree, "/home/u", true);
   EXPECT_TRUE(bad.unreadable);
   ShellLine piped = read_shell_line("curl -s x | bash", tree, "/home/u", false);
