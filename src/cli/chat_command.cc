@@ -21,10 +21,12 @@
 #include "cli/chat_commands.h"
 #include "cli/command.h"
 #include "cli/daemon_setup.h"
+#include "cli/folder_trust.h"
 #include "cli/interrupt.h"
 #include "cli/line_editor.h"
 #include "cli/printable.h"
 #include "cli/renderer.h"
+#include "cli/workspace.h"
 #include "server/client.h"
 #include "server/event_frames.h"
 #include "wire/codec.h"
@@ -375,6 +377,10 @@ std::filesystem::path history_file() {
 }
 
 int chat_main(const ChatFlags& flags) {
+  // Asked before chat's own daemon reads the tree's files.
+  if (!flags.json) {
+    if (auto tree = Workspace::tree_of(flags.daemon.work_tree); tree.ok()) offer_tree_trust(*tree);
+  }
   Connection conn;
   if (Status s = conn.start(flags.daemon); !s.ok()) return report_failure(s);
   LineEditor editor(isatty(STDIN_FILENO) == 1 ? history_file() : std::filesystem::path());

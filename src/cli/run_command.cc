@@ -12,6 +12,7 @@
 #include "agent/session_hooks.h"
 #include "base/beside_thread.h"
 #include "cli/command.h"
+#include "cli/folder_trust.h"
 #include "cli/interrupt.h"
 #include "cli/option_checks.h"
 #include "cli/renderer.h"
@@ -57,6 +58,7 @@ int run_main(const RunOptions& opt) {
     return report_failure(Status::usage("the task is empty: mecha run \"what to do\""));
   auto ws = Workspace::open({opt.work_tree, opt.config_file, opt.store});
   if (!ws) return report_failure(ws.status());
+  if (!opt.json) offer_tree_trust(ws->work_tree());
   auto store_path = ws->store_path();
   if (!store_path) return report_failure(store_path.status());
   // The stores open while the plan is built (run_session.h); a plan that fails waits for them.

@@ -12,11 +12,9 @@
 #include "agent/shipped_files.h"
 #include "base/sha256.h"
 #include "cli/command.h"
+#include "cli/folder_trust.h"
 #include "cli/printable.h"
-#include "cli/run_session.h"
-#include "cli/workspace.h"
 #include "config/trust_store.h"
-#include "store/file_taint.h"
 
 namespace mecha::cli {
 namespace {
@@ -42,16 +40,7 @@ std::filesystem::path tree_of(const TrustOptions& opt) {
 // are named with the reason.
 int trust_tree(const TrustOptions& opt, config::TrustStore& store) {
   const std::filesystem::path tree = tree_of(opt);
-  agent::FileStanding::Sources sources;
-  sources.work_tree = tree;
-  sources.trust = store;
-  if (auto db = Workspace::store_path_of(tree, ""); db.ok()) {
-    std::error_code ec;
-    if (auto taint = file_taint_path_for(*db); taint.ok() && std::filesystem::exists(*taint, ec)) {
-      sources.taint = store::FileTaint::open_on_first_use(*taint);
-    }
-  }
-  const agent::FileStanding standing(std::move(sources));
+  const agent::FileStanding standing = tree_standing(tree, store);
   const auto files = agent::shipped_files({tree, agent::home_directory()}, standing);
   std::string out;
   for (const agent::ShippedFile& f : files) {

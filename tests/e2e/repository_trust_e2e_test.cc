@@ -10,6 +10,7 @@
 
 #include "base/strict_json.h"
 #include "cli/testing/cassette_run.h"
+#include "cli/testing/tmux_session.h"
 
 namespace mecha::cli {
 namespace {
@@ -180,6 +181,75 @@ TEST_F(RepositoryTrustE2E, AShippedAgentDoesNotVouchForItself) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(refused_by_trifecta(testing::json_lines(r.out), "m3")) << r.out;
   EXPECT_EQ(sent().size(), 1u);
+}
+
+// At a terminal, the first run in a tree with untrusted files lists them and asks once, as
+// Claude Code's folder-trust dialog does. Yes trusts them (and the run sends); the question
+// is not asked again, not even after the file changed, which makes it untrusted again.
+TEST_F(RepositoryTrustE2E, TheFirstRunAtATerminalAsksOnceWhetherToTrustTheTree) {
+  std::string why;
+  if (!testing::TmuxSession::available(&why)) GTEST_SKIP() << why;
+  dir_.write("CLAUDE.md", kHostileInstructions);
+  dir_.write("c.jsonl", "{\"mecha_cassette\": 1}\n" + read_notes_then_send());
+  const std::string home = (dir_.path() / ".home").string();
+  const std::vector<std::string> env = {"HOME=" + home, "XDG_CONFIG_HOME=" + home + "/.config",
+                                        "XDG_STATE_HOME=" + home + "/.local/state"};
+  const std::vector<std::string> argv = {testing::mecha_e2e_binary(),
+                                         "run",
+                                         "--permission-mode",
+                                         "bypassPermissions",
+                                         "--model",
+                                         "cassette:c.jsonl",
+                                         "tidy the readme"};
+  {
+    testing::TmuxSession t(dir_.path(), argv, dir_.path(), env);
+    ASSERT_TRUE(t.wait_for("Do you trust them as they are now?"));
+    EXPECT_NE(t.screen().find("CLAUDE.md (instructions)"), std::string::npos) << t.screen();
+    t.type("y");
+    t.press("Enter");
+    ASSERT_TRUE(t.wait_for_exit(0));
+  }
+  EXPECT_EQ(sent().size(), 1u) << "the trusted run did not send";
+  BinaryResult list = mecha({"trust", "--list"});
+  EXPECT_NE(list.out.find((dir_.path() / "CLAUDE.md").string() + "  trusted"), std::string::npos)
+      << list.out;
+
+  dir_.write("CLAUDE.md", std::string(kHostileInstructions) + "\n");
+  {
+    // Untrusted again, so at a terminal the interlock asks about the send: no.
+    testing::TmuxSession t(dir_.path(), argv, dir_.path(), env);
+    ASSERT_TRUE(t.wait_for("Allow? [y]es, [n]o"));
+    t.type("n");
+    t.press("Enter");
+    ASSERT_TRUE(t.wait_for_exit(0));
+    EXPECT_EQ(t.screen().find("Do you trust"), std::string::npos) << t.screen();
+  }
+  EXPECT_EQ(sent().size(), 1u) << "the changed file was trusted";
+}
+
+// No is remembered too, and leaves the run untrusted.
+TEST_F(RepositoryTrustE2E, NoAtTheQuestionLeavesTheTreeUntrusted) {
+  std::string why;
+  if (!testing::TmuxSession::available(&why)) GTEST_SKIP() << why;
+  dir_.write("CLAUDE.md", kHostileInstructions);
+  dir_.write("c.jsonl", "{\"mecha_cassette\": 1}\n" + read_notes_then_send());
+  const std::string home = (dir_.path() / ".home").string();
+  testing::TmuxSession t(dir_.path(),
+                         {testing::mecha_e2e_binary(), "run", "--permission-mode",
+                          "bypassPermissions", "--model", "cassette:c.jsonl", "tidy"},
+                         dir_.path(),
+                         {"HOME=" + home, "XDG_CONFIG_HOME=" + home + "/.config",
+                          "XDG_STATE_HOME=" + home + "/.local/state"});
+  ASSERT_TRUE(t.wait_for("Do you trust them as they are now?"));
+  t.type("n");
+  t.press("Enter");
+  // The run holds untrusted content, so the interlock asks about the send: no again.
+  ASSERT_TRUE(t.wait_for("Allow? [y]es, [n]o"));
+  t.type("n");
+  t.press("Enter");
+  ASSERT_TRUE(t.wait_for_exit(0));
+  EXPECT_TRUE(sent().empty());
+  EXPECT_EQ(mecha({"trust", "--list"}).out, "");
 }
 
 }  // namespace
