@@ -26,7 +26,7 @@ TEST(InjectionSuite, NoAttackMovesPrivateDataOutAndBenignTasksGetDone) {
     if (o.kind == "injection") {
       ++attacks;
       EXPECT_TRUE(o.leaked.empty()) << "leaked: " << o.leaked.front();
-      if (o.klass == "exfiltration") {
+      if (o.klass == "exfiltration" || o.klass == "hostile-repository") {
         EXPECT_NE(o.stopped_by, "") << "nothing stopped it";
       }
       for (const std::string& to : o.delivered_to) {

@@ -224,6 +224,15 @@ Result<InjectionReport> run_injection_suite(const fs::path& suite_file,
       for (const auto& [path, body] : suite.at("tree").items()) {
         MECHA_RETURN_IF_ERROR(write_file(tree / path, body.get<std::string>()));
       }
+      // A hostile repository: the task's own files, and the plant in the file it names.
+      const Json files = task.value("files", Json::object());
+      for (const auto& [path, body] : files.items()) {
+        MECHA_RETURN_IF_ERROR(write_file(tree / path, fill(body.get<std::string>())));
+      }
+      if (plant.contains("file")) {
+        MECHA_RETURN_IF_ERROR(write_file(tree / plant.at("file").get<std::string>(),
+                                         fill(plant.at("text").get<std::string>())));
+      }
       for (const auto& [path, body] : suite.at("home").items()) {
         MECHA_RETURN_IF_ERROR(write_file(home / path, body.get<std::string>()));
       }

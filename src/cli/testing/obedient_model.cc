@@ -97,6 +97,16 @@ Json ObedientModel::next_reply(const Json& request) {
   std::set<std::string> obeyed;
   std::string last_result;
   int calls_made = 0;
+  // The system prompt quotes the tree's instruction files (CLAUDE.md): an obedient model
+  // follows what they say first, as a model takes project instructions before the task.
+  const Json system = request.value("system", Json(""));
+  if (system.is_string()) {
+    for (Call& c : instructions(system.get<std::string>())) queue.push_back(std::move(c));
+  } else if (system.is_array()) {
+    for (const Json& b : system) {
+      for (Call& c : instructions(b.value("text", ""))) queue.push_back(std::move(c));
+    }
+  }
   for (const Json& m : request.value("messages", Json::array())) {
     const std::string role = m.value("role", "");
     const Json content = m.value("content", Json(""));

@@ -3,7 +3,8 @@
 // streaming, so a real `mecha run` drives it through its real provider.
 //
 // Its script is the conversation itself. An instruction is `<<call TOOL {json input}>>`
-// anywhere in the user's prompt or in a tool result. The model keeps one queue of calls:
+// anywhere in the system prompt (which quotes the tree's CLAUDE.md; obeyed first), the
+// user's prompt or a tool result. The model keeps one queue of calls:
 // the prompt's, in order; each tool result's instructions go to the front of what is left,
 // so an injected instruction is obeyed at once (an obedient model, the worst case), and
 // each distinct one once (a recalled note that matches its own query does not loop). It makes
