@@ -143,37 +143,77 @@ std::string top_level_system_prompt(const PromptContext& context, const config::
   return build_system_prompt(context, parts, untrusted_instructions);
 }
 
+namespace {
+
+// What a run settles before its provider and tools: the definitions, judged by trust, the
+// top-level one, the rules, and the system prompt the tree's files make under them.
+struct PromptStage {
+  std::vector<config::AgentDef> defs;
+  size_t top = SIZE_MAX;  // index into defs; SIZE_MAX: no --agent
+  config::PermissionMode mode = config::PermissionMode::kDefault;
+  std::shared_ptr<const PermissionPolicy> permissions;
+  std::string system_prompt;
+  bool untrusted_instructions = false;
+  std::vector<std::string> warnings;
+  const config::AgentDef* top_def() const { return top == SIZE_MAX ? nullptr : &defs[top]; }
+};
+
+Result<PromptStage> prompt_stage(const config::Config& config,
+                                 const std::filesystem::path& work_tree,
+                                 const RunOptions& options) {
+  PromptStage stage;
+  auto defs = config::load_agent_defs(config, work_tree, &stage.warnings);
+  if (!defs) return defs.status();
+  stage.defs = std::move(*defs);
+  auto found = find_top_agent(stage.defs, options.agent);
+  if (!found) return found.status();
+  if (*found) stage.top = static_cast<size_t>(*found - stage.defs.data());
+  stage.mode = top_level_mode(config, stage.top_def(), options);
+  // Built before the prompt and the tools: its deny rules hide instruction files, and are
+  // masks of the MCP servers' sandboxes too.
+  auto permissions = PermissionPolicy::build(config.permissions, stage.mode, home_directory());
+  if (!permissions) return permissions.status();
+  stage.permissions = std::make_shared<const PermissionPolicy>(std::move(*permissions));
+
+  // What the repository ships is the user's word only when the user trusts it.
+  const FileStanding standing = standing_for(
+      work_tree, options, stage.permissions->sandbox_masks(work_tree), &stage.warnings);
+  judge_definitions(standing, stage.defs, &stage.warnings);
+  const config::AgentDef* top_def = stage.top_def();
+  if (top_def && !top_def->error.empty()) return Status::error(top_def->error);
+
+  PromptContext prompt_context = PromptContext::of_process(work_tree);
+  prompt_context.standing = &standing;
+  stage.system_prompt =
+      top_level_system_prompt(prompt_context, top_def, options, &stage.untrusted_instructions);
+  if (top_def && top_def->untrusted && options.system_prompt.empty()) {
+    stage.untrusted_instructions = true;
+  }
+  // A subagent is told its definition's body and where it works (the catalog sends a
+  // definition's system_prompt as it is).
+  for (auto& d : stage.defs) {
+    d.system_prompt = subagent_system_prompt(d.system_prompt, prompt_context);
+  }
+  return stage;
+}
+
+}  // namespace
+
 Result<std::string> preview_system_prompt(const config::Config& config,
                                           const std::filesystem::path& work_tree,
                                           const RunOptions& options) {
-  std::vector<std::string> warnings;
-  auto defs = config::load_agent_defs(config, work_tree, &warnings);
-  if (!defs) return defs.status();
-  auto found = find_top_agent(*defs, options.agent);
-  if (!found) return found.status();
-  auto permissions = PermissionPolicy::build(
-      config.permissions, top_level_mode(config, *found, options), home_directory());
-  if (!permissions) return permissions.status();
-  const FileStanding standing =
-      standing_for(work_tree, options, permissions->sandbox_masks(work_tree), &warnings);
-  judge_definitions(standing, *defs, &warnings);
-  if (*found && !(*found)->error.empty()) return Status::error((*found)->error);
-  PromptContext prompt_context = PromptContext::of_process(work_tree);
-  prompt_context.standing = &standing;
-  return top_level_system_prompt(prompt_context, *found, options);
+  auto stage = prompt_stage(config, work_tree, options);
+  if (!stage) return stage.status();
+  return std::move(stage->system_prompt);
 }
 
 Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
                                                  const std::filesystem::path& work_tree,
                                                  const RunOptions& options) {
-  std::vector<std::string> warnings;
-  auto defs = config::load_agent_defs(config, work_tree, &warnings);
-  if (!defs) return defs.status();
-  auto found = find_top_agent(*defs, options.agent);
-  if (!found) return found.status();
-  const config::AgentDef* top_def = *found;
-  // Read now: build_run_tools below takes the definitions, top_def's among them.
-  const config::PermissionMode mode = top_level_mode(config, top_def, options);
+  auto stage = prompt_stage(config, work_tree, options);
+  if (!stage) return stage.status();
+  std::vector<std::string> warnings = std::move(stage->warnings);
+  const config::AgentDef* top_def = stage->top_def();
   providers::ProviderChoice choice = options.choice;
   if (top_def && choice.model.empty()) {
     choice.model = definition_model(config, *top_def, choice.provider_name);
@@ -182,41 +222,18 @@ Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
   auto provider = providers::make_provider(config, choice);
   if (!provider) return provider.status();
 
-  // Built before the prompt and the tools: its deny rules hide instruction files, and are
-  // masks of the MCP servers' sandboxes too.
-  auto permissions = PermissionPolicy::build(config.permissions, mode, home_directory());
-  if (!permissions) return permissions.status();
-
-  // What the repository ships is the user's word only when the user trusts it.
-  const FileStanding standing =
-      standing_for(work_tree, options, permissions->sandbox_masks(work_tree), &warnings);
-  judge_definitions(standing, *defs, &warnings);
-  if (top_def && !top_def->error.empty()) return Status::error(top_def->error);
-
-  PromptContext prompt_context = PromptContext::of_process(work_tree);
-  prompt_context.standing = &standing;
-  bool untrusted_instructions = false;
-  std::string system_prompt =
-      top_level_system_prompt(prompt_context, top_def, options, &untrusted_instructions);
-  if (top_def && top_def->untrusted && options.system_prompt.empty()) {
-    untrusted_instructions = true;
-  }
-  // A subagent is told its definition's body and where it works (the catalog sends a
-  // definition's system_prompt as it is).
-  for (auto& d : *defs) d.system_prompt = subagent_system_prompt(d.system_prompt, prompt_context);
-
   RunToolsOptions tools_options;
   tools_options.provider = *provider;
   tools_options.choice = choice;
   tools_options.work_tree = work_tree;
   tools_options.start_mcp_servers = true;
-  tools_options.masks = permissions->sandbox_masks(work_tree);
+  tools_options.masks = stage->permissions->sandbox_masks(work_tree);
   const std::string top_name = top_def ? top_def->name : "";
-  auto run_tools = build_run_tools(config, std::move(*defs), tools_options);
+  auto run_tools = build_run_tools(config, std::move(stage->defs), tools_options);
   if (!run_tools) return run_tools.status();
 
   AgentSpec spec;
-  spec.system_prompt = std::move(system_prompt);
+  spec.system_prompt = std::move(stage->system_prompt);
   spec.max_turns = options.max_turns.value_or(config.limits.max_turns.value_or(50));
   spec.context_window = context_window_of(config, choice.provider_name, (*provider)->model());
   tools::ToolRegistry registry = run_tools->registry;
@@ -229,7 +246,7 @@ Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
   }
 
   auto plan = std::make_shared<RunPlan>();
-  plan->permissions = std::make_shared<const PermissionPolicy>(std::move(*permissions));
+  plan->permissions = stage->permissions;
   plan->hooks = std::make_shared<const HookRunner>(config.hooks);
   plan->security_mode = config.security.mode;
   plan->concurrency = config.tools;
@@ -237,7 +254,7 @@ Result<std::shared_ptr<const RunPlan>> build_run(const config::Config& config,
   plan->loop = config.loop;
   plan->agent = std::make_shared<const Agent>(spec, *provider, std::move(registry));
   plan->work_tree = work_tree;
-  plan->untrusted_instructions = untrusted_instructions;
+  plan->untrusted_instructions = stage->untrusted_instructions;
   plan->warnings = std::move(warnings);
   plan->warnings.insert(plan->warnings.end(), run_tools->warnings.begin(),
                         run_tools->warnings.end());
