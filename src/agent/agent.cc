@@ -94,7 +94,7 @@ Compactor Agent::compactor_for(const RunContext& ctx) const {
 Outcome Agent::compact(RunContext& ctx, Conversation& conv, std::string_view instructions,
                        EventSink* sink) const {
   Outcome outcome;
-  SpendMeter meter(ctx.parent_meter);
+  SpendMeter meter(ctx.parent_meter, ctx.max_cost_usd);
   SpendMeter* const outer_meter = ctx.meter;
   ctx.meter = &meter;
   RunJournal* const journal = ctx.depth == 0 ? ctx.journal : nullptr;
@@ -228,7 +228,7 @@ ToolResultBlock Agent::run_tool(const ToolUseBlock& use, RunContext& ctx, EventS
 
 Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
   Outcome outcome;
-  SpendMeter meter(ctx.parent_meter);
+  SpendMeter meter(ctx.parent_meter, ctx.max_cost_usd);
   SpendMeter* const outer_meter = ctx.meter;
   ctx.meter = &meter;
   const CancelToken* const outer_cancel = ctx.cancel;
@@ -327,8 +327,8 @@ Outcome Agent::run(RunContext& ctx, Conversation& conv, EventSink* sink) const {
       return limit_reached(fmt::format("max_turns ({})", spec_.max_turns));
     }
     // A ceiling with unpriced calls is a lower bound: it fires only on what was priced.
-    if (ctx.max_cost_usd && meter.cost() >= *ctx.max_cost_usd) {
-      return limit_reached(fmt::format("max_cost (${:.4f})", *ctx.max_cost_usd));
+    if (auto ceiling = meter.reached_ceiling()) {
+      return limit_reached(fmt::format("max_cost (${:.4f})", *ceiling));
     }
 
     // What the tool supply has to say (an MCP server that failed to start), once per run.

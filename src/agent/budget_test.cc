@@ -166,6 +166,24 @@ TEST(Budget, CostCeilingFiresOnceThePricedSpendReachesIt) {
   EXPECT_EQ(r.outcome.unpriced_calls, 0);
 }
 
+// Children running at once each start with what their caller had left; what one spends
+// counts against the other through the caller's meter, so together they stop at the
+// caller's ceiling, not at twice what was left.
+TEST(Budget, ChildrenRunningAtOnceShareTheirCallersCeiling) {
+  SpendMeter top(nullptr, 1.0);
+  SpendMeter a(&top, 1.0), b(&top, 1.0);  // each was given the whole $1 left
+  a.add(Usage{}, 0.6);
+  EXPECT_EQ(a.reached_ceiling(), std::nullopt);
+  EXPECT_EQ(b.reached_ceiling(), std::nullopt);
+  b.add(Usage{}, 0.5);  // b's own $0.50 is under its ceiling, but the caller's $1 is spent
+  EXPECT_EQ(b.reached_ceiling(), std::optional<double>(1.0));
+  EXPECT_EQ(a.reached_ceiling(), std::optional<double>(1.0));
+  EXPECT_EQ(top.reached_ceiling(), std::optional<double>(1.0));
+  SpendMeter free_run(nullptr);
+  free_run.add(Usage{}, 100);
+  EXPECT_EQ(free_run.reached_ceiling(), std::nullopt);
+}
+
 TEST(Budget, UnpricedCallsAreCountedNotFreeAndNeverFireTheCeilingEarly) {
   config::Config cfg = priced_config();
   RunContext ctx;

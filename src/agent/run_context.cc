@@ -78,6 +78,13 @@ void SpendMeter::add(const Usage& usage, std::optional<double> cost) {
   if (parent_) parent_->add(usage, cost);
 }
 
+std::optional<double> SpendMeter::reached_ceiling() const {
+  for (const SpendMeter* m = this; m != nullptr; m = m->parent_) {
+    if (m->ceiling_ && m->cost() >= *m->ceiling_) return m->ceiling_;
+  }
+  return std::nullopt;
+}
+
 Usage SpendMeter::usage() const {
   std::lock_guard<std::mutex> lock(mu_);
   return usage_;

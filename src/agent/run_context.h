@@ -70,7 +70,9 @@ struct Taint {
 // parent's too, so the parent's ceiling sees what its children spent. Thread-safe.
 class SpendMeter {
  public:
-  explicit SpendMeter(SpendMeter* parent = nullptr) : parent_(parent) {}
+  // `ceiling` is the run's --max-cost (children included), if it has one.
+  explicit SpendMeter(SpendMeter* parent = nullptr, std::optional<double> ceiling = std::nullopt)
+      : parent_(parent), ceiling_(ceiling) {}
   SpendMeter(const SpendMeter&) = delete;
   SpendMeter& operator=(const SpendMeter&) = delete;
 
@@ -80,9 +82,14 @@ class SpendMeter {
   double cost() const;  // priced calls only: a lower bound when unpriced_calls() > 0
   int priced_calls() const;
   int unpriced_calls() const;
+  // The ceiling this meter, or one of a run it is part of, has reached: a run stops when it
+  // or any caller above it is at its --max-cost, so children running at once share what
+  // their caller had left instead of each spending all of it. nullopt: none reached.
+  std::optional<double> reached_ceiling() const;
 
  private:
   SpendMeter* const parent_;
+  const std::optional<double> ceiling_;
   mutable std::mutex mu_;
   Usage usage_;       // GUARDED_BY(mu_)
   double cost_ = 0;   // GUARDED_BY(mu_)
