@@ -1,12 +1,17 @@
 #include "tools/tree_boundary.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "tools/testing/temp_tree.h"
 
@@ -57,6 +62,37 @@ TEST_F(TreeBoundaryTest, EveryRepositoryAndProtectedPlaceIsBoundReadOnlyAndTheTo
   }
   EXPECT_EQ(shown, (std::vector<std::string>{".git rw", ".git/config ro", ".git/objects rw",
                                              ".envrc ro", "vendor/lib/.git ro"}));
+}
+
+// A process that makes events as fast as it can (a folder swapped with a link, over and over,
+// as a background command of the run may) does not keep the boundary's watch holding its
+// lock: sandboxes keep starting and ending while it runs.
+TEST_F(TreeBoundaryTest, SandboxesStartWhileAFolderIsSwappedWithALinkOverAndOver) {
+  for (int i = 0; i < 2000; ++i) t_.write("data/sub/file" + std::to_string(i), "");
+  fs::create_directory_symlink(t_.base(), t_.root() / "data/link");
+  auto b = open();
+  ASSERT_TRUE(b);
+  std::atomic<bool> stop{false}, gave_up{false};
+  std::thread swapper([&] {
+    const std::string a = (t_.root() / "data/sub").string();
+    const std::string l = (t_.root() / "data/link").string();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!stop) {
+      if (std::chrono::steady_clock::now() > until) {
+        gave_up = true;
+        return;
+      }
+      ::renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, l.c_str(), RENAME_EXCHANGE);
+    }
+  });
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE(b->begin().ok());
+    (void)b->binds();
+    b->end_quietly();
+  }
+  EXPECT_FALSE(gave_up) << "the sandboxes started only once the events stopped coming";
+  stop = true;
+  swapper.join();
 }
 
 TEST_F(TreeBoundaryTest, WhatASandboxedProcessMakesIsUndoneWhateverItsDepth) {

@@ -2,11 +2,13 @@
 
 #include <errno.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <cstring>
+#include <set>
 
 #include "tools/git_metadata.h"
 
@@ -49,10 +51,17 @@ void TreeMonitor::watch_below(const std::string& dir, std::vector<std::string>& 
 TreeMonitor::Changes TreeMonitor::drain() {
   Changes out;
   alignas(struct inotify_event) char buf[64 * 1024];
-  std::vector<std::string> new_folders;
-  for (;;) {
+  // Each once, however often it came and went (a folder swapped back and forth with a link).
+  std::set<std::string> new_folders;
+  // Only what was queued when the call began (and what the last read brings with it): a
+  // process that makes events faster than they are handled, such as a loop renaming a folder,
+  // would otherwise keep this call, and the boundary's lock with it, for as long as it runs.
+  int queued = 0;
+  if (::ioctl(fd_.get(), FIONREAD, &queued) != 0) queued = sizeof buf;
+  for (ssize_t taken = 0; taken < queued;) {
     const ssize_t n = ::read(fd_.get(), buf, sizeof buf);
     if (n <= 0) break;
+    taken += n;
     for (ssize_t at = 0; at < n;) {
       const auto* e = reinterpret_cast<const struct inotify_event*>(buf + at);
       at += static_cast<ssize_t>(sizeof(struct inotify_event) + e->len);
@@ -81,7 +90,7 @@ TreeMonitor::Changes TreeMonitor::drain() {
       if (is_git_name(name)) {
         out.gits.push_back(rel);
       } else if (e->mask & IN_ISDIR) {
-        new_folders.push_back(rel);
+        new_folders.insert(rel);
       }
     }
   }

@@ -49,7 +49,8 @@ class TreeMonitor {
     bool touched_lost = false;
     bool lost = false;  // events were lost: walk the tree to know
   };
-  // What happened since the last call, without blocking.
+  // What happened since the last call, without blocking: the events queued when it is called
+  // (and a few more), so that it ends however fast new ones come.
   Changes drain();
   // The descriptor that becomes readable when there are events (for poll()).
   int fd() const { return fd_.get(); }
