@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "tools/testing/temp_tree.h"
@@ -62,6 +63,60 @@ TEST_F(TreeBoundaryTest, EveryRepositoryAndProtectedPlaceIsBoundReadOnlyAndTheTo
   }
   EXPECT_EQ(shown, (std::vector<std::string>{".git rw", ".git/config ro", ".git/objects rw",
                                              ".envrc ro", "vendor/lib/.git ro"}));
+}
+
+// Masks by path, as a run's deny rules would give them.
+class PathMasks final : public SandboxMasks {
+ public:
+  explicit PathMasks(std::map<std::string, Mask> masks) : masks_(std::move(masks)) {}
+  Mask mask_for(std::string_view path) const override {
+    auto it = masks_.find(std::string(path));
+    return it == masks_.end() ? Mask::kNone : it->second;
+  }
+  Found find(const fs::path&, size_t) const override {
+    Found out;
+    for (const auto& [path, mask] : masks_)
+      if (fs::exists(fs::symlink_status(path))) out.masks.emplace_back(path, mask);
+    return out;
+  }
+
+ private:
+  std::map<std::string, Mask> masks_;
+};
+
+TEST_F(TreeBoundaryTest, TheFoldersThatHoldAMaskedPathAreBoundOnThemselvesFirst) {
+  t_.write("conf/prod/app.yml", "");
+  t_.write("conf/prod/db.yml", "");
+  t_.write("svc/.env", "");
+  fs::create_directory_symlink(t_.root() / "conf", t_.root() / "linked");
+  t_.write_outside("elsewhere/key", "");
+  const std::string root = t_.root().string();
+  TreeBoundary::Options o;
+  o.masks = std::make_shared<PathMasks>(std::map<std::string, SandboxMasks::Mask>{
+      {root + "/conf/prod/app.yml", SandboxMasks::Mask::kReadOnly},
+      {root + "/conf/prod/db.yml", SandboxMasks::Mask::kHidden},
+      {root + "/svc/.env", SandboxMasks::Mask::kHidden},
+      {root + "/.envrc", SandboxMasks::Mask::kHidden},
+      // Through a link: the link is no folder to pin.
+      {root + "/linked/x", SandboxMasks::Mask::kHidden},
+      // Outside the tree all is read-only already.
+      {(t_.base() / "elsewhere/key").string(), SandboxMasks::Mask::kHidden}});
+  t_.write("linked/x", "");
+  auto b = TreeBoundary::open(t_.root(), o);
+  ASSERT_TRUE(b.ok()) << b.message();
+  std::vector<std::string> shown;
+  for (const SandboxBind& m : (*b)->binds()) {
+    std::string target = fs::path(m.target).lexically_relative(t_.root()).string();
+    const char* kind = m.kind == SandboxBind::Kind::kWritable   ? " rw"
+                       : m.kind == SandboxBind::Kind::kReadOnly ? " ro"
+                                                                : " hidden";
+    shown.push_back(target + kind);
+  }
+  EXPECT_EQ(shown,
+            (std::vector<std::string>{
+                "conf rw", "conf/prod rw", "svc rw", ".envrc ro", ".git ro", "vendor/lib/.git ro",
+                "../elsewhere/key hidden", ".envrc hidden", "conf/prod/app.yml ro",
+                "conf/prod/db.yml hidden", "linked/x hidden", "svc/.env hidden"}));
 }
 
 // A process that makes events as fast as it can (a folder swapped with a link, over and over,
