@@ -30,7 +30,8 @@ Result<std::unique_ptr<TreeMonitor>> TreeMonitor::start(const std::filesystem::p
   return m;
 }
 
-void TreeMonitor::watch_below(const std::string& dir, std::vector<std::string>& gits) {
+void TreeMonitor::watch_below(const std::string& dir, std::vector<std::string>& gits,
+                              std::vector<std::string>* files) {
   const size_t room = folders_.size() < max_folders_ ? max_folders_ - folders_.size() : 0;
   // Each folder is watched through its own descriptor (never a path a link could redirect)
   // before its entries are read: an entry made after the listing is reported, one made
@@ -44,7 +45,7 @@ void TreeMonitor::watch_below(const std::string& dir, std::vector<std::string>& 
     }
     folders_[wd] = rel;
   };
-  if (!walk_folders(root_, dir, room, enter, gits)) degraded_ = true;
+  if (!walk_folders(root_, dir, room, enter, gits, files)) degraded_ = true;
   if (folders_.size() >= max_folders_) degraded_ = true;
 }
 
@@ -94,7 +95,17 @@ TreeMonitor::Changes TreeMonitor::drain() {
       }
     }
   }
-  for (const std::string& f : new_folders) watch_below(f, out.gits);
+  // A process that makes a folder and writes in it at once is done before the folder's watch
+  // is on: what the folder holds when it is listed counts as touched too.
+  std::vector<std::string> held;
+  for (const std::string& f : new_folders) watch_below(f, out.gits, &held);
+  for (std::string& rel : held) {
+    if (out.touched.size() < kMaxTouched) {
+      out.touched.push_back(std::move(rel));
+    } else {
+      out.touched_lost = true;
+    }
+  }
   out.lost = degraded_;
   if (degraded_) out.touched_lost = true;
   return out;
