@@ -20,7 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::BinaryResult;
-using testing::of_type;
 using testing::result_of;
 using testing::text_line;
 using testing::tool_line;
