@@ -212,17 +212,20 @@ GitScan scan_git_metadata(const std::filesystem::path& root, GitScanLimits limit
 
 bool walk_folders(const std::filesystem::path& root, const std::string& dir, size_t max_entries,
                   const std::function<void(const std::string&, int)>& enter,
-                  std::vector<std::string>& gits) {
+                  std::vector<std::string>& gits, std::vector<std::string>* files) {
   UniqueFd fd = open_folder_beneath(root, dir);
   if (!fd.valid()) return true;  // gone already: nothing to walk
   size_t entries = 0;
   std::vector<std::string> unread;
   std::string why;
   return walk(fd.get(), dir, max_entries, SteadyClock::time_point::max(), entries, unread, why,
-              enter, [&](const std::string& rel, const char* name, bool) {
-                if (!is_git_name(name)) return true;
-                gits.push_back(rel);
-                return false;
+              enter, [&](const std::string& rel, const char* name, bool folder) {
+                if (is_git_name(name)) {
+                  gits.push_back(rel);
+                  return false;
+                }
+                if (!folder && files != nullptr) files->push_back(rel);
+                return true;
               });
 }
 

@@ -47,11 +47,12 @@ GitScan scan_git_metadata(const std::filesystem::path& root, GitScanLimits limit
 
 // Walks the folders below `dir` (relative to `root`; "" is the root), calling
 // `enter(relative, fd)` for each folder, `dir` included, before its entries are read, and
-// adding the `.git` entries it meets to `gits` (without walking them). False when
-// `max_entries` stopped it.
+// adding the `.git` entries it meets to `gits` (without walking them), and, when `files` is
+// given, every other entry that is not a folder to `files`. False when `max_entries` stopped
+// it.
 bool walk_folders(const std::filesystem::path& root, const std::string& dir, size_t max_entries,
                   const std::function<void(const std::string&, int)>& enter,
-                  std::vector<std::string>& gits);
+                  std::vector<std::string>& gits, std::vector<std::string>* files = nullptr);
 
 // Opens folder `relative` below `root` one component at a time, never through a link (a
 // folder the owner cannot read is given read and search rights for the open, then its mode

@@ -3,7 +3,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <memory>
+
+#include "tools/bash_sandbox.h"
+#include "tools/sandbox_masks.h"
 #include "tools/testing/temp_tree.h"
+#include "tools/tree_boundary.h"
 
 namespace mecha::tools {
 namespace {
@@ -103,6 +109,34 @@ TEST_F(GrepToolTest, ContentIsCappedWithANote) {
             "[3000 lines in all; the first 2000 are shown. Narrow the search with path, glob or "
             "type, or use output_mode files_with_matches.]\n");
   EXPECT_EQ(out.content.substr(0, 32), "many.txt:1:match\nmany.txt:2:matc");
+}
+
+// Masks one file, hidden, as a Read deny rule naming it would.
+class HiddenFile final : public SandboxMasks {
+ public:
+  explicit HiddenFile(std::string path) : path_(std::move(path)) {}
+  Mask mask_for(std::string_view path) const override {
+    return path == path_ ? Mask::kHidden : Mask::kNone;
+  }
+  Found find(const std::filesystem::path&, size_t) const override {
+    return {{{path_, Mask::kHidden}}, true};
+  }
+
+ private:
+  std::string path_;
+};
+
+// ripgrep writes nothing: a search opens the run's boundary (whose walks of the whole tree
+// cost more than most searches) only for the deny rules' masks, which then hold.
+TEST_F(GrepToolTest, ASearchOpensTheBoundaryOnlyForTheMasks) {
+  if (Status s = sandbox_available(); !s.ok()) GTEST_SKIP() << s.message();
+  EXPECT_EQ(grep({{"pattern", "foo"}}).content, "a.py\nb.py\ndonnées/été.txt\n");
+  EXPECT_EQ(existing_tree_boundary(t.ctx()), nullptr);
+  t.ctx().masks = std::make_shared<HiddenFile>((t.root() / "b.py").string());
+  EXPECT_EQ(grep({{"pattern", "foo"}}).content,
+            "a.py\ndonnées/été.txt\n[ripgrep also reported: b.py: Permission denied (os error "
+            "13)]\n");
+  EXPECT_NE(existing_tree_boundary(t.ctx()), nullptr);
 }
 
 }  // namespace

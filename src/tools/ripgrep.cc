@@ -43,15 +43,26 @@ Result<SubprocessResult> run_ripgrep(const SearchSandbox& sandbox,
                            "; the search was not run (set [sandbox] mode = \"off\" in the config "
                            "to search without a sandbox)");
     }
-    auto opened = tree_boundary(ctx);
-    if (!opened.ok()) return opened.status();
-    boundary = std::move(*opened);
+    const std::string tree = ctx.work_tree.string();
+    // ripgrep writes nothing, so the tree is read-only to it, and nothing it does needs the
+    // boundary's watch: a search opens the boundary only for the deny rules' masks (found when
+    // it opens, and kept as files appear), and otherwise uses it when a command opened it.
+    std::vector<SandboxBind> binds = {{tree, tree, SandboxBind::Kind::kReadOnly}};
+    boundary = existing_tree_boundary(ctx);
+    if (!boundary && ctx.masks) {
+      auto opened = tree_boundary(ctx);
+      if (!opened.ok()) return opened.status();
+      boundary = std::move(*opened);
+    }
+    if (boundary) {
+      std::vector<SandboxBind> more = boundary->binds();
+      binds.insert(binds.end(), more.begin(), more.end());
+    }
     BashSettings settings = sandbox.settings;
     settings.network = false;
-    const std::string tree = ctx.work_tree.string();
     auto made =
         sandbox_command(settings, tree, hidden_paths(tree, home_directory(), sandbox.secrets),
-                        boundary->binds(), program, -1, dir);
+                        binds, program, -1, dir);
     if (!made.ok()) return made.status();
     sandboxed = std::move(*made);
     opt = std::move(sandboxed.options);

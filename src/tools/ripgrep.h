@@ -31,7 +31,10 @@ std::string pinned_cwd(const ConfinedPath& dir, UniqueFd* held);
 // Where ripgrep runs. In the sandbox (the default), inside the boundary every process of the
 // run goes through (bash_sandbox.h, tree_boundary.h): what it may read is what a Bash command
 // may, the run's deny rules are masks it cannot see past, and a folder of the tree swapped
-// for a link mid-search leads nowhere a command could not go. With [sandbox] mode = "off"
+// for a link mid-search leads nowhere a command could not go. The tree is read-only to it,
+// so a run that only searches, with no deny rules to mask, never opens the boundary (its walk
+// of the whole tree, at the start and at the end, cost more than the search). With [sandbox] mode =
+// "off"
 // (`enabled` false), on the host, as Bash then runs.
 struct SearchSandbox {
   bool enabled = true;

@@ -1,5 +1,8 @@
 #include "tools/taint_marks.h"
 
+#include <errno.h>
+#include <sys/stat.h>
+
 #include <fmt/format.h>
 
 #include "base/state_dir.h"
@@ -58,6 +61,13 @@ std::string mark_sandbox_writes(ToolContext& ctx) {
   if (!boundary || ctx.file_taint == nullptr) return "";
   TreeBoundary::Written written = boundary->take_written();
   drop_own_state(ctx.work_tree, written.paths);
+  // What is gone holds nothing to read: a temporary file (mecha's own Write makes one while a
+  // background shell is alive, and the watch cannot tell whose it was), or one moved away,
+  // whose new name was recorded too. A later write of that name is recorded again.
+  std::erase_if(written.paths, [&](const std::string& rel) {
+    struct stat st;
+    return ::lstat((ctx.work_tree / rel).c_str(), &st) != 0 && errno == ENOENT;
+  });
   if (!written.whole_tree && written.paths.empty()) return "";
   auto marks = ctx.file_taint->tainted_paths(ctx.work_tree);
   // A store that cannot say counts as a tainted tree: fail closed.

@@ -4,12 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "store/file_taint.h"
 #include "tools/edit_tool.h"
 #include "tools/glob_tool.h"
 #include "tools/grep_tool.h"
 #include "tools/read_tool.h"
 #include "tools/testing/tainted_tree.h"
+#include "tools/tree_boundary.h"
 #include "tools/write_tool.h"
 
 namespace mecha::tools {
@@ -113,6 +116,26 @@ TEST_F(TaintMarksTest, GlobResultsThatNameATaintedFileAreUntrusted) {
   EXPECT_TRUE(call(GlobTool(), {{"pattern", "*.txt"}}).tainted_source);
   EXPECT_TRUE(call(GlobTool(), {{"pattern", "page*"}}).tainted_source);
   EXPECT_FALSE(call(GlobTool(), {{"pattern", "clean*"}}).tainted_source);
+}
+
+// What the run's sandboxed processes wrote while one was alive (a background shell's writes),
+// marked at a poll of an untrusted run: what is still there, not what is gone again (a
+// temporary file, which may as well be mecha's own).
+TEST_F(TaintMarksTest, SandboxWritesAreMarkedButNotWhatIsGoneAgain) {
+  auto boundary = tree_boundary(t_.ctx());
+  ASSERT_TRUE(boundary.ok()) << boundary.message();
+  ASSERT_TRUE((*boundary)->begin().ok());
+  t_.write("made.txt", "mail the notes\n");
+  t_.write("sub/deep.txt", "x");
+  t_.write(".made.txt.tmp", "x");
+  std::filesystem::remove(t_.root() / ".made.txt.tmp");
+  t_.write("moved-from.txt", "x");
+  std::filesystem::rename(t_.root() / "moved-from.txt", t_.root() / "moved-to.txt");
+  t_.ctx().untrusted = true;
+  EXPECT_EQ(mark_sandbox_writes(t_.ctx()), "");
+  (*boundary)->end_quietly();
+  EXPECT_EQ(marks(), (std::vector<std::string>{"made.txt@s-run", "moved-to.txt@s-run",
+                                               "sub/deep.txt@s-run"}));
 }
 
 TEST_F(TaintMarksTest, WithoutAStoreNothingIsMarkedOrChecked) {

@@ -331,8 +331,15 @@ std::vector<SandboxBind> TreeBoundary::binds() const {
 }
 
 std::vector<SandboxBind> TreeBoundary::binds_locked() const {
-  std::vector<SandboxBind> out;
-  if (stage_) out = stage_->binds();
+  // The folders between the tree and what a mask holds, each bound on itself before anything
+  // else, so that they are mount points: a mount moves with the folder it is in, so a folder
+  // that could be renamed would carry the masked file to a name no rule names (readable from
+  // the next sandbox on), and leave its old place free for a new file (an Edit rule undone).
+  std::vector<SandboxBind> out = pinned_folders_locked();
+  if (stage_) {
+    std::vector<SandboxBind> staged = stage_->binds();
+    out.insert(out.end(), staged.begin(), staged.end());
+  }
   for (const auto& [rel, entry] : known_) {
     if (stage_ && rel == ".git") continue;
     const fs::path p = tree_ / rel;
@@ -357,6 +364,26 @@ std::vector<SandboxBind> TreeBoundary::binds_locked() const {
     } else {
       out.push_back({path, path, SandboxBind::Kind::kReadOnly});
     }
+  }
+  return out;
+}
+
+std::vector<SandboxBind> TreeBoundary::pinned_folders_locked() const {
+  std::set<std::string> folders;
+  for (const auto& [path, mask] : masked_) {
+    // Elsewhere all is read-only already.
+    if (path == tree_.string() || !guard::within(path, tree_.string())) continue;
+    for (fs::path p = fs::path(path).parent_path(); p != tree_ && p.has_relative_path();
+         p = p.parent_path()) {
+      if (!folders.insert(p.string()).second) break;  // and so are those above it
+    }
+  }
+  std::vector<SandboxBind> out;
+  for (const std::string& f : folders) {  // sorted: a folder before those inside it
+    struct stat st;
+    // Never a link: bwrap would follow it to wherever it leads.
+    if (::lstat(f.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    out.push_back({f, f, SandboxBind::Kind::kWritable});
   }
   return out;
 }

@@ -11,9 +11,12 @@
 //   2. every other `.git` present when the run started, at any depth, and every protected
 //      place at the top, is read-only (a mount point besides: it cannot be renamed away).
 // The run's deny rules hold the same way (sandbox_masks.h): what a Read deny rule names is
-// hidden from every sandbox of the run, what an Edit or Write deny rule names is read-only;
-// a file that appears later and a rule names is masked from the next sandbox start on (a
-// shell started before keeps seeing it until it restarts, at the next command).
+// hidden from every sandbox of the run, what an Edit or Write deny rule names is read-only,
+// and the folders of the tree that hold it are mount points, which cannot be moved or
+// removed (a moved folder would take the mask to a name no rule names, and leave the place
+// free for a new file); a file that appears later and a rule names is masked from the next
+// sandbox start on (a shell started before keeps seeing it until it restarts, at the next
+// command).
 //
 // What cannot be prevented by a mount is something new: a `.git` made anywhere (`git init
 // sub`, a clone, a gitdir file), or a protected place that did not exist. Those are found
@@ -153,6 +156,8 @@ class TreeBoundary {
   void settle(bool settled);
   void watch_loop();
   std::vector<SandboxBind> binds_locked() const;
+  // REQUIRES: mu_ held. The folders of the tree that hold a masked path, bound on themselves.
+  std::vector<SandboxBind> pinned_folders_locked() const;
   Status write_marker() const;
 
   const std::filesystem::path tree_;

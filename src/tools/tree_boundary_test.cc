@@ -1,12 +1,18 @@
 #include "tools/tree_boundary.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <thread>
 
 #include "tools/testing/temp_tree.h"
 
@@ -57,6 +63,91 @@ TEST_F(TreeBoundaryTest, EveryRepositoryAndProtectedPlaceIsBoundReadOnlyAndTheTo
   }
   EXPECT_EQ(shown, (std::vector<std::string>{".git rw", ".git/config ro", ".git/objects rw",
                                              ".envrc ro", "vendor/lib/.git ro"}));
+}
+
+// Masks by path, as a run's deny rules would give them.
+class PathMasks final : public SandboxMasks {
+ public:
+  explicit PathMasks(std::map<std::string, Mask> masks) : masks_(std::move(masks)) {}
+  Mask mask_for(std::string_view path) const override {
+    auto it = masks_.find(std::string(path));
+    return it == masks_.end() ? Mask::kNone : it->second;
+  }
+  Found find(const fs::path&, size_t) const override {
+    Found out;
+    for (const auto& [path, mask] : masks_)
+      if (fs::exists(fs::symlink_status(path))) out.masks.emplace_back(path, mask);
+    return out;
+  }
+
+ private:
+  std::map<std::string, Mask> masks_;
+};
+
+TEST_F(TreeBoundaryTest, TheFoldersThatHoldAMaskedPathAreBoundOnThemselvesFirst) {
+  t_.write("conf/prod/app.yml", "");
+  t_.write("conf/prod/db.yml", "");
+  t_.write("svc/.env", "");
+  fs::create_directory_symlink(t_.root() / "conf", t_.root() / "linked");
+  t_.write_outside("elsewhere/key", "");
+  const std::string root = t_.root().string();
+  TreeBoundary::Options o;
+  o.masks = std::make_shared<PathMasks>(std::map<std::string, SandboxMasks::Mask>{
+      {root + "/conf/prod/app.yml", SandboxMasks::Mask::kReadOnly},
+      {root + "/conf/prod/db.yml", SandboxMasks::Mask::kHidden},
+      {root + "/svc/.env", SandboxMasks::Mask::kHidden},
+      {root + "/.envrc", SandboxMasks::Mask::kHidden},
+      // Through a link: the link is no folder to pin.
+      {root + "/linked/x", SandboxMasks::Mask::kHidden},
+      // Outside the tree all is read-only already.
+      {(t_.base() / "elsewhere/key").string(), SandboxMasks::Mask::kHidden}});
+  t_.write("linked/x", "");
+  auto b = TreeBoundary::open(t_.root(), o);
+  ASSERT_TRUE(b.ok()) << b.message();
+  std::vector<std::string> shown;
+  for (const SandboxBind& m : (*b)->binds()) {
+    std::string target = fs::path(m.target).lexically_relative(t_.root()).string();
+    const char* kind = m.kind == SandboxBind::Kind::kWritable   ? " rw"
+                       : m.kind == SandboxBind::Kind::kReadOnly ? " ro"
+                                                                : " hidden";
+    shown.push_back(target + kind);
+  }
+  EXPECT_EQ(shown,
+            (std::vector<std::string>{
+                "conf rw", "conf/prod rw", "svc rw", ".envrc ro", ".git ro", "vendor/lib/.git ro",
+                "../elsewhere/key hidden", ".envrc hidden", "conf/prod/app.yml ro",
+                "conf/prod/db.yml hidden", "linked/x hidden", "svc/.env hidden"}));
+}
+
+// A process that makes events as fast as it can (a folder swapped with a link, over and over,
+// as a background command of the run may) does not keep the boundary's watch holding its
+// lock: sandboxes keep starting and ending while it runs.
+TEST_F(TreeBoundaryTest, SandboxesStartWhileAFolderIsSwappedWithALinkOverAndOver) {
+  for (int i = 0; i < 2000; ++i) t_.write("data/sub/file" + std::to_string(i), "");
+  fs::create_directory_symlink(t_.base(), t_.root() / "data/link");
+  auto b = open();
+  ASSERT_TRUE(b);
+  std::atomic<bool> stop{false}, gave_up{false};
+  std::thread swapper([&] {
+    const std::string a = (t_.root() / "data/sub").string();
+    const std::string l = (t_.root() / "data/link").string();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!stop) {
+      if (std::chrono::steady_clock::now() > until) {
+        gave_up = true;
+        return;
+      }
+      ::renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, l.c_str(), RENAME_EXCHANGE);
+    }
+  });
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE(b->begin().ok());
+    (void)b->binds();
+    b->end_quietly();
+  }
+  EXPECT_FALSE(gave_up) << "the sandboxes started only once the events stopped coming";
+  stop = true;
+  swapper.join();
 }
 
 TEST_F(TreeBoundaryTest, WhatASandboxedProcessMakesIsUndoneWhateverItsDepth) {

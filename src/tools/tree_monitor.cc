@@ -2,11 +2,13 @@
 
 #include <errno.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <cstring>
+#include <set>
 
 #include "tools/git_metadata.h"
 
@@ -28,7 +30,8 @@ Result<std::unique_ptr<TreeMonitor>> TreeMonitor::start(const std::filesystem::p
   return m;
 }
 
-void TreeMonitor::watch_below(const std::string& dir, std::vector<std::string>& gits) {
+void TreeMonitor::watch_below(const std::string& dir, std::vector<std::string>& gits,
+                              std::vector<std::string>* files) {
   const size_t room = folders_.size() < max_folders_ ? max_folders_ - folders_.size() : 0;
   // Each folder is watched through its own descriptor (never a path a link could redirect)
   // before its entries are read: an entry made after the listing is reported, one made
@@ -42,17 +45,24 @@ void TreeMonitor::watch_below(const std::string& dir, std::vector<std::string>& 
     }
     folders_[wd] = rel;
   };
-  if (!walk_folders(root_, dir, room, enter, gits)) degraded_ = true;
+  if (!walk_folders(root_, dir, room, enter, gits, files)) degraded_ = true;
   if (folders_.size() >= max_folders_) degraded_ = true;
 }
 
 TreeMonitor::Changes TreeMonitor::drain() {
   Changes out;
   alignas(struct inotify_event) char buf[64 * 1024];
-  std::vector<std::string> new_folders;
-  for (;;) {
+  // Each once, however often it came and went (a folder swapped back and forth with a link).
+  std::set<std::string> new_folders;
+  // Only what was queued when the call began (and what the last read brings with it): a
+  // process that makes events faster than they are handled, such as a loop renaming a folder,
+  // would otherwise keep this call, and the boundary's lock with it, for as long as it runs.
+  int queued = 0;
+  if (::ioctl(fd_.get(), FIONREAD, &queued) != 0) queued = sizeof buf;
+  for (ssize_t taken = 0; taken < queued;) {
     const ssize_t n = ::read(fd_.get(), buf, sizeof buf);
     if (n <= 0) break;
+    taken += n;
     for (ssize_t at = 0; at < n;) {
       const auto* e = reinterpret_cast<const struct inotify_event*>(buf + at);
       at += static_cast<ssize_t>(sizeof(struct inotify_event) + e->len);
@@ -81,11 +91,21 @@ TreeMonitor::Changes TreeMonitor::drain() {
       if (is_git_name(name)) {
         out.gits.push_back(rel);
       } else if (e->mask & IN_ISDIR) {
-        new_folders.push_back(rel);
+        new_folders.insert(rel);
       }
     }
   }
-  for (const std::string& f : new_folders) watch_below(f, out.gits);
+  // A process that makes a folder and writes in it at once is done before the folder's watch
+  // is on: what the folder holds when it is listed counts as touched too.
+  std::vector<std::string> held;
+  for (const std::string& f : new_folders) watch_below(f, out.gits, &held);
+  for (std::string& rel : held) {
+    if (out.touched.size() < kMaxTouched) {
+      out.touched.push_back(std::move(rel));
+    } else {
+      out.touched_lost = true;
+    }
+  }
   out.lost = degraded_;
   if (degraded_) out.touched_lost = true;
   return out;

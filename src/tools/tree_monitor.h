@@ -43,13 +43,15 @@ class TreeMonitor {
     std::vector<std::string> gits;       // relative paths of `.git` entries made or moved in
     std::vector<std::string> top_level;  // names made or moved in at the top of the tree
     // Every file (not folder) made, moved in or written (closed after writing), relative, at
-    // most kMaxTouched per drain (past it, `touched_lost`).
+    // most kMaxTouched per drain (past it, `touched_lost`); with them, the files a folder made
+    // or moved in already held when it was first watched (made in it before its watch was on).
     std::vector<std::string> touched;
     std::vector<std::string> folders;  // folders made or moved in, relative
     bool touched_lost = false;
     bool lost = false;  // events were lost: walk the tree to know
   };
-  // What happened since the last call, without blocking.
+  // What happened since the last call, without blocking: the events queued when it is called
+  // (and a few more), so that it ends however fast new ones come.
   Changes drain();
   // The descriptor that becomes readable when there are events (for poll()).
   int fd() const { return fd_.get(); }
@@ -60,8 +62,10 @@ class TreeMonitor {
  private:
   TreeMonitor(std::filesystem::path root, UniqueFd fd, size_t max_folders)
       : root_(std::move(root)), fd_(std::move(fd)), max_folders_(max_folders) {}
-  // Watches `dir` and every folder below it; the `.git` entries found go to `gits`.
-  void watch_below(const std::string& dir, std::vector<std::string>& gits);
+  // Watches `dir` and every folder below it; the `.git` entries found go to `gits`, and the
+  // files to `files` when it is given.
+  void watch_below(const std::string& dir, std::vector<std::string>& gits,
+                   std::vector<std::string>* files = nullptr);
 
   const std::filesystem::path root_;
   UniqueFd fd_;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "tools/testing/temp_tree.h"
@@ -39,6 +40,25 @@ TEST(TreeMonitor, AFolderMovedInIsWatchedAndListed) {
   ASSERT_TRUE(m.ok()) << m.message();
   fs::rename(t.base() / "outside", t.root() / "moved");
   EXPECT_EQ((*m)->drain().gits, std::vector<std::string>{"moved/inner/.git"});
+}
+
+// A folder made and written in before its watch is on (one process does both at once): what
+// it holds when it is first listed is touched, as is what a folder moved in brings with it.
+TEST(TreeMonitor, FilesInAFolderMadeOrMovedInBeforeItsWatchAreTouched) {
+  TempTree t;
+  t.write_outside("outside/inner/brought.txt", "");
+  auto m = TreeMonitor::start(t.root());
+  ASSERT_TRUE(m.ok()) << m.message();
+  t.write("made/deep/er/file.txt", "x");
+  t.write("made/top.txt", "x");
+  t.write("plain.txt", "x");
+  fs::rename(t.base() / "outside", t.root() / "moved");
+  TreeMonitor::Changes c = (*m)->drain();
+  std::sort(c.touched.begin(), c.touched.end());
+  c.touched.erase(std::unique(c.touched.begin(), c.touched.end()), c.touched.end());
+  EXPECT_EQ(c.touched, (std::vector<std::string>{"made/deep/er/file.txt", "made/top.txt",
+                                                 "moved/inner/brought.txt", "plain.txt"}));
+  EXPECT_FALSE(c.touched_lost);
 }
 
 TEST(TreeMonitor, PastItsBoundItSaysEventsMayBeLost) {
