@@ -98,8 +98,9 @@ mcp::Launcher mcp_sandbox_launcher(const config::McpServerConfig& server, const 
     std::erase_if(env, [](const std::string& e) { return e.rfind("HOME=", 0) == 0; });
     env.push_back(std::string("HOME=") + kInsideHome);
     for (const auto& [name, value] : server.env) {
-      std::erase_if(env, [&](const std::string& e) { return e.rfind(name + "=", 0) == 0; });
-      env.push_back(name + "=" + value);
+      const std::string prefix = name + "=";
+      std::erase_if(env, [&prefix](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+      env.push_back(prefix + value);
     }
     launch.options.env = std::move(env);
     launch.options.pass_fds = held->command.options.pass_fds;
