@@ -54,9 +54,8 @@ function(mecha_layer name)
   if(test_sources)
     list(REMOVE_ITEM lib_sources ${test_sources})
   endif()
-  if(name STREQUAL "cli")
-    list(REMOVE_ITEM lib_sources ${dir}/main.cc ${dir}/gateway_main.cc)
-  endif()
+  # A layer's main.cc is its program's (mecha, mecha-gateway), not part of its library.
+  list(REMOVE_ITEM lib_sources ${dir}/main.cc)
 
   if(lib_sources)
     add_library(mecha_${name} STATIC ${lib_sources})

@@ -1,4 +1,4 @@
-// `mecha gateway`: runs mecha-gateway (cli/gateway_main.cc), installed beside mecha, with the
+// `mecha gateway`: runs mecha-gateway (cli/gateway/main.cc), installed beside mecha, with the
 // arguments that follow. The gateway's HTTP server and its libraries live in that program
 // so that no other command pays for loading them.
 #include <unistd.h>
